@@ -1,0 +1,66 @@
+"""The Canasta rules engine: pure Python, standard library only.
+
+A game is its options, its seed and its list of actions; ``replay`` rebuilds any state from them.
+"""
+
+from .actions import (
+    ACTION_TYPES,
+    Action,
+    AnswerPartner,
+    AskPartner,
+    DeclinePile,
+    Discard,
+    Draw,
+    EndRound,
+    Meld,
+    MeldGroup,
+    TakePile,
+    action_from_dict,
+    action_to_dict,
+)
+from .cards import card_text, cards_text, parse_card, parse_cards
+from .errors import ERROR_CODES, EngineError, IllegalAction, InvalidAction, InvalidOptions
+from .legal import legal_actions
+from .options import OPTION_NAMES, PRESETS, Options, describe_options, make_options
+from .rules import Event, apply, new_game, replay, score_round
+from .state import RULES_VERSION, GameState, round_seed, seed_commitment
+
+__all__ = [
+    "ACTION_TYPES",
+    "ERROR_CODES",
+    "OPTION_NAMES",
+    "PRESETS",
+    "RULES_VERSION",
+    "Action",
+    "AnswerPartner",
+    "AskPartner",
+    "DeclinePile",
+    "Discard",
+    "Draw",
+    "EndRound",
+    "EngineError",
+    "Event",
+    "GameState",
+    "IllegalAction",
+    "InvalidAction",
+    "InvalidOptions",
+    "Meld",
+    "MeldGroup",
+    "Options",
+    "TakePile",
+    "action_from_dict",
+    "action_to_dict",
+    "apply",
+    "card_text",
+    "cards_text",
+    "describe_options",
+    "legal_actions",
+    "make_options",
+    "new_game",
+    "parse_card",
+    "parse_cards",
+    "replay",
+    "round_seed",
+    "score_round",
+    "seed_commitment",
+]

@@ -1,0 +1,869 @@
+"""The rules: dealing, validating and applying actions, ending rounds and the game.
+
+``apply`` validates an action completely before it changes anything, so a refused action leaves
+the state exactly as it was. Events describing what happened are appended to ``events`` when a
+list is given: each has a public part and, where cards are hidden, private parts per seat.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from .actions import (
+    Action,
+    AnswerPartner,
+    AskPartner,
+    DeclinePile,
+    Discard,
+    Draw,
+    EndRound,
+    Meld,
+    MeldGroup,
+    TakePile,
+    action_to_dict,
+)
+from .cards import (
+    FULL_DECK,
+    IS_BLACK_THREE,
+    IS_RED_THREE,
+    IS_WILD,
+    JOKER_RANK,
+    RANK_OF,
+    THREE,
+    TWO,
+    VALUE_OF,
+    WILD_RANK,
+    card_text,
+    cards_text,
+    rank_text,
+)
+from .errors import IllegalAction
+from .options import Options
+from .state import (
+    PERMISSION_ASKED,
+    PERMISSION_NO,
+    PERMISSION_NONE,
+    PERMISSION_YES,
+    PHASE_ANSWER,
+    PHASE_DRAW,
+    PHASE_GAME_OVER,
+    PHASE_PLAY,
+    GameState,
+    round_seed,
+    seed_commitment,
+)
+
+CANASTA_SIZE = 7
+
+
+@dataclass(slots=True)
+class Event:
+    """Something that happened. ``public`` is for everyone; ``private[seat]`` only for that seat."""
+
+    kind: str
+    seat: int | None
+    public: dict[str, Any]
+    private: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+
+Events = list[Event] | None
+
+
+def initial_meld_minimum(team_score: int) -> int:
+    if team_score < 0:
+        return 15
+    if team_score < 1500:
+        return 50
+    if team_score < 3000:
+        return 90
+    return 120
+
+
+def is_canasta(cards: list[int]) -> bool:
+    return len(cards) >= CANASTA_SIZE
+
+
+def canasta_count(team_melds: dict[int, list[int]]) -> int:
+    return sum(1 for cards in team_melds.values() if len(cards) >= CANASTA_SIZE)
+
+
+def wild_cap(options: Options, naturals: int) -> int:
+    """How many wild cards a meld with ``naturals`` natural cards may hold."""
+    by_ratio = naturals - 1 if options.wild_ratio == "naturals_exceed_wilds" else naturals
+    return min(options.max_wilds_per_meld, by_ratio)
+
+
+# -- game set-up ---------------------------------------------------------------------------------
+def new_game(options: Options, seed: str, events: Events = None) -> GameState:
+    """A new game with the first round dealt."""
+    st = GameState(options, seed)
+    _deal_round(st, events)
+    return st
+
+
+def _deal_round(st: GameState, events: Events) -> None:
+    opts = st.options
+    players = opts.players
+    st.round_no += 1
+    st.dealer = (st.dealer + 1) % players if st.round_no > 1 else players - 1
+    deck = list(FULL_DECK)
+    seed = round_seed(st.seed, st.round_no)
+    random.Random(seed).shuffle(deck)
+    st.stock = deck
+    st.hands = [[] for _ in range(players)]
+    for _ in range(opts.hand_size):
+        for i in range(players):
+            st.hands[(st.dealer + 1 + i) % players].append(st.stock.pop())
+    st.melds = [{} for _ in range(opts.teams)]
+    st.red_threes = [[] for _ in range(opts.teams)]
+    st.opened = [False] * opts.teams
+    st.melded_before = [False] * players
+    st.pile = []
+    st.pile_freezers = 0
+    while True:
+        card = st.stock.pop()
+        st.pile.append(card)
+        if IS_WILD[card] or IS_RED_THREE[card]:
+            st.pile_freezers += 1
+            continue
+        if IS_BLACK_THREE[card] and opts.first_upcard_black_three_turns:
+            continue
+        break
+    first = (st.dealer + 1) % players
+    if events is not None:
+        events.append(
+            Event(
+                "round_started",
+                None,
+                {
+                    "round": st.round_no,
+                    "dealer": st.dealer,
+                    "first_seat": first,
+                    "upcards": [card_text(c) for c in st.pile],
+                    "pile_frozen": st.pile_freezers > 0,
+                    "stock_count": len(st.stock),
+                    "hand_counts": [len(h) for h in st.hands],
+                    "seed_commitment": seed_commitment(seed),
+                },
+                {s: {"hand": cards_text(st.hands[s])} for s in range(players)},
+            )
+        )
+    if opts.red_three_reveal == "at_deal":
+        for i in range(players):
+            seat = (first + i) % players
+            _reveal_red_threes(st, seat, events)
+    _start_turn(st, first, events)
+
+
+def _start_turn(st: GameState, seat: int, events: Events) -> None:
+    st.turn = seat
+    st.to_act = seat
+    st.phase = PHASE_DRAW
+    st.turn_melded = False
+    st.turn_started = []
+    st.permission = PERMISSION_NONE
+    st.no_discard = False
+    if st.options.red_three_reveal == "on_turn" and _reveal_red_threes(st, seat, events):
+        _last_red_three(st, seat, events)
+
+
+def _reveal_red_threes(st: GameState, seat: int, events: Events) -> bool:
+    """Move red threes from the hand to the team's area, replacing each from the stock.
+
+    Returns True when a red three needed a replacement and the stock was empty (the red three
+    was the last stock card).
+    """
+    hand = st.hands[seat]
+    exhausted = False
+    while True:
+        reds = [c for c in hand if IS_RED_THREE[c]]
+        if not reds:
+            return exhausted
+        team = st.team_of(seat)
+        for card in reds:
+            hand.remove(card)
+            st.red_threes[team].append(card)
+            drawn: list[int] = []
+            if st.stock:
+                drawn.append(st.stock.pop())
+                hand.extend(drawn)
+            else:
+                exhausted = True
+            if events is not None:
+                events.append(
+                    Event(
+                        "red_three_revealed",
+                        seat,
+                        {"card": card_text(card), "replacements": len(drawn)},
+                        {seat: {"drawn": cards_text(drawn)}},
+                    )
+                )
+
+
+def _last_red_three(st: GameState, seat: int, events: Events) -> None:
+    """A red three was the last stock card: no replacement; the round ends (now or after melds)."""
+    if st.options.last_red_three == "end_now":
+        _end_round(st, None, "last_red_three", events)
+    else:
+        st.phase = PHASE_PLAY
+        st.no_discard = True
+
+
+# -- apply ---------------------------------------------------------------------------------------
+def apply(st: GameState, action: Action, events: Events = None) -> None:
+    """Validate and apply ``action`` in place; raise IllegalAction (state unchanged) if refused."""
+    if st.phase == PHASE_GAME_OVER:
+        raise IllegalAction("game_over", "The game is over.")
+    if action.seat != st.to_act:
+        raise IllegalAction("not_your_turn", "It is not your turn to act.")
+    if isinstance(action, Draw):
+        _apply_draw(st, action, events)
+    elif isinstance(action, Discard):
+        _apply_discard(st, action, events)
+    elif isinstance(action, Meld):
+        _apply_meld(st, action, events)
+    elif isinstance(action, TakePile):
+        _apply_take_pile(st, action, events)
+    elif isinstance(action, AskPartner):
+        _apply_ask(st, action, events)
+    elif isinstance(action, AnswerPartner):
+        _apply_answer(st, action, events)
+    elif isinstance(action, DeclinePile):
+        _apply_decline(st, action, events)
+    elif isinstance(action, EndRound):
+        _apply_end_round(st, action, events)
+    else:  # pragma: no cover - the Action union is closed
+        raise IllegalAction("invalid_action", "Unknown action.")
+    st.action_count += 1
+
+
+def _need_phase(st: GameState, phase: str, what: str) -> None:
+    if st.phase != phase:
+        raise IllegalAction("wrong_phase", f"You cannot {what} now (the turn is at '{st.phase}').")
+
+
+def _apply_draw(st: GameState, action: Draw, events: Events) -> None:
+    _need_phase(st, PHASE_DRAW, "draw")
+    if not st.stock:
+        raise IllegalAction("stock_empty", "The stock is empty.")
+    seat = action.seat
+    drawn = [st.stock.pop() for _ in range(min(st.options.draw_count, len(st.stock)))]
+    st.hands[seat].extend(drawn)
+    st.phase = PHASE_PLAY
+    if events is not None:
+        events.append(
+            Event("card_drawn", seat, {"count": len(drawn)}, {seat: {"cards": cards_text(drawn)}})
+        )
+    if any(IS_RED_THREE[c] for c in drawn) and _reveal_red_threes(st, seat, events):
+        _last_red_three(st, seat, events)
+
+
+def discard_error(st: GameState, seat: int, card: int) -> IllegalAction | None:
+    """Why discarding ``card`` is refused now, or None when it is allowed."""
+    if st.phase != PHASE_PLAY:
+        return IllegalAction("wrong_phase", f"You cannot discard now (the turn is at '{st.phase}').")
+    if st.no_discard:
+        return IllegalAction(
+            "cannot_discard", "The last stock card was a red three: meld if you wish, then end."
+        )
+    hand = st.hands[seat]
+    if card not in hand:
+        return IllegalAction("card_not_in_hand", f"{card_text(card)} is not in your hand.")
+    if IS_RED_THREE[card] and not st.options.red_three_discard:
+        return IllegalAction("red_three_discard", "Red threes may not be discarded.")
+    if len(hand) == 1:
+        return _going_out_error(st, seat)
+    if st.permission == PERMISSION_YES and going_out_possible(st, seat):
+        return IllegalAction(
+            "must_go_out", "Your partner said yes: you must go out this turn."
+        )
+    return None
+
+
+def _apply_discard(st: GameState, action: Discard, events: Events) -> None:
+    seat, card = action.seat, action.card
+    err = discard_error(st, seat, card)
+    if err is not None:
+        raise err
+    hand = st.hands[seat]
+    hand.remove(card)
+    st.pile.append(card)
+    if IS_WILD[card] or IS_RED_THREE[card]:
+        st.pile_freezers += 1
+    if events is not None:
+        events.append(Event("card_discarded", seat, {"card": card_text(card)}))
+    _end_turn(st, seat, went_out=not hand, events=events)
+
+
+def _end_turn(st: GameState, seat: int, went_out: bool, events: Events) -> None:
+    if went_out:  # melded_before keeps describing earlier turns (for the concealed bonus)
+        _end_round(st, seat, "went_out", events)
+        return
+    if st.turn_melded:
+        st.melded_before[seat] = True
+    if not st.stock and st.options.stock_exhausted == "end_round":
+        _end_round(st, None, "stock_exhausted", events)
+    else:
+        _start_turn(st, (seat + 1) % st.options.players, events)
+
+
+def _going_out_error(st: GameState, seat: int) -> IllegalAction | None:
+    """Why the seat may not get rid of its last card now, or None when it may."""
+    team = st.team_of(seat)
+    need = st.options.canastas_to_go_out
+    if canasta_count(st.melds[team]) < need:
+        word = "canasta" if need == 1 else "canastas"
+        return IllegalAction(
+            "cannot_go_out", f"Your side needs {need} {word} before you can go out."
+        )
+    if st.permission == PERMISSION_NO:
+        return IllegalAction("partner_said_no", "Your partner said no: you may not go out now.")
+    return None
+
+
+# -- melds ---------------------------------------------------------------------------------------
+def _take_from(hand: list[int], cards: tuple[int, ...] | list[int]) -> list[int]:
+    rest = hand[:]
+    for c in cards:
+        try:
+            rest.remove(c)
+        except ValueError:
+            raise IllegalAction(
+                "card_not_in_hand", f"{card_text(c)} is not in your hand (or named too often)."
+            ) from None
+    return rest
+
+
+def _check_meld_cards(opts: Options, rank: int, cards: list[int], existing: list[int]) -> None:
+    """Refuse unless ``existing + cards`` is a valid meld of ``rank``."""
+    if rank == THREE:
+        if not all(IS_BLACK_THREE[c] for c in cards):
+            raise IllegalAction(
+                "meld_invalid_card", "A meld of threes holds black threes only, no wild cards."
+            )
+        if existing or not 3 <= len(cards) <= 4:
+            raise IllegalAction("meld_invalid_card", "Black threes are melded as 3 or 4 cards.")
+        return
+    if rank == WILD_RANK:
+        if not opts.wild_canasta:
+            raise IllegalAction(
+                "meld_wild_canasta_disabled", "Melds of wild cards alone are not allowed."
+            )
+        if not all(IS_WILD[c] for c in cards):
+            raise IllegalAction("meld_mixed_ranks", "A wild meld holds wild cards only.")
+        if len(existing) + len(cards) < 3:
+            raise IllegalAction("meld_too_small", "A new meld needs at least three cards.")
+        return
+    if rank in (TWO, JOKER_RANK) or not 1 <= rank <= 11:
+        raise IllegalAction("meld_invalid_card", "Melds are of ranks 4 to A (2s are wild).")
+    naturals = wilds = 0
+    for c in existing:
+        if IS_WILD[c]:
+            wilds += 1
+        else:
+            naturals += 1
+    for c in cards:
+        if IS_WILD[c]:
+            wilds += 1
+        elif RANK_OF[c] == rank:
+            naturals += 1
+        elif RANK_OF[c] == THREE:
+            raise IllegalAction(
+                "meld_invalid_card",
+                "Threes cannot join a meld (red threes never; black threes only alone).",
+            )
+        else:
+            raise IllegalAction("meld_mixed_ranks", "A meld holds natural cards of one rank only.")
+    if naturals + wilds < 3:
+        raise IllegalAction("meld_too_small", "A new meld needs at least three cards.")
+    if naturals < 2:
+        raise IllegalAction("meld_needs_two_naturals", "A meld needs at least two natural cards.")
+    if wilds > wild_cap(opts, naturals):
+        raise IllegalAction(
+            "meld_too_many_wilds",
+            f"Too many wild cards: at most {opts.max_wilds_per_meld}, and "
+            + (
+                "fewer than the natural cards."
+                if opts.wild_ratio == "naturals_exceed_wilds"
+                else "no more than the natural cards."
+            ),
+        )
+
+
+@dataclass(slots=True)
+class _MeldPlan:
+    hand: list[int]  # the hand after the action
+    melds: dict[int, list[int]]  # the team's melds after the action (new dict)
+    started: list[int]  # ranks of melds newly started
+    value: int  # value of the cards in newly started melds (for the initial minimum)
+
+
+def _plan_melds(
+    st: GameState,
+    seat: int,
+    groups: tuple[MeldGroup, ...],
+    hand: list[int],
+    pile_group: MeldGroup | None = None,
+    extra_to_hand: int = 0,
+) -> _MeldPlan:
+    """Check ``groups`` (and the pile's top meld) against the rules; return what would result."""
+    opts = st.options
+    team = st.team_of(seat)
+    current = st.melds[team]
+    melds = dict(current)
+    started: list[int] = []
+    value = 0
+    seen: set[int] = set()
+    all_groups = ((pile_group,) if pile_group else ()) + groups
+    for group in all_groups:
+        if group.rank in seen:
+            raise IllegalAction(
+                "meld_duplicate_rank", f"The action names the {rank_text(group.rank)} meld twice."
+            )
+        seen.add(group.rank)
+        existing = current.get(group.rank, [])
+        cards = list(group.cards)
+        _check_meld_cards(opts, group.rank, cards, existing)
+        melds[group.rank] = existing + cards
+        if not existing:
+            started.append(group.rank)
+            value += sum(VALUE_OF[c] for c in cards)
+    used = [c for g in groups for c in g.cards]
+    if pile_group is not None:
+        used += pile_group.cards[1:]  # the first card of the pile group is the pile's top
+    rest = _take_from(hand, used)
+    if not st.opened[team] and started:
+        minimum = initial_meld_minimum(st.scores[team])
+        if value < minimum:
+            raise IllegalAction(
+                "initial_meld_below_minimum",
+                f"Your side's first melds must be worth at least {minimum} points "
+                f"(these are worth {value}).",
+            )
+    left = len(rest) + extra_to_hand
+    if THREE in seen and left > 1:
+        raise IllegalAction(
+            "meld_black_threes_only_going_out", "Black threes may be melded only when going out."
+        )
+    if left == 0 or (left == 1 and not st.no_discard):
+        need = opts.canastas_to_go_out
+        if canasta_count(melds) < need:
+            word = "canasta" if need == 1 else "canastas"
+            raise IllegalAction(
+                "cannot_go_out",
+                f"Your side needs {need} {word} before you can go out or keep one card.",
+            )
+        if st.permission == PERMISSION_NO:
+            raise IllegalAction(
+                "partner_said_no", "Your partner said no: you may not go out this turn."
+            )
+    return _MeldPlan(rest, melds, started, value)
+
+
+def _commit_melds(st: GameState, seat: int, plan: _MeldPlan) -> None:
+    team = st.team_of(seat)
+    st.hands[seat] = plan.hand
+    st.melds[team] = plan.melds
+    st.turn_started.extend(plan.started)
+    st.opened[team] = True
+    st.turn_melded = True
+
+
+def meld_error(st: GameState, seat: int, groups: tuple[MeldGroup, ...]) -> IllegalAction | None:
+    if st.phase != PHASE_PLAY:
+        return IllegalAction("wrong_phase", f"You cannot meld now (the turn is at '{st.phase}').")
+    try:
+        _plan_melds(st, seat, groups, st.hands[seat])
+    except IllegalAction as exc:
+        return exc
+    return None
+
+
+def _apply_meld(st: GameState, action: Meld, events: Events) -> None:
+    _need_phase(st, PHASE_PLAY, "meld")
+    seat = action.seat
+    plan = _plan_melds(st, seat, action.melds, st.hands[seat])
+    _commit_melds(st, seat, plan)
+    if events is not None:
+        events.append(Event("melded", seat, {"melds": [g.to_dict() for g in action.melds]}))
+    if not plan.hand:
+        _end_turn(st, seat, went_out=True, events=events)
+
+
+# -- the discard pile ----------------------------------------------------------------------------
+def pile_frozen_for(st: GameState, seat: int) -> bool:
+    return st.pile_freezers > 0 or not st.opened[st.team_of(seat)]
+
+
+def pile_blocked(st: GameState) -> bool:
+    if not st.pile:
+        return False
+    top = st.pile[-1]
+    return IS_WILD[top] or IS_RED_THREE[top] or IS_BLACK_THREE[top]
+
+
+def _plan_take_pile(st: GameState, action: TakePile) -> _MeldPlan:
+    opts = st.options
+    seat = action.seat
+    if st.phase != PHASE_DRAW:
+        raise IllegalAction("wrong_phase", f"You cannot take the pile now (the turn is at '{st.phase}').")
+    if not st.pile:
+        raise IllegalAction("pile_empty", "The discard pile is empty.")
+    if pile_blocked(st):
+        raise IllegalAction("pile_blocked", "The pile is blocked by its top card.")
+    hand = st.hands[seat]
+    if opts.one_card_pile_restriction and len(hand) == 1 and len(st.pile) == 1:
+        raise IllegalAction(
+            "pile_one_card_restriction", "Holding one card, you may not take a one-card pile."
+        )
+    top = st.pile[-1]
+    rank = RANK_OF[top]
+    team = st.team_of(seat)
+    frozen = pile_frozen_for(st, seat)
+    existing = st.melds[team].get(rank)
+    naturals = sum(1 for c in action.cards if RANK_OF[c] == rank)
+    wilds = sum(1 for c in action.cards if IS_WILD[c])
+    if naturals + wilds != len(action.cards):
+        raise IllegalAction(
+            "pile_cards_do_not_match", "The cards you name must match the top card's rank."
+        )
+    if not action.cards:
+        if frozen:
+            raise IllegalAction(
+                "pile_frozen", "The pile is frozen: take it only with a natural pair."
+            )
+        if existing is None:
+            raise IllegalAction(
+                "pile_no_meld_to_lay_off", "Your side has no meld of that rank to lay it off on."
+            )
+    elif frozen:
+        if naturals < 2 or wilds:
+            raise IllegalAction(
+                "pile_frozen", "The pile is frozen: take it only with a natural pair."
+            )
+    elif existing is None:
+        if opts.pile_new_meld_needs_two_naturals and naturals < 2:
+            raise IllegalAction(
+                "pile_needs_two_naturals", "A new meld with the top card needs a natural pair."
+            )
+        if naturals < 1:
+            raise IllegalAction(
+                "pile_cards_do_not_match", "Meld the top card with at least one natural card."
+            )
+    if existing is not None and len(existing) >= CANASTA_SIZE and not opts.pile_to_canasta:
+        raise IllegalAction(
+            "pile_to_canasta_forbidden", "The top card may not go onto a completed canasta."
+        )
+    pile_group = MeldGroup(rank, (top, *action.cards))
+    rest_of_pile = sum(1 for c in st.pile[:-1] if not IS_RED_THREE[c])
+    return _plan_melds(st, seat, action.melds, hand, pile_group, extra_to_hand=rest_of_pile)
+
+
+def take_pile_error(st: GameState, action: TakePile) -> IllegalAction | None:
+    try:
+        _plan_take_pile(st, action)
+    except IllegalAction as exc:
+        return exc
+    return None
+
+
+def _apply_take_pile(st: GameState, action: TakePile, events: Events) -> None:
+    plan = _plan_take_pile(st, action)
+    seat = action.seat
+    team = st.team_of(seat)
+    top = st.pile[-1]
+    taken = st.pile[:-1]
+    _commit_melds(st, seat, plan)
+    reds = [c for c in taken if IS_RED_THREE[c]]
+    into_hand = [c for c in taken if not IS_RED_THREE[c]]
+    st.hands[seat].extend(into_hand)
+    st.red_threes[team].extend(reds)
+    st.pile = []
+    st.pile_freezers = 0
+    st.phase = PHASE_PLAY
+    if events is not None:
+        events.append(
+            Event(
+                "pile_taken",
+                seat,
+                {
+                    "top": card_text(top),
+                    "with": [card_text(c) for c in action.cards],
+                    "melds": [g.to_dict() for g in action.melds],
+                    "cards_to_hand": len(into_hand),
+                    "red_threes": cards_text(reds),
+                },
+                {seat: {"cards": cards_text(into_hand)}},
+            )
+        )
+    if not st.hands[seat]:
+        _end_turn(st, seat, went_out=True, events=events)
+
+
+def must_take_pile(st: GameState, seat: int) -> bool:
+    """With an empty stock and ``play_on``, a top card that fits the team's meld must be taken."""
+    if st.options.stock_exhausted != "play_on" or not st.pile or pile_blocked(st):
+        return False
+    if pile_frozen_for(st, seat):
+        return False
+    return take_pile_error(st, TakePile(seat)) is None
+
+
+def _apply_decline(st: GameState, action: DeclinePile, events: Events) -> None:
+    _need_phase(st, PHASE_DRAW, "decline the pile")
+    if st.stock:
+        raise IllegalAction("wrong_phase", "Draw from the stock; the pile may be declined only "
+                            "when the stock is empty.")
+    if must_take_pile(st, action.seat):
+        raise IllegalAction(
+            "must_take_pile", "The top card fits your side's meld: you must take the pile."
+        )
+    if events is not None:
+        events.append(Event("pile_declined", action.seat, {}))
+    _end_round(st, None, "stock_exhausted", events)
+
+
+def _apply_end_round(st: GameState, action: EndRound, events: Events) -> None:
+    if st.phase != PHASE_PLAY or not st.no_discard:
+        raise IllegalAction(
+            "wrong_phase", "A round is ended this way only after a red three was the last card."
+        )
+    if st.turn_melded:
+        st.melded_before[action.seat] = True
+    _end_round(st, None, "last_red_three", events)
+
+
+# -- asking the partner / going out -------------------------------------------------------------
+GoingOut = tuple[tuple[MeldGroup, ...], int | None]
+
+
+def going_out_possible(st: GameState, seat: int) -> bool:
+    return going_out_plan(st, seat) is not None
+
+
+def going_out_plan(st: GameState, seat: int) -> GoingOut | None:
+    """Melds that get rid of the seat's whole hand now (leaving at most one card to discard), or
+    None when the seat cannot go out this turn. Used for asking the partner, for the binding
+    'yes', and listed among the legal actions."""
+    opts = st.options
+    hand = st.hands[seat]
+    if st.phase != PHASE_PLAY or st.permission == PERMISSION_NO:
+        return None
+    choices: list[int | None] = [None]
+    if not st.no_discard:
+        choices += sorted(set(c for c in hand if opts.red_three_discard or not IS_RED_THREE[c]))
+    for discard in choices:
+        rest = hand[:]
+        if discard is not None:
+            rest.remove(discard)
+        groups = _meld_all(st, st.team_of(seat), rest)
+        if groups is not None:
+            return groups, discard
+    return None
+
+
+def _meld_all(st: GameState, team: int, cards: list[int]) -> tuple[MeldGroup, ...] | None:
+    """Groups melding every card in ``cards`` onto/beside the team's melds so that the team then
+    holds the canastas needed to go out; None if there are none."""
+    opts = st.options
+    melds = st.melds[team]
+    by_rank: dict[int, list[int]] = {}
+    wilds: list[int] = []
+    value = 0
+    for c in cards:
+        if IS_RED_THREE[c]:
+            return None
+        if IS_WILD[c]:
+            wilds.append(c)
+        else:
+            by_rank.setdefault(RANK_OF[c], []).append(c)
+        value += VALUE_OF[c]
+    blacks = by_rank.pop(THREE, [])
+    if len(blacks) not in (0, 3, 4):
+        return None
+    if not st.opened[team] and cards and value < initial_meld_minimum(st.scores[team]):
+        return None
+    wilds.sort(key=lambda c: VALUE_OF[c])
+    plan: dict[int, list[int]] = {}  # rank -> cards from the hand
+    size: dict[int, int] = {}
+    cap: dict[int, int] = {}
+    canastas = sum(1 for r, cs in melds.items() if r in (THREE, WILD_RANK) and len(cs) >= 7)
+    for rank in range(1, 12):
+        existing = melds.get(rank)
+        naturals = by_rank.get(rank, [])
+        if existing is None and not naturals:
+            continue
+        if existing is None and len(naturals) == 1:
+            return None
+        e_wild = sum(1 for c in existing if IS_WILD[c]) if existing else 0
+        e_nat = len(existing) - e_wild if existing else 0
+        plan[rank] = list(naturals)
+        size[rank] = len(existing or ()) + len(naturals)
+        cap[rank] = wild_cap(opts, e_nat + len(naturals)) - e_wild
+        if size[rank] < 3:  # a new meld of a natural pair takes one wild card
+            if not wilds or cap[rank] < 1:
+                return None
+            plan[rank].append(wilds.pop())
+            size[rank] += 1
+            cap[rank] -= 1
+    # Spend spare wild cards on completing canastas first (smallest need first), then anywhere.
+    for rank in sorted(size, key=lambda r: CANASTA_SIZE - size[r]):
+        need = CANASTA_SIZE - size[rank]
+        if 0 < need <= cap[rank] and need <= len(wilds):
+            for _ in range(need):
+                plan[rank].append(wilds.pop())
+            size[rank] += need
+            cap[rank] -= need
+    for rank in size:
+        while wilds and cap[rank] > 0:
+            plan[rank].append(wilds.pop())
+            size[rank] += 1
+            cap[rank] -= 1
+    canastas += sum(1 for r in size if size[r] >= CANASTA_SIZE)
+    groups = [MeldGroup(r, tuple(cs)) for r, cs in plan.items() if cs]
+    if wilds:
+        wild_meld = melds.get(WILD_RANK, [])
+        if not opts.wild_canasta or len(wild_meld) + len(wilds) < 3:
+            return None
+        if len(wild_meld) < CANASTA_SIZE <= len(wild_meld) + len(wilds):
+            canastas += 1
+        groups.append(MeldGroup(WILD_RANK, tuple(wilds)))
+    if blacks:
+        groups.append(MeldGroup(THREE, tuple(blacks)))
+    if canastas < opts.canastas_to_go_out:
+        return None
+    return tuple(groups)
+
+
+def _apply_ask(st: GameState, action: AskPartner, events: Events) -> None:
+    seat = action.seat
+    if (
+        not st.options.can_ask_partner
+        or st.phase != PHASE_PLAY
+        or st.turn_melded
+        or st.permission != PERMISSION_NONE
+        or st.no_discard
+    ):
+        raise IllegalAction(
+            "cannot_ask_partner",
+            "Ask your partner only in a partnership game, after drawing and before melding, "
+            "once per turn.",
+        )
+    if not going_out_possible(st, seat):
+        raise IllegalAction(
+            "cannot_ask_partner", "You can ask your partner only when you are able to go out."
+        )
+    st.permission = PERMISSION_ASKED
+    st.phase = PHASE_ANSWER
+    st.to_act = (seat + 2) % 4
+    if events is not None:
+        events.append(Event("partner_asked", seat, {"partner": st.to_act}))
+
+
+def _apply_answer(st: GameState, action: AnswerPartner, events: Events) -> None:
+    _need_phase(st, PHASE_ANSWER, "answer")
+    st.permission = PERMISSION_YES if action.allow else PERMISSION_NO
+    st.phase = PHASE_PLAY
+    st.to_act = st.turn
+    if events is not None:
+        events.append(Event("partner_answered", action.seat, {"allow": action.allow}))
+
+
+# -- end of a round ------------------------------------------------------------------------------
+def score_round(st: GameState, went_out: int | None) -> list[dict[str, int]]:
+    """Every component of each team's score for the round that just ended (RULES.md section 8)."""
+    opts = st.options
+    result = []
+    concealed = went_out is not None and _went_out_concealed(st, went_out)
+    for team in range(opts.teams):
+        melds = st.melds[team]
+        meld_cards = sum(VALUE_OF[c] for cards in melds.values() for c in cards)
+        natural = mixed = wild = 0
+        for rank, cards in melds.items():
+            if len(cards) >= CANASTA_SIZE:
+                if rank == WILD_RANK:
+                    wild += 1
+                elif any(IS_WILD[c] for c in cards):
+                    mixed += 1
+                else:
+                    natural += 1
+        hand_cards = [c for s in st.seats_of(team) for c in st.hands[s]]
+        penalty = sum(VALUE_OF[c] for c in hand_cards)
+        reds = len(st.red_threes[team]) + sum(1 for c in hand_cards if IS_RED_THREE[c])
+        red_value = 800 if reds == 4 else 100 * reds
+        if not melds:
+            red_value = -red_value
+        out_bonus = 100 if went_out is not None and st.team_of(went_out) == team else 0
+        concealed_bonus = 100 if out_bonus and concealed else 0
+        parts = {
+            "meld_cards": meld_cards,
+            "hand_cards": -penalty,
+            "natural_canastas": 500 * natural,
+            "mixed_canastas": 300 * mixed,
+            "wild_canastas": 1000 * wild,
+            "red_threes": red_value,
+            "going_out": out_bonus,
+            "concealed": concealed_bonus,
+        }
+        parts["total"] = sum(parts.values())
+        result.append(parts)
+    return result
+
+
+def _went_out_concealed(st: GameState, seat: int) -> bool:
+    if st.melded_before[seat]:
+        return False
+    if not st.options.concealed_requires_canasta:
+        return True
+    team = st.team_of(seat)
+    return any(len(st.melds[team][r]) >= CANASTA_SIZE for r in st.turn_started)
+
+
+def _end_round(st: GameState, went_out: int | None, reason: str, events: Events) -> None:
+    parts = score_round(st, went_out)
+    for team, p in enumerate(parts):
+        st.scores[team] += p["total"]
+    record = {
+        "round": st.round_no,
+        "dealer": st.dealer,
+        "reason": reason,
+        "went_out": went_out,
+        "concealed": bool(went_out is not None and parts[st.team_of(went_out)]["concealed"]),
+        "teams": parts,
+        "scores": list(st.scores),
+    }
+    st.rounds = st.rounds + [record]
+    if events is not None:
+        events.append(
+            Event(
+                "round_ended",
+                went_out,
+                dict(record, hands=[cards_text(h) for h in st.hands]),
+            )
+        )
+    best = max(st.scores)
+    leaders = [t for t, s in enumerate(st.scores) if s == best]
+    if best >= st.options.target_score and len(leaders) == 1:
+        st.winner = leaders[0]
+        st.phase = PHASE_GAME_OVER
+        st.to_act = -1
+        if events is not None:
+            events.append(
+                Event("game_ended", None, {"winner_team": st.winner, "scores": list(st.scores)})
+            )
+        return
+    _deal_round(st, events)
+
+
+def replay(options: Options, seed: str, actions: list[Action]) -> GameState:
+    """The state reached by playing ``actions`` from a new game (the log is the truth)."""
+    st = new_game(options, seed)
+    for action in actions:
+        apply(st, action)
+    return st
+
+
+def action_dicts(actions: list[Action]) -> list[dict[str, Any]]:
+    return [dict(action_to_dict(a), seat=a.seat) for a in actions]

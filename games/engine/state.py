@@ -1,0 +1,227 @@
+"""The full game state (including hidden cards), cheap to clone and lossless to serialise.
+
+Hands, stock and pile are lists of card codes (stock and pile tops are the list ends). Melds are
+kept per team as ``{rank: [codes]}``. Nothing here decides a rule; see ``rules.py``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from .cards import FULL_DECK
+from .options import Options, options_from_dict
+
+PHASE_DRAW = "draw"  # the seat to move must draw, take the pile or (empty stock) decline it
+PHASE_PLAY = "play"  # the seat has drawn: meld, lay off, ask the partner, discard
+PHASE_ANSWER = "answer"  # the partner (to_act) must answer a request to go out
+PHASE_GAME_OVER = "game_over"
+PHASES = (PHASE_DRAW, PHASE_PLAY, PHASE_ANSWER, PHASE_GAME_OVER)
+
+# Permission to go out asked of the partner during the current turn.
+PERMISSION_NONE, PERMISSION_ASKED, PERMISSION_YES, PERMISSION_NO = 0, 1, 2, 3
+PERMISSION_TEXT = ("none", "asked", "yes", "no")
+
+RULES_VERSION = "1"
+
+
+def round_seed(game_seed: str, round_no: int) -> str:
+    """The seed of one round's shuffle; published as a hash at the deal, revealed at game end."""
+    return hashlib.sha256(f"canasta:{game_seed}:{round_no}".encode()).hexdigest()
+
+
+def seed_commitment(seed: str) -> str:
+    return hashlib.sha256(seed.encode()).hexdigest()
+
+
+class GameState:
+    __slots__ = (
+        "options",
+        "seed",
+        "round_no",
+        "dealer",
+        "turn",
+        "to_act",
+        "phase",
+        "stock",
+        "pile",
+        "pile_freezers",
+        "hands",
+        "melds",
+        "red_threes",
+        "opened",
+        "melded_before",
+        "turn_melded",
+        "turn_started",
+        "permission",
+        "no_discard",
+        "scores",
+        "rounds",
+        "winner",
+        "action_count",
+    )
+
+    options: Options
+    seed: str
+    round_no: int
+    dealer: int
+    turn: int
+    to_act: int
+    phase: str
+    stock: list[int]
+    pile: list[int]
+    pile_freezers: int
+    hands: list[list[int]]
+    melds: list[dict[int, list[int]]]
+    red_threes: list[list[int]]
+    opened: list[bool]
+    melded_before: list[bool]
+    turn_melded: bool
+    turn_started: list[int]
+    permission: int
+    no_discard: bool
+    scores: list[int]
+    rounds: list[dict[str, Any]]
+    winner: int | None
+    action_count: int
+
+    def __init__(self, options: Options, seed: str) -> None:
+        players, teams = options.players, options.teams
+        self.options = options
+        self.seed = seed
+        self.round_no = 0
+        self.dealer = players - 1
+        self.turn = 0
+        self.to_act = 0
+        self.phase = PHASE_DRAW
+        self.stock = []
+        self.pile = []
+        self.pile_freezers = 0
+        self.hands = [[] for _ in range(players)]
+        self.melds = [{} for _ in range(teams)]
+        self.red_threes = [[] for _ in range(teams)]
+        self.opened = [False] * teams
+        self.melded_before = [False] * players
+        self.turn_melded = False
+        self.turn_started = []
+        self.permission = PERMISSION_NONE
+        self.no_discard = False
+        self.scores = [0] * teams
+        self.rounds = []
+        self.winner = None
+        self.action_count = 0
+
+    # -- helpers -----------------------------------------------------------------------------
+    def team_of(self, seat: int) -> int:
+        return seat % self.options.teams
+
+    def seats_of(self, team: int) -> list[int]:
+        return [s for s in range(self.options.players) if s % self.options.teams == team]
+
+    @property
+    def game_over(self) -> bool:
+        return self.phase == PHASE_GAME_OVER
+
+    def all_cards(self) -> list[int]:
+        """Every card the state holds, in any place (for the conservation invariant)."""
+        out = list(self.stock) + list(self.pile)
+        for hand in self.hands:
+            out += hand
+        for team_melds in self.melds:
+            for cards in team_melds.values():
+                out += cards
+        for reds in self.red_threes:
+            out += reds
+        return out
+
+    def cards_conserved(self) -> bool:
+        return sorted(self.all_cards()) == list(FULL_DECK)
+
+    # -- copying and serialising -------------------------------------------------------------
+    def clone(self) -> GameState:
+        new = GameState.__new__(GameState)
+        new.options = self.options
+        new.seed = self.seed
+        new.round_no = self.round_no
+        new.dealer = self.dealer
+        new.turn = self.turn
+        new.to_act = self.to_act
+        new.phase = self.phase
+        new.stock = self.stock[:]
+        new.pile = self.pile[:]
+        new.pile_freezers = self.pile_freezers
+        new.hands = [h[:] for h in self.hands]
+        new.melds = [{r: c[:] for r, c in m.items()} for m in self.melds]
+        new.red_threes = [r[:] for r in self.red_threes]
+        new.opened = self.opened[:]
+        new.melded_before = self.melded_before[:]
+        new.turn_melded = self.turn_melded
+        new.turn_started = self.turn_started[:]
+        new.permission = self.permission
+        new.no_discard = self.no_discard
+        new.scores = self.scores[:]
+        new.rounds = self.rounds  # finished rounds are never mutated, only appended to
+        new.winner = self.winner
+        new.action_count = self.action_count
+        return new
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rules_version": RULES_VERSION,
+            "options": self.options.to_dict(),
+            "seed": self.seed,
+            "round_no": self.round_no,
+            "dealer": self.dealer,
+            "turn": self.turn,
+            "to_act": self.to_act,
+            "phase": self.phase,
+            "stock": list(self.stock),
+            "pile": list(self.pile),
+            "pile_freezers": self.pile_freezers,
+            "hands": [list(h) for h in self.hands],
+            "melds": [[[r, list(c)] for r, c in sorted(m.items())] for m in self.melds],
+            "red_threes": [list(r) for r in self.red_threes],
+            "opened": list(self.opened),
+            "melded_before": list(self.melded_before),
+            "turn_melded": self.turn_melded,
+            "turn_started": list(self.turn_started),
+            "permission": self.permission,
+            "no_discard": self.no_discard,
+            "scores": list(self.scores),
+            "rounds": [dict(r) for r in self.rounds],
+            "winner": self.winner,
+            "action_count": self.action_count,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameState:
+        st = cls(options_from_dict(data["options"]), data["seed"])
+        st.round_no = data["round_no"]
+        st.dealer = data["dealer"]
+        st.turn = data["turn"]
+        st.to_act = data["to_act"]
+        st.phase = data["phase"]
+        st.stock = list(data["stock"])
+        st.pile = list(data["pile"])
+        st.pile_freezers = data["pile_freezers"]
+        st.hands = [list(h) for h in data["hands"]]
+        st.melds = [{int(r): list(c) for r, c in m} for m in data["melds"]]
+        st.red_threes = [list(r) for r in data["red_threes"]]
+        st.opened = list(data["opened"])
+        st.melded_before = list(data["melded_before"])
+        st.turn_melded = data["turn_melded"]
+        st.turn_started = list(data["turn_started"])
+        st.permission = data["permission"]
+        st.no_discard = data["no_discard"]
+        st.scores = list(data["scores"])
+        st.rounds = [dict(r) for r in data["rounds"]]
+        st.winner = data["winner"]
+        st.action_count = data["action_count"]
+        return st
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GameState):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
