@@ -1,0 +1,76 @@
+"""A readable text rendering of a game for humans: one line per event, and the table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cards import cards_text, rank_text
+from .rules import CANASTA_SIZE
+from .state import PERMISSION_TEXT, GameState
+
+
+def _melds_text(melds: list[dict[str, Any]]) -> str:
+    return "; ".join(f"{m['rank']}: {' '.join(m['cards'])}" for m in melds)
+
+
+def describe_event(event: dict[str, Any]) -> str:
+    """One line for an event as a viewer saw it (the dict form of ``event_view``)."""
+    kind = event.get("kind", "?")
+    who = f"seat {event['seat']}" if event.get("seat") is not None else "table"
+    if kind == "round_started":
+        text = (
+            f"round {event['round']} dealt by seat {event['dealer']}; upcards "
+            f"{' '.join(event['upcards'])}; seat {event['first_seat']} starts"
+        )
+        if event.get("hand"):
+            text += f"; your hand {' '.join(event['hand'])}"
+        return text
+    if kind == "card_drawn":
+        cards = f" ({' '.join(event['cards'])})" if event.get("cards") else ""
+        return f"{who} drew {event['count']} card(s){cards}"
+    if kind == "red_three_revealed":
+        return f"{who} revealed {event['card']} and drew {event['replacements']} replacement(s)"
+    if kind == "pile_taken":
+        used = " ".join(event["with"]) or "a lay-off"
+        extra = f", melding {_melds_text(event['melds'])}" if event.get("melds") else ""
+        return f"{who} took the pile with {event['top']} + {used}{extra}"
+    if kind == "melded":
+        return f"{who} melded {_melds_text(event['melds'])}"
+    if kind == "card_discarded":
+        return f"{who} discarded {event['card']}"
+    if kind == "partner_asked":
+        return f"{who} asked seat {event['partner']} for permission to go out"
+    if kind == "partner_answered":
+        return f"{who} answered {'yes' if event['allow'] else 'no'}"
+    if kind == "pile_declined":
+        return f"{who} declined the pile"
+    if kind == "round_ended":
+        totals = ", ".join(f"team {t}: {p['total']:+d}" for t, p in enumerate(event["teams"]))
+        return f"round {event['round']} ended ({event['reason']}): {totals}; scores {event['scores']}"
+    if kind == "game_ended":
+        return f"game over: team {event['winner_team']} wins with scores {event['scores']}"
+    return f"{who} {kind}"
+
+
+def render_table(st: GameState, show_hands: bool = False) -> str:
+    """The table as text; hands are shown only when ``show_hands`` (a finished game)."""
+    lines = [
+        f"round {st.round_no}, dealer seat {st.dealer}, seat {st.turn} to play "
+        f"({st.phase}, permission {PERMISSION_TEXT[st.permission]})",
+        f"stock {len(st.stock)} | pile {len(st.pile)}"
+        + (f", top {cards_text(st.pile[-1:])[0]}" if st.pile else "")
+        + (" (frozen)" if st.pile_freezers else ""),
+    ]
+    for team in range(st.options.teams):
+        melds = ", ".join(
+            f"{rank_text(r)}x{len(cs)}{'*' if len(cs) >= CANASTA_SIZE else ''}"
+            for r, cs in sorted(st.melds[team].items())
+        )
+        reds = " ".join(cards_text(st.red_threes[team]))
+        lines.append(
+            f"team {team} ({st.scores[team]}): melds [{melds}]" + (f" red threes {reds}" if reds else "")
+        )
+    for seat, hand in enumerate(st.hands):
+        shown = " ".join(cards_text(hand)) if show_hands else f"{len(hand)} cards"
+        lines.append(f"  seat {seat}: {shown}")
+    return "\n".join(lines)
