@@ -1,0 +1,72 @@
+# Two commands matter: `make run` (serve the API) and `make test` (run the whole suite).
+# Both create .venv with the system's python3 (3.11+) and install the project into it when
+# pyproject.toml has changed since the last install.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+PORT ?= 8000
+PYTEST_ARGS ?=
+
+# Developer tooling runs with DEBUG on unless the caller says otherwise (no SECRET_KEY needed).
+DEV_ENV := DEBUG=$${DEBUG:-1}
+
+.PHONY: help install run test lint format typecheck imports schema check-schema ci clean
+
+help:
+	@echo "make run           serve the API on http://localhost:$(PORT)/ (docs at /api/docs/)"
+	@echo "make test          run the test suite (PYTEST_ARGS='...' to pass options)"
+	@echo "make lint          ruff check + ruff format --check + import-linter contracts"
+	@echo "make format        ruff format + ruff check --fix"
+	@echo "make typecheck     mypy"
+	@echo "make schema        regenerate openapi.yaml"
+	@echo "make check-schema  fail if openapi.yaml is not what the code generates"
+	@echo "make ci            the full CI run (.ci/run): SQLite, PostgreSQL + Redis + worker, checks"
+
+$(BIN)/python:
+	$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "Python 3.11+ is required")'
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(DEV_ENV) $(BIN)/python manage.py migrate --noinput
+	$(DEV_ENV) $(BIN)/python manage.py runserver 0.0.0.0:$(PORT)
+
+test: $(STAMP)
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+imports: $(STAMP)
+	$(BIN)/lint-imports
+
+schema: $(STAMP)
+	$(DEV_ENV) $(BIN)/python manage.py spectacular --validate --fail-on-warn --file openapi.yaml
+
+check-schema: $(STAMP)
+	@tmp=$$(mktemp --suffix=.yaml) && trap 'rm -f "$$tmp"' EXIT && \
+	$(DEV_ENV) $(BIN)/python manage.py spectacular --validate --fail-on-warn --file "$$tmp" && \
+	if diff -u openapi.yaml "$$tmp"; then echo "openapi.yaml is up to date"; \
+	else echo "openapi.yaml is stale: run 'make schema' and commit it" >&2; exit 1; fi
+
+ci:
+	bash .ci/run
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache staticfiles

@@ -1,0 +1,201 @@
+"""Django settings, read from the environment (12-factor).
+
+Every knob a deployment turns is an environment variable; the README's configuration table
+lists them. With nothing set you get a safe production posture that refuses to start without a
+SECRET_KEY; ``make run`` sets ``DEBUG=1`` for the development server, which then needs nothing
+else: a SQLite file in the project folder and Celery tasks executed in-process.
+
+A malformed value raises ``ImproperlyConfigured`` naming the variable (see ``env.py``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+from canasta_service.env import (
+    env_bool,
+    env_database,
+    env_int,
+    env_list,
+    env_origins,
+    env_str,
+    env_url,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+# ----------------------------------------------------------------------------- core
+DEBUG = env_bool("DEBUG", default=False)
+
+_secret_key = env_str("SECRET_KEY")
+if _secret_key is None:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "Environment variable SECRET_KEY is required when DEBUG is off "
+            "(set DEBUG=1 for local development)."
+        )
+    _secret_key = "django-insecure-development-only-key-do-not-use-in-production"
+SECRET_KEY = _secret_key
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_origins("CSRF_TRUSTED_ORIGINS")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "corsheaders",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "games",
+]
+
+MIDDLEWARE = [
+    "corsheaders.middleware.CorsMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "canasta_service.urls"
+WSGI_APPLICATION = "canasta_service.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# ----------------------------------------------------------------------------- database
+DATABASES = {
+    "default": {
+        **env_database("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
+        "CONN_MAX_AGE": env_int("DATABASE_CONN_MAX_AGE", default=60, minimum=0),
+        "CONN_HEALTH_CHECKS": True,
+    }
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# ----------------------------------------------------------------------------- static files
+# WhiteNoise serves the admin's and the API docs' assets (Swagger UI and Redoc come from
+# drf-spectacular-sidecar, so no CDN is needed) from gunicorn too. USE_FINDERS lets it serve
+# them without `collectstatic`; the Docker image runs collectstatic anyway.
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+WHITENOISE_USE_FINDERS = True
+
+# ----------------------------------------------------------------------------- CORS
+CORS_ALLOWED_ORIGINS = env_origins("CORS_ALLOWED_ORIGINS")
+CORS_URLS_REGEX = r"^/api/.*$"
+
+# ----------------------------------------------------------------------------- DRF + OpenAPI
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "canasta_service.exceptions.problem_exception_handler",
+    "DEFAULT_THROTTLE_RATES": {
+        "health_probe": "30/minute",
+    },
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Canasta game service API",
+    "DESCRIPTION": (
+        "Play Canasta over HTTP. Every error is an RFC 9457 problem document "
+        "(`application/problem+json`) whose `code` field is a stable snake_case identifier; "
+        "see the `Problem` schema."
+    ),
+    "VERSION": "0.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SCHEMA_PATH_PREFIX": r"/api/v[0-9]+",
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "HealthStatusEnum": "canasta_service.health.HealthStatus",
+        "CheckStatusEnum": "canasta_service.health.CheckStatus",
+    },
+}
+
+# ----------------------------------------------------------------------------- Celery
+# Only the environment-dependent part lives here; the fixed task policy (serialisation, time
+# limits, acknowledgement, visibility timeout) is in canasta_service/celery.py.
+# CELERY_BROKER_URL wins over REDIS_URL. With neither, there is no broker: tasks run eagerly,
+# in-process, when they are sent (after the transaction commits, since services enqueue them
+# with transaction.on_commit), and their exceptions propagate to the caller.
+_BROKER_SCHEMES = ("redis", "rediss", "amqp", "amqps", "pyamqp", "memory")
+REDIS_URL = env_url("REDIS_URL", schemes=("redis", "rediss"))
+CELERY_BROKER_URL = env_url("CELERY_BROKER_URL", schemes=_BROKER_SCHEMES) or REDIS_URL
+CELERY_TASK_ALWAYS_EAGER = CELERY_BROKER_URL is None
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TIMEZONE = TIME_ZONE
+
+# ----------------------------------------------------------------------------- logging
+LOG_LEVEL = (env_str("LOG_LEVEL", default="INFO") or "INFO").upper()
+if LOG_LEVEL not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+    raise ImproperlyConfigured(
+        f"Environment variable LOG_LEVEL={LOG_LEVEL!r} is invalid: "
+        "expected DEBUG, INFO, WARNING, ERROR or CRITICAL."
+    )
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(process)d %(message)s"},
+    },
+    "handlers": {
+        "stdout": {
+            "class": "logging.StreamHandler",
+            "stream": "ext://sys.stdout",
+            "formatter": "plain",
+        },
+    },
+    "root": {"handlers": ["stdout"], "level": LOG_LEVEL},
+    "loggers": {
+        "django": {"handlers": ["stdout"], "level": LOG_LEVEL, "propagate": False},
+        "django.db.backends": {"level": "WARNING"},
+    },
+}

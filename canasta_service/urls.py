@@ -1,0 +1,27 @@
+"""URL routes. The versioned API lives under /api/v1/; schema and docs under /api/."""
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+from canasta_service.health import HealthApi, WorkerProbeCreateApi, WorkerProbeDetailApi
+
+api_v1 = [
+    path("health/", HealthApi.as_view(), name="health"),
+    path("health/probe/", WorkerProbeCreateApi.as_view(), name="health-probe"),
+    path("health/probe/<slug:token>/", WorkerProbeDetailApi.as_view(), name="health-probe-detail"),
+]
+
+urlpatterns = [
+    path("api/v1/", include(api_v1)),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+    path("admin/", admin.site.urls),
+]
+
+# Errors outside DRF views (unknown URL, uncaught exception) are problem documents too.
+handler400 = "canasta_service.exceptions.bad_request"
+handler403 = "canasta_service.exceptions.permission_denied"
+handler404 = "canasta_service.exceptions.page_not_found"
+handler500 = "canasta_service.exceptions.server_error"

@@ -1,0 +1,1 @@
+"""The game service: models, services, selectors, API and tasks around the pure engine."""

@@ -1,0 +1,193 @@
+"""Shared test configuration.
+
+Markers (declared in pyproject.toml):
+
+- ``postgres``: needs ``DATABASE_URL`` to point at PostgreSQL.
+- ``worker``: needs PostgreSQL and a Celery broker (``REDIS_URL``); the tests use the
+  ``celery_worker_process`` fixture, which starts a real worker process against the test
+  database. (With SQLite the worker could not see the test database, hence PostgreSQL.)
+
+When what a marked test needs is missing it is skipped locally, but it fails when ``CI`` is
+true, so a CI run can never pass by skipping the parts that exercise production services.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Hypothesis: the CI machine is small and shared, so no per-example deadline; the CI profile
+# prints the blob needed to reproduce a failure. HYPOTHESIS_PROFILE picks one explicitly.
+hypothesis_settings.register_profile(
+    "ci", deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow]
+)
+hypothesis_settings.register_profile("dev", deadline=None)
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+hypothesis_settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if _in_ci() else "dev")
+)
+
+
+# ----------------------------------------------------------------------------- markers
+
+
+def _uses_postgres() -> bool:
+    from django.conf import settings
+
+    return bool(settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql")
+
+
+def _has_broker() -> bool:
+    from django.conf import settings
+
+    return not settings.CELERY_TASK_ALWAYS_EAGER
+
+
+def _missing_requirements(item: pytest.Item) -> list[str]:
+    missing = []
+    needs_postgres = item.get_closest_marker("postgres") or item.get_closest_marker("worker")
+    if needs_postgres and not _uses_postgres():
+        missing.append("DATABASE_URL=postgres://...")
+    if item.get_closest_marker("worker") and not _has_broker():
+        missing.append("REDIS_URL=redis://...")
+    return missing
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    missing = _missing_requirements(item)
+    if not missing:
+        return
+    message = f"needs {' and '.join(missing)}"
+    if _in_ci():
+        pytest.fail(f"{message} (CI=true: services must be configured, not skipped)")
+    pytest.skip(message)
+
+
+# ----------------------------------------------------------------------------- celery worker
+
+
+@dataclass(frozen=True)
+class WorkerProcess:
+    process: subprocess.Popen[bytes]
+    hostname: str
+    log_path: Path
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+
+def _database_url(settings_dict: dict[str, Any]) -> str:
+    """Rebuild a PostgreSQL URL from Django's connection settings (test database included)."""
+    user = quote(settings_dict.get("USER") or "", safe="")
+    password = quote(settings_dict.get("PASSWORD") or "", safe="")
+    credentials = f"{user}:{password}@" if password else (f"{user}@" if user else "")
+    host = settings_dict.get("HOST") or "localhost"
+    host = quote(host, safe="") if host.startswith("/") else host
+    port = f":{settings_dict['PORT']}" if settings_dict.get("PORT") else ""
+    name = quote(settings_dict["NAME"], safe="")
+    return f"postgres://{credentials}{host}{port}/{name}"
+
+
+def _worker_log_path() -> Path:
+    configured = os.environ.get("CELERY_WORKER_LOG")
+    path = Path(configured) if configured else ROOT / ".ci" / "logs" / "worker.log"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is not None:
+        return
+    process.send_signal(signal.SIGTERM)  # warm shutdown: finish the current task, then exit
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup: None) -> Iterator[WorkerProcess]:
+    """A real ``celery worker`` subprocess bound to the pytest-django test database.
+
+    Started once per session (after the test database exists) and stopped before the test
+    database is dropped. Its output goes to ``.ci/logs/worker.log`` (or ``CELERY_WORKER_LOG``);
+    its pid to ``<log>.pid`` so a CI script can clean up if pytest itself is killed. Tests using
+    it must be ``@pytest.mark.django_db(transaction=True)`` so the worker sees committed rows.
+    """
+    from django.conf import settings
+    from django.db import connection
+
+    from canasta_service.celery import app as celery_app
+
+    if not _uses_postgres() or not _has_broker():
+        pytest.fail("celery_worker_process needs PostgreSQL and a broker; mark the test 'worker'")
+    assert not celery_app.conf.task_always_eager, "the test process must send to the broker"
+
+    hostname = f"pytest-{uuid.uuid4().hex[:10]}@{socket.gethostname()}"
+    log_path = _worker_log_path()
+    pid_path = log_path.with_name(log_path.name + ".pid")
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "canasta_service.settings",
+        "SECRET_KEY": settings.SECRET_KEY,
+        "DEBUG": "0",
+        "DATABASE_URL": _database_url(connection.settings_dict),
+        # Close the connection after every task so the test database can be flushed and
+        # dropped while the worker is idle.
+        "DATABASE_CONN_MAX_AGE": "0",
+        "CELERY_BROKER_URL": str(settings.CELERY_BROKER_URL),
+        "PYTHONUNBUFFERED": "1",
+    }
+    command = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "canasta_service",
+        "worker",
+        "--pool=solo",
+        "--concurrency=1",
+        "--loglevel=INFO",
+        f"--hostname={hostname}",
+        "--without-gossip",
+        "--without-mingle",
+    ]
+    print(f"\n[celery_worker_process] starting {hostname}; log: {log_path}", file=sys.stderr)
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    pid_path.write_text(f"{process.pid}\n")
+    worker = WorkerProcess(process=process, hostname=hostname, log_path=log_path)
+    try:
+        deadline = time.monotonic() + 60
+        while not celery_app.control.ping(destination=[hostname], timeout=0.5):
+            if process.poll() is not None:
+                pytest.fail(f"celery worker exited with {process.returncode}:\n{worker.log_text()}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"celery worker did not answer a ping in 60 s:\n{worker.log_text()}")
+        yield worker
+    finally:
+        _stop(process)
+        pid_path.unlink(missing_ok=True)
+        print(f"\n[celery_worker_process] stopped {hostname}; log: {log_path}", file=sys.stderr)
