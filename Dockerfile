@@ -1,0 +1,30 @@
+# The service image: the API (gunicorn), the Celery worker and beat all run from it.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    DEBUG=0
+
+WORKDIR /app
+
+RUN useradd --create-home --uid 1000 canasta
+
+# Dependencies first, so that a code change does not reinstall them.
+COPY pyproject.toml README.md ./
+RUN mkdir canasta_service games bots \
+    && python -c "import tomllib; d = tomllib.load(open('pyproject.toml', 'rb')); print('\n'.join(d['project']['dependencies']))" > /tmp/requirements.txt \
+    && pip install -r /tmp/requirements.txt
+
+COPY manage.py ./
+COPY canasta_service ./canasta_service
+COPY games ./games
+COPY bots ./bots
+RUN pip install --no-deps . \
+    && SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput
+
+USER canasta
+EXPOSE 8000
+
+CMD ["gunicorn", "canasta_service.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]
