@@ -1,0 +1,260 @@
+"""Play policies against each other and measure: ``python -m bots.arena --a heuristic --b random``.
+
+Four players: policy A holds one partnership, B the other. Two and three players: A holds one
+seat, B the others. Seats are rotated from game to game, and every deal is played once from each
+side (game 2k and 2k+1 share a seed, with A and B swapped) so luck of the cards cancels out.
+
+A game is one round (the default, "hands") or whole games to the target score (``--full``). A
+round or game is won by the side with the higher score; a tie counts half. Prints the win rate
+of A with a 95% Wilson interval, the mean score difference (A - B, per round or game), and the
+decision times (p50/p95) of each policy. Progress goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from games.engine import Event, apply, make_options, new_game
+from games.engine.options import PRESETS, Options
+from games.engine.state import GameState
+from games.engine.view import event_view, player_view
+
+from .policies import Observation, Policy, make_policy, observe
+
+PolicyFactory = Callable[[int], Policy]
+
+
+def observation_for(st: GameState, seat: int, events: Sequence[Event]) -> Observation:
+    """What ``seat`` knows, built only through the engine's view functions: its player view and
+    the current round's events as it saw them."""
+    start = 0
+    for i in range(len(events) - 1, -1, -1):
+        if events[i].kind == "round_started":
+            start = i
+            break
+    seen = [event_view(e, seat) for e in events[start:]]
+    return observe(player_view(st, seat), seen, st.options)
+
+
+@dataclass
+class GameResult:
+    score_a: int
+    score_b: int
+    times: dict[str, list[float]] = field(default_factory=dict)
+    actions: int = 0
+
+    @property
+    def outcome(self) -> float:
+        if self.score_a > self.score_b:
+            return 1.0
+        if self.score_a < self.score_b:
+            return 0.0
+        return 0.5
+
+
+def deal_group(options: Options) -> int:
+    """How many consecutive games share one deal (one per way of seating A)."""
+    return 3 if options.players == 3 else 2
+
+
+def a_seats(options: Options, game_index: int) -> set[int]:
+    """The seats policy A holds in game ``game_index``: every deal is played from each side."""
+    k = game_index % deal_group(options)
+    if options.players == 4:
+        return {k, k + 2}
+    return {k}
+
+
+def play_game(
+    options: Options,
+    seed: str,
+    policies: Sequence[Policy],
+    full: bool = False,
+    max_actions: int = 20000,
+) -> tuple[GameState, dict[int, list[float]], int]:
+    """Play one round (or the whole game with ``full``); returns the final state, the decision
+    times per seat and the number of actions."""
+    events: list[Event] = []
+    st = new_game(options, seed, events)
+    times: dict[int, list[float]] = {s: [] for s in range(options.players)}
+    n = 0
+    while not st.game_over and (full or st.round_no == 1):
+        seat = st.to_act
+        obs = observation_for(st, seat, events)
+        t0 = time.perf_counter()
+        action = policies[seat].choose(obs)
+        times[seat].append(time.perf_counter() - t0)
+        apply(st, action, events)  # raises IllegalAction on an illegal move
+        n += 1
+        if n > max_actions:
+            raise RuntimeError(f"game {seed} did not finish in {max_actions} actions")
+    return st, times, n
+
+
+def _team_scores(st: GameState, full: bool) -> list[int]:
+    if full:
+        return list(st.scores)
+    return [int(t["total"]) for t in st.rounds[0]["teams"]]
+
+
+def run_one(args: tuple[str, str, str, int, int, bool, float]) -> GameResult:
+    preset, name_a, name_b, game_index, base_seed, full, budget = args
+    options = make_options(preset)
+    seats_a = a_seats(options, game_index)
+    policies: list[Policy] = []
+    for s in range(options.players):
+        name = name_a if s in seats_a else name_b
+        policies.append(make_policy(name, seed=base_seed * 1000 + game_index * 10 + s,
+                                    budget=budget))
+    seed = f"arena-{base_seed}-{game_index // deal_group(options)}"
+    st, times, n = play_game(options, seed, policies, full=full)
+    scores = _team_scores(st, full)
+    team_a = {s % options.teams for s in seats_a}
+    score_a = max(scores[t] for t in team_a)
+    score_b = max(scores[t] for t in range(options.teams) if t not in team_a)
+    by_policy: dict[str, list[float]] = {"A": [], "B": []}
+    for s, ts in times.items():
+        by_policy["A" if s in seats_a else "B"].extend(ts)
+    return GameResult(score_a, score_b, by_policy, n)
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    k = max(0, min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1))
+    return ordered[k]
+
+
+def _progress(done: int, total: int, wins: float, started: float) -> None:
+    width = 30
+    filled = int(width * done / total) if total else width
+    rate = wins / done if done else 0.0
+    elapsed = time.monotonic() - started
+    eta = elapsed / done * (total - done) if done else 0.0
+    sys.stderr.write(
+        f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} "
+        f"A wins {rate:6.1%}  {elapsed:5.0f}s elapsed, ~{eta:4.0f}s left"
+    )
+    sys.stderr.flush()
+
+
+def run_arena(
+    name_a: str,
+    name_b: str,
+    games: int,
+    preset: str = "classic",
+    full: bool = False,
+    seed: int = 1,
+    jobs: int = 1,
+    budget: float = 0.0,
+    progress: bool = True,
+) -> dict[str, float | int | str]:
+    tasks = [(preset, name_a, name_b, i, seed, full, budget) for i in range(games)]
+    results: list[GameResult] = []
+    started = time.monotonic()
+    wins = 0.0
+    if jobs > 1:
+        with multiprocessing.Pool(jobs) as pool:
+            for res in pool.imap_unordered(run_one, tasks):
+                results.append(res)
+                wins += res.outcome
+                if progress:
+                    _progress(len(results), games, wins, started)
+    else:
+        for t in tasks:
+            res = run_one(t)
+            results.append(res)
+            wins += res.outcome
+            if progress:
+                _progress(len(results), games, wins, started)
+    if progress:
+        sys.stderr.write("\n")
+    n = len(results)
+    low, high = wilson(wins, n)
+    diffs = [r.score_a - r.score_b for r in results]
+    times_a = [t for r in results for t in r.times["A"]]
+    times_b = [t for r in results for t in r.times["B"]]
+    return {
+        "a": name_a,
+        "b": name_b,
+        "preset": preset,
+        "unit": "games" if full else "hands",
+        "n": n,
+        "wins_a": wins,
+        "win_rate_a": wins / n if n else 0.0,
+        "ci_low": low,
+        "ci_high": high,
+        "mean_diff": statistics.fmean(diffs) if diffs else 0.0,
+        "p50_a_ms": percentile(times_a, 0.5) * 1000,
+        "p95_a_ms": percentile(times_a, 0.95) * 1000,
+        "p50_b_ms": percentile(times_b, 0.5) * 1000,
+        "p95_b_ms": percentile(times_b, 0.95) * 1000,
+        "decisions_a": len(times_a),
+        "decisions_b": len(times_b),
+    }
+
+
+def format_report(r: dict[str, float | int | str]) -> str:
+    return (
+        f"{r['a']} (A) vs {r['b']} (B), preset {r['preset']}, {r['n']} {r['unit']}\n"
+        f"  A win rate: {float(r['win_rate_a']):.1%}  "
+        f"(95% Wilson CI {float(r['ci_low']):.1%} .. {float(r['ci_high']):.1%}; ties count half)\n"
+        f"  mean score difference A - B per {str(r['unit'])[:-1]}: {float(r['mean_diff']):+.1f}\n"
+        f"  decision time A: p50 {float(r['p50_a_ms']):.2f} ms, p95 {float(r['p95_a_ms']):.2f} ms"
+        f" ({r['decisions_a']} decisions)\n"
+        f"  decision time B: p50 {float(r['p50_b_ms']):.2f} ms, p95 {float(r['p95_b_ms']):.2f} ms"
+        f" ({r['decisions_b']} decisions)"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description="Play two bot policies against each other.")
+    p.add_argument("--a", default="heuristic", help="policy or level A (random, heuristic, "
+                   "ismcts, easy, medium, hard)")
+    p.add_argument("--b", default="random", help="policy or level B")
+    p.add_argument("--games", type=int, default=100, help="rounds (or games with --full)")
+    p.add_argument("--preset", default="classic", choices=sorted(PRESETS))
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--hands", dest="full", action="store_false",
+                      help="each game is one round (default)")
+    mode.add_argument("--full", dest="full", action="store_true",
+                      help="play whole games to the target score")
+    p.set_defaults(full=False)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=1, help="worker processes")
+    p.add_argument("--budget", type=float, default=0.0,
+                   help="ismcts seconds per decision (0: the level's default)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    report = run_arena(
+        args.a, args.b, args.games, preset=args.preset, full=args.full, seed=args.seed,
+        jobs=args.jobs, budget=args.budget, progress=not args.quiet,
+    )
+    print(format_report(report))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

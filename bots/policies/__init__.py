@@ -1,0 +1,67 @@
+"""Pure bot policies (no Django): they see only a seat's view and the public history.
+
+Levels offered to players map onto policies and budgets:
+
+========  ==========================================  ============================
+level     policy                                      budget
+========  ==========================================  ============================
+easy      heuristic with 35% random legal moves       -
+medium    heuristic                                   -
+hard      ismcts (determinised search, heuristic      0.6 s per searched decision
+          rollouts)
+========  ==========================================  ============================
+"""
+
+from __future__ import annotations
+
+from .base import Policy, RandomPolicy, seat_legal_actions
+from .heuristic import HeuristicParams, HeuristicPolicy, heuristic_action
+from .ismcts import IsmctsPolicy
+from .observation import Observation, determinise, observation_from_state, observe, own_state
+
+LEVELS: dict[str, str] = {"easy": "easy", "medium": "heuristic", "hard": "ismcts"}
+HARD_BUDGET = 0.6  # seconds per searched decision at the ``hard`` level
+EASY_EPSILON = 0.35
+POLICY_NAMES = ("random", "heuristic", "ismcts", "easy", "medium", "hard")
+
+
+def make_policy(name: str, seed: int | None = None, budget: float = 0.0) -> Policy:
+    """A policy by name (``random``, ``heuristic``, ``ismcts``) or level (``easy``, ``medium``,
+    ``hard``). ``budget`` (seconds) overrides the ismcts time per searched decision."""
+    name = LEVELS.get(name, name)
+    if name == "random":
+        return RandomPolicy(seed)
+    if name == "heuristic":
+        return HeuristicPolicy(seed)
+    if name == "easy":
+        return HeuristicPolicy(seed, epsilon=EASY_EPSILON)
+    if name == "ismcts":
+        return IsmctsPolicy(seed, time_budget=budget or HARD_BUDGET)
+    raise ValueError(f"unknown policy '{name}'; choose one of {', '.join(POLICY_NAMES)}")
+
+
+def policy_for_level(level: str, seed: int | None = None) -> Policy:
+    if level not in LEVELS:
+        raise ValueError(f"unknown bot level '{level}'; choose one of {', '.join(LEVELS)}")
+    return make_policy(level, seed)
+
+
+__all__ = [
+    "HARD_BUDGET",
+    "LEVELS",
+    "POLICY_NAMES",
+    "HeuristicParams",
+    "HeuristicPolicy",
+    "IsmctsPolicy",
+    "Observation",
+    "Policy",
+    "RandomPolicy",
+    "determinise",
+    "heuristic_action",
+    "make_policy",
+    "observation_from_state",
+    "observe",
+    "own_state",
+    "policy_for_level",
+    "seat_legal_actions",
+]
