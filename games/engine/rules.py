@@ -103,14 +103,16 @@ def new_game(options: Options, seed: str, events: Events = None) -> GameState:
     return st
 
 
-def _deal_round(st: GameState, events: Events) -> None:
+def _deal_round(st: GameState, events: Events, deck: list[int] | None = None) -> None:
+    """Deal the next round; ``deck`` (top = last) replaces the seeded shuffle in set-ups."""
     opts = st.options
     players = opts.players
     st.round_no += 1
     st.dealer = (st.dealer + 1) % players if st.round_no > 1 else players - 1
-    deck = list(FULL_DECK)
     seed = round_seed(st.seed, st.round_no)
-    random.Random(seed).shuffle(deck)
+    if deck is None:
+        deck = list(FULL_DECK)
+        random.Random(seed).shuffle(deck)
     st.stock = deck
     st.hands = [[] for _ in range(players)]
     for _ in range(opts.hand_size):
