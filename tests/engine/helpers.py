@@ -26,6 +26,7 @@ from games.engine.position import position
 
 __all__ = [
     "cards",
+    "meld_text",
     "discard",
     "group",
     "hand",
@@ -86,3 +87,8 @@ def refused(st: GameState, action: Action, code: str) -> EngineError:
     assert json.dumps(st.to_dict(), sort_keys=True) == before
     assert action not in listed
     return info.value
+
+
+def meld_text(st: GameState, team: int, rank: str) -> str:
+    """The team's meld of ``rank`` as sorted card text ("" when there is none)."""
+    return text(st.melds[team].get(parse_rank(rank), []))
