@@ -156,6 +156,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "HealthStatusEnum": "canasta_service.health.HealthStatus",
         "CheckStatusEnum": "canasta_service.health.CheckStatus",
+        "GameStatusEnum": "games.models.GameStatus",
+        "BotLevelEnum": "games.models.BotLevel",
     },
 }
 

@@ -10,6 +10,7 @@ api_v1 = [
     path("health/", HealthApi.as_view(), name="health"),
     path("health/probe/", WorkerProbeCreateApi.as_view(), name="health-probe"),
     path("health/probe/<slug:token>/", WorkerProbeDetailApi.as_view(), name="health-probe-detail"),
+    path("", include("games.api.urls")),
 ]
 
 urlpatterns = [

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.db import models
 
 
@@ -13,3 +14,212 @@ class WorkerProbe(models.Model):
 
     def __str__(self) -> str:
         return f"WorkerProbe({self.token})"
+
+
+# ============================================================================== the game service
+# A game is its options, its seed and its move log (GameEvent). Game.snapshot, Meld and
+# RoundScore are projections of the log, written in the same transaction as each event.
+
+
+class Player(models.Model):
+    """A person who plays: a Django user (token auth) with a display name."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="player"
+    )
+    display_name = models.CharField(max_length=40)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.display_name} (#{self.pk})"
+
+
+class GameStatus(models.TextChoices):
+    LOBBY = "lobby"
+    ACTIVE = "active"
+    FINISHED = "finished"
+    ABANDONED = "abandoned"
+
+
+class BotLevel(models.TextChoices):
+    EASY = "easy"
+    MEDIUM = "medium"
+    HARD = "hard"
+
+
+class EventSource(models.TextChoices):
+    PLAYER = "player"
+    BOT = "bot"
+    TIMER = "timer"
+    SYSTEM = "system"
+
+
+class Game(models.Model):
+    preset = models.CharField(max_length=32)
+    options = models.JSONField(help_text="The full engine options (preset plus overrides).")
+    status = models.CharField(
+        max_length=16, choices=GameStatus.choices, default=GameStatus.LOBBY, db_index=True
+    )
+    version = models.PositiveIntegerField(default=0, help_text="The seq of the last GameEvent.")
+    snapshot = models.JSONField(
+        null=True, blank=True, help_text="Engine state after the last event: a cache, never served."
+    )
+    rules_version = models.CharField(max_length=16)
+    seed = models.CharField(max_length=64, help_text="Secret until the game ends.")
+    is_public = models.BooleanField(default=True)
+    join_code = models.CharField(max_length=16, unique=True)
+    created_by = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="games_created")
+    to_act = models.SmallIntegerField(null=True, blank=True, help_text="Seat to act (cache).")
+    winner_team = models.SmallIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        indexes = [models.Index(fields=["status", "is_public"], name="game_status_public_idx")]
+
+    def __str__(self) -> str:
+        return f"Game #{self.pk} ({self.preset}, {self.status}, v{self.version})"
+
+    @property
+    def players(self) -> int:
+        return int(self.options["players"])
+
+
+class Seat(models.Model):
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    index = models.PositiveSmallIntegerField()
+    team = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(
+        Player, null=True, blank=True, on_delete=models.PROTECT, related_name="seats"
+    )
+    bot_level = models.CharField(max_length=8, choices=BotLevel.choices, null=True, blank=True)
+    joined_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("game", "index")
+        constraints = [
+            models.UniqueConstraint(fields=["game", "index"], name="seat_unique_index"),
+            models.UniqueConstraint(
+                fields=["game", "player"],
+                condition=models.Q(player__isnull=False),
+                name="seat_unique_player",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(player__isnull=True) | models.Q(bot_level__isnull=True),
+                name="seat_player_or_bot",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        who = self.player or (f"bot:{self.bot_level}" if self.bot_level else "empty")
+        return f"Game #{self.game_id} seat {self.index}: {who}"
+
+    @property
+    def is_bot(self) -> bool:
+        return self.bot_level is not None
+
+    @property
+    def is_empty(self) -> bool:
+        return self.player_id is None and self.bot_level is None
+
+
+class Meld(models.Model):
+    """A meld on the table in the current round (projection of the snapshot)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="melds")
+    team = models.PositiveSmallIntegerField()
+    rank = models.CharField(max_length=2, help_text="3, 4..10, J, Q, K, A, or W for wild cards.")
+    cards = models.JSONField(help_text="The meld's cards in text form.")
+    natural_count = models.PositiveSmallIntegerField()
+    wild_count = models.PositiveSmallIntegerField()
+    is_canasta = models.BooleanField()
+
+    class Meta:
+        ordering = ("game", "team", "rank")
+        constraints = [
+            models.UniqueConstraint(fields=["game", "team", "rank"], name="meld_unique_rank")
+        ]
+
+    def __str__(self) -> str:
+        return f"Game #{self.game_id} team {self.team} meld {self.rank} ({len(self.cards)})"
+
+
+class RoundScore(models.Model):
+    """One team's score for one finished round, every component (the scorecard)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="round_scores")
+    round_no = models.PositiveSmallIntegerField()
+    team = models.PositiveSmallIntegerField()
+    dealer = models.PositiveSmallIntegerField()
+    reason = models.CharField(max_length=32, help_text="went_out, stock_exhausted, ...")
+    went_out = models.SmallIntegerField(null=True, blank=True, help_text="Seat that went out.")
+    concealed = models.BooleanField(default=False)
+    meld_cards = models.IntegerField()
+    hand_cards = models.IntegerField()
+    natural_canastas = models.IntegerField()
+    mixed_canastas = models.IntegerField()
+    wild_canastas = models.IntegerField()
+    red_threes = models.IntegerField()
+    going_out = models.IntegerField()
+    concealed_bonus = models.IntegerField()
+    total = models.IntegerField()
+    cumulative = models.IntegerField()
+
+    class Meta:
+        ordering = ("game", "round_no", "team")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["game", "round_no", "team"], name="roundscore_unique_team"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Game #{self.game_id} round {self.round_no} team {self.team}: {self.total}"
+
+
+class GameEvent(models.Model):
+    """The append-only move log: seq 1 is ``game_started``, then one row per applied action.
+
+    ``payload`` is the action's text form (for ``game_started``: public facts of the deal);
+    ``effects`` are the engine events it caused, each ``{kind, seat, public, private}`` where
+    ``private`` maps a seat number (as text) to what only that seat may see.
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    seat = models.SmallIntegerField(null=True, blank=True)
+    type = models.CharField(max_length=32)
+    source = models.CharField(max_length=8, choices=EventSource.choices, default=EventSource.PLAYER)
+    payload = models.JSONField(default=dict)
+    effects = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("game", "seq")
+        constraints = [models.UniqueConstraint(fields=["game", "seq"], name="gameevent_unique_seq")]
+
+    def __str__(self) -> str:
+        return f"Game #{self.game_id} #{self.seq} {self.type}"
+
+
+class IdempotencyRecord(models.Model):
+    """The first response to an action request sent with an ``Idempotency-Key`` header."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="idempotency")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="idempotency")
+    key = models.CharField(max_length=255)
+    request_hash = models.CharField(max_length=64)
+    response_status = models.PositiveSmallIntegerField()
+    response_body = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["player", "key"], name="idempotency_unique_key")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} by player #{self.player_id}"

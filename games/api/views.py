@@ -1,0 +1,421 @@
+"""Thin views: parse and authorise the request, call a service or a selector, render.
+
+Every game endpoint needs a token (``Authorization: Token <token>``) except guest sign-up.
+Errors are raised as ``ServiceError``s and rendered as problem documents by the central handler.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.generics import GenericAPIView
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from canasta_service.problems import PROBLEM_CONTENT_TYPE
+from games import selectors, services
+from games.api import examples
+from games.api.serializers import (
+    ActionCreateSerializer,
+    ActionResultSerializer,
+    GameCreateSerializer,
+    GameDetailSerializer,
+    GameEventListSerializer,
+    GameEventParamsSerializer,
+    GameJoinByCodeSerializer,
+    GameJoinSerializer,
+    GameListParamsSerializer,
+    GameProblemSerializer,
+    GameStartSerializer,
+    GameSummarySerializer,
+    PlayerCreatedSerializer,
+    PlayerCreateSerializer,
+    PlayerMeSerializer,
+    RulesSerializer,
+    ScorecardSerializer,
+)
+from games.engine import ACTION_TYPES, PRESETS, RULES_VERSION, describe_options
+from games.models import BotLevel, Game, Player
+
+_PROBLEM_TEXT = {
+    400: "Bad request: `invalid_request` (see `errors`), `malformed_body`, or an engine code "
+    "such as `invalid_action` / `invalid_option`.",
+    401: "No or wrong token: `not_authenticated`, `authentication_failed`.",
+    403: "Not allowed: e.g. `not_seated`, `not_your_turn`, `not_game_creator`, "
+    "`join_code_invalid`.",
+    404: "`not_found`: no such game, or a private game you are not at.",
+    409: "Conflict with the game's state: e.g. `stale_version` (with `current_version`), "
+    "`game_not_active`, `game_already_started`, `seat_taken`, `game_full`, `seats_empty`, "
+    "`already_seated`.",
+    422: "A rule refuses it: an engine code such as `wrong_phase` or `meld_too_small`, "
+    "`game_over`, or `idempotency_key_reused`.",
+}
+
+
+def problems(*statuses: int) -> dict[tuple[int, str], OpenApiResponse]:
+    """Problem-document responses for ``@extend_schema(responses=...)``."""
+    return {
+        (code, PROBLEM_CONTENT_TYPE): OpenApiResponse(
+            response=GameProblemSerializer,
+            description=_PROBLEM_TEXT[code],
+            examples=[examples.PROBLEMS[code]],
+        )
+        for code in statuses
+    }
+
+
+def player_of(request: Request) -> Player:
+    """The requester's player profile (made on first use for users created elsewhere)."""
+    user = request.user
+    player = getattr(user, "player", None)
+    if player is None:
+        player, _ = Player.objects.get_or_create(
+            user=user, defaults={"display_name": user.get_username()[:40]}
+        )
+    return player
+
+
+GAME_ID = OpenApiParameter(
+    "game_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="Game id"
+)
+
+
+# ============================================================================== players
+class PlayerCreateApi(APIView):
+    authentication_classes: list[Any] = []
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="players_create",
+        tags=["players"],
+        summary="Sign up as a guest",
+        description="Creates a player with a display name and returns its API token.",
+        request=PlayerCreateSerializer,
+        responses={201: PlayerCreatedSerializer, **problems(400)},
+        examples=[examples.PLAYER_CREATE, examples.PLAYER_CREATED],
+        auth=[],
+    )
+    def post(self, request: Request) -> Response:
+        data = PlayerCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        player, token = services.player_create(display_name=data.validated_data["display_name"])
+        body = {"id": player.pk, "display_name": player.display_name, "token": token}
+        return Response(PlayerCreatedSerializer(body).data, status=status.HTTP_201_CREATED)
+
+
+class PlayerMeApi(APIView):
+    @extend_schema(
+        operation_id="players_me",
+        tags=["players"],
+        summary="Who am I",
+        responses={200: PlayerMeSerializer, **problems(401)},
+    )
+    def get(self, request: Request) -> Response:
+        player = player_of(request)
+        body = {
+            "id": player.pk,
+            "display_name": player.display_name,
+            "created_at": player.created_at,
+        }
+        return Response(PlayerMeSerializer(body).data)
+
+
+# ============================================================================== rules
+class RulesApi(APIView):
+    @extend_schema(
+        operation_id="rules_get",
+        tags=["rules"],
+        summary="Presets, options and action types",
+        description="What a client needs to offer table settings: each preset's options and "
+        "each option's type, allowed values and default.",
+        responses={200: RulesSerializer, **problems(401)},
+    )
+    def get(self, request: Request) -> Response:
+        body = {
+            "rules_version": RULES_VERSION,
+            "presets": {name: opts.to_dict() for name, opts in PRESETS.items()},
+            "options": describe_options(),
+            "action_types": list(ACTION_TYPES),
+            "bot_levels": list(BotLevel.values),
+        }
+        return Response(RulesSerializer(body).data)
+
+
+# ============================================================================== games
+class GamePagination(PageNumberPagination):
+    page_size = 20
+    page_size_query_param = "page_size"
+    max_page_size = 100
+
+
+class GameListCreateApi(GenericAPIView[Any]):
+    pagination_class = GamePagination
+    serializer_class = GameSummarySerializer
+
+    @extend_schema(
+        operation_id="games_list",
+        tags=["games"],
+        summary="List open public tables (or your own games)",
+        description="Public tables waiting for players, newest first. With `mine=true`: every "
+        "game you created or sit at, whatever its status.",
+        parameters=[
+            OpenApiParameter("preset", str, enum=list(PRESETS), description="Only this preset."),
+            OpenApiParameter("players", int, enum=[2, 3, 4], description="Only tables of N seats."),
+            OpenApiParameter(
+                "seats_free", int, description="Only tables with at least this many free seats."
+            ),
+            OpenApiParameter("mine", bool, description="Your games instead of open tables."),
+        ],
+        responses={200: GameSummarySerializer(many=True), **problems(400, 401)},
+    )
+    def get(self, request: Request) -> Response:
+        params = GameListParamsSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        filters = params.validated_data
+        if filters.get("mine"):
+            qs = selectors.game_list_mine(player=player_of(request))
+        else:
+            qs = selectors.game_list_open(
+                preset=filters.get("preset"),
+                players=filters.get("players"),
+                seats_free=filters.get("seats_free"),
+            )
+        page = self.paginate_queryset(qs)
+        rows = [selectors.game_summary(g) for g in (page if page is not None else qs)]
+        return self.get_paginated_response(GameSummarySerializer(rows, many=True).data)
+
+    @extend_schema(
+        operation_id="games_create",
+        tags=["games"],
+        summary="Create a table",
+        description="A new table in the lobby. Seats come from the preset's (or the options') "
+        "`players`; `bots` reserves seats for bots; you sit at `seat` unless `spectate`. "
+        "Private tables (`is_public: false`) are not listed and need the `join_code`.",
+        request=GameCreateSerializer,
+        responses={201: GameDetailSerializer, **problems(400, 401, 409)},
+        examples=[examples.GAME_CREATE, examples.GAME_CREATE_BOTS],
+    )
+    def post(self, request: Request) -> Response:
+        data = GameCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        player = player_of(request)
+        game = services.game_create(
+            creator=player,
+            preset=v["preset"],
+            options=v["options"],
+            is_public=v["is_public"],
+            bots=[
+                services.BotSeatSpec(seat=b["seat"], level=b["level"]) for b in v.get("bots", [])
+            ],
+            seat=v.get("seat"),
+            spectate=v["spectate"],
+        )
+        return _detail(game, player, status.HTTP_201_CREATED)
+
+
+def _detail(game: Game, player: Player, code: int = status.HTTP_200_OK) -> Response:
+    """The game as ``player`` sees it now (re-read: bots may have played since the service)."""
+    fresh = Game.objects.select_related("created_by").get(pk=game.pk)
+    body = selectors.game_detail_get(game=fresh, player=player)
+    return Response(GameDetailSerializer(body).data, status=code)
+
+
+class GameDetailApi(APIView):
+    @extend_schema(
+        operation_id="games_retrieve",
+        tags=["games"],
+        summary="The game as you may see it",
+        description="Your own hand, every other hand as a count, the stock as a count, the "
+        "legal actions when you are to act. Spectators (not seated) see no hand.",
+        parameters=[GAME_ID],
+        responses={200: GameDetailSerializer, **problems(401, 404)},
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        player = player_of(request)
+        game = selectors.game_get_visible(game_id=game_id, player=player)
+        return _detail(game, player)
+
+
+class GameJoinApi(APIView):
+    @extend_schema(
+        operation_id="games_join",
+        tags=["seats"],
+        summary="Sit at a table",
+        description="Takes `seat` (or the lowest free seat). A private table needs its "
+        "`join_code`.",
+        parameters=[GAME_ID],
+        request=GameJoinSerializer,
+        responses={200: GameDetailSerializer, **problems(400, 401, 403, 404, 409)},
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        data = GameJoinSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        player = player_of(request)
+        game = services.game_join(
+            player=player,
+            game_id=game_id,
+            join_code=data.validated_data.get("join_code"),
+            seat=data.validated_data.get("seat"),
+        )
+        return _detail(game, player)
+
+
+class GameJoinByCodeApi(APIView):
+    @extend_schema(
+        operation_id="games_join_by_code",
+        tags=["seats"],
+        summary="Sit at a table through its join link",
+        description="The join link of a table (public or private) is "
+        "`/api/v1/games/join/{join_code}/`.",
+        parameters=[
+            OpenApiParameter("join_code", str, OpenApiParameter.PATH, description="Join code")
+        ],
+        request=GameJoinByCodeSerializer,
+        responses={200: GameDetailSerializer, **problems(400, 401, 404, 409)},
+    )
+    def post(self, request: Request, join_code: str) -> Response:
+        data = GameJoinByCodeSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        player = player_of(request)
+        game = services.game_join(
+            player=player, join_code=join_code, seat=data.validated_data.get("seat")
+        )
+        return _detail(game, player)
+
+
+class GameLeaveApi(APIView):
+    @extend_schema(
+        operation_id="games_leave",
+        tags=["seats"],
+        summary="Leave your seat before the game starts",
+        parameters=[GAME_ID],
+        request=None,
+        responses={200: GameDetailSerializer, **problems(401, 403, 404, 409)},
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        player = player_of(request)
+        game = services.game_leave(game_id=game_id, player=player)
+        return _detail(game, player)
+
+
+class GameStartApi(APIView):
+    @extend_schema(
+        operation_id="games_start",
+        tags=["seats"],
+        summary="Start the game (creator only)",
+        description="Deals the first round. Empty seats are refused (409 `seats_empty`) unless "
+        "`fill_with_bots`, which gives them to bots of `bot_level`.",
+        parameters=[GAME_ID],
+        request=GameStartSerializer,
+        responses={200: GameDetailSerializer, **problems(400, 401, 403, 404, 409)},
+        examples=[examples.GAME_START],
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        data = GameStartSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        player = player_of(request)
+        game = services.game_start(
+            game_id=game_id,
+            player=player,
+            fill_with_bots=data.validated_data["fill_with_bots"],
+            bot_level=data.validated_data["bot_level"],
+        )
+        return _detail(game, player)
+
+
+class GameActionCreateApi(APIView):
+    @extend_schema(
+        operation_id="games_actions_create",
+        tags=["play"],
+        summary="Play an action for your seat",
+        description="Send the action with the `version` you chose it against. A stale version "
+        "is refused with 409 `stale_version` and `current_version`. With an `Idempotency-Key` "
+        "header a retry is safe: the same key and body return the first response (header "
+        "`Idempotent-Replayed: true`); the same key with another body is 422 "
+        "`idempotency_key_reused`. Only applied actions are remembered. Concurrent actions on "
+        "one game are serialised: exactly one of two racing requests is applied.",
+        parameters=[
+            GAME_ID,
+            OpenApiParameter(
+                "Idempotency-Key",
+                str,
+                OpenApiParameter.HEADER,
+                required=False,
+                description="A unique key per intended action (at most 255 characters).",
+            ),
+        ],
+        request=ActionCreateSerializer,
+        responses={
+            201: OpenApiResponse(
+                ActionResultSerializer,
+                description="Applied (or the replay of the first response to this key).",
+            ),
+            **problems(400, 401, 403, 404, 409, 422),
+        },
+        examples=examples.ACTIONS,
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        data = ActionCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        player = player_of(request)
+        selectors.game_get_visible(game_id=game_id, player=player)
+        result = services.game_action_apply(
+            game_id=game_id,
+            seat=None,
+            action=data.validated_data["action"],
+            expected_version=data.validated_data["expected_version"],
+            player=player,
+            idempotency_key=request.headers.get("Idempotency-Key"),
+        )
+        headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
+        return Response(result.body, status=result.status, headers=headers)
+
+
+class GameEventListApi(APIView):
+    @extend_schema(
+        operation_id="games_events_list",
+        tags=["play"],
+        summary="The move log after event N, as you may see it",
+        description="Events with seq > `after`, oldest first. Each is redacted for you: an "
+        "opponent's draw shows that cards were drawn, not which; your own hand at each deal "
+        "and your own draws are included.",
+        parameters=[
+            GAME_ID,
+            OpenApiParameter("after", int, description="Return events after this seq (0)."),
+            OpenApiParameter("limit", int, description="At most this many (200, max 500)."),
+        ],
+        responses={200: GameEventListSerializer, **problems(400, 401, 404)},
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        params = GameEventParamsSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        player = player_of(request)
+        game = selectors.game_get_visible(game_id=game_id, player=player)
+        body = selectors.game_events_list(
+            game=game,
+            player=player,
+            after=params.validated_data["after"],
+            limit=params.validated_data["limit"],
+        )
+        return Response(GameEventListSerializer(body).data)
+
+
+class GameScorecardApi(APIView):
+    @extend_schema(
+        operation_id="games_scorecard",
+        tags=["play"],
+        summary="Scores per round and cumulative, every component",
+        parameters=[GAME_ID],
+        responses={200: ScorecardSerializer, **problems(401, 404)},
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        player = player_of(request)
+        game = selectors.game_get_visible(game_id=game_id, player=player)
+        return Response(ScorecardSerializer(selectors.game_scorecard_get(game=game)).data)

@@ -1,0 +1,143 @@
+"""The game service's refusals: ``ServiceError`` subclasses with stable codes.
+
+Services raise these (or let an engine refusal through ``engine_error``); the central handler in
+``canasta_service.exceptions`` turns them into RFC 9457 problem documents. ``SERVICE_ERROR_CODES``
+and the engine's ``ERROR_CODES`` together are the catalogue the OpenAPI schema documents.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from canasta_service.exceptions import ServiceError
+from games.engine import ERROR_CODES, EngineError, InvalidOptions
+
+
+class GameNotFound(ServiceError):
+    code = "not_found"
+    status = 404
+    default_message = "There is no such game (or it is private and you are not at its table)."
+
+
+class StaleVersion(ServiceError):
+    code = "stale_version"
+    status = 409
+    default_message = "The game has moved on since this action was made; reload and try again."
+
+    def __init__(self, current_version: int) -> None:
+        super().__init__(
+            f"The action was made against an older version; the game is at version "
+            f"{current_version}.",
+            extra={"current_version": current_version},
+        )
+
+
+class GameNotActive(ServiceError):
+    code = "game_not_active"
+    status = 409
+    default_message = "The game is not being played (it has not started or was abandoned)."
+
+
+class GameAlreadyStarted(ServiceError):
+    code = "game_already_started"
+    status = 409
+    default_message = "The game has already started; seats can no longer change."
+
+
+class GameFull(ServiceError):
+    code = "game_full"
+    status = 409
+    default_message = "Every seat at this table is taken."
+
+
+class SeatTaken(ServiceError):
+    code = "seat_taken"
+    status = 409
+    default_message = "That seat is already taken."
+
+
+class SeatsEmpty(ServiceError):
+    code = "seats_empty"
+    status = 409
+    default_message = "Some seats are empty; fill them with bots or wait for players."
+
+
+class AlreadySeated(ServiceError):
+    code = "already_seated"
+    status = 409
+    default_message = "You already occupy a seat at this table."
+
+
+class InvalidSeat(ServiceError):
+    code = "invalid_seat"
+    status = 400
+    default_message = "There is no seat with that number at this table."
+
+
+class NotSeated(ServiceError):
+    code = "not_seated"
+    status = 403
+    default_message = "You do not occupy a seat at this table."
+
+
+class NotGameCreator(ServiceError):
+    code = "not_game_creator"
+    status = 403
+    default_message = "Only the player who created the table may start it."
+
+
+class JoinCodeInvalid(ServiceError):
+    code = "join_code_invalid"
+    status = 403
+    default_message = "This table is private: a valid join code is needed to sit at it."
+
+
+class IdempotencyKeyReused(ServiceError):
+    code = "idempotency_key_reused"
+    status = 422
+    default_message = "This Idempotency-Key was already used with a different request."
+
+
+def engine_error(exc: EngineError) -> ServiceError:
+    """The one mapping of an engine refusal to HTTP: 400 unreadable, 403 not your turn, 422 rule.
+
+    ``invalid_option`` problems name the option in an ``option`` member.
+    """
+    extra: dict[str, Any] = {}
+    if isinstance(exc, InvalidOptions):
+        extra["option"] = exc.option
+    status = engine_error_status(exc.code)
+    return ServiceError(exc.message, code=exc.code, status=status, extra=extra)
+
+
+# Every service error code with its status and meaning (documented in the OpenAPI schema).
+SERVICE_ERRORS: tuple[type[ServiceError], ...] = (
+    StaleVersion,
+    GameNotActive,
+    GameAlreadyStarted,
+    GameFull,
+    SeatTaken,
+    SeatsEmpty,
+    AlreadySeated,
+    InvalidSeat,
+    NotSeated,
+    NotGameCreator,
+    JoinCodeInvalid,
+    IdempotencyKeyReused,
+)
+SERVICE_ERROR_CODES: dict[str, tuple[int, str]] = {
+    cls.code: (cls.status, cls.default_message) for cls in SERVICE_ERRORS
+}
+
+
+def engine_error_status(code: str) -> int:
+    if code in ("invalid_option", "invalid_action"):
+        return 400
+    if code == "not_your_turn":
+        return 403
+    return 422
+
+
+ENGINE_ERROR_CODES: dict[str, tuple[int, str]] = {
+    code: (engine_error_status(code), text) for code, text in ERROR_CODES.items()
+}

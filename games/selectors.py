@@ -1,0 +1,268 @@
+"""Reads: what a requester may see of games, their events and their scorecards.
+
+Hidden cards leave the server only through the engine's player view (``player_view``,
+``event_view``): a seat sees its own hand and its own private event parts, everyone else sees
+counts. The snapshot and the seed are never served (the seed only once the game is over, so
+the deal can be checked against the published commitments).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+from rest_framework.utils.encoders import JSONEncoder
+
+from games import errors
+from games.engine import Event, GameState, seed_commitment
+from games.engine.view import event_view, player_view
+from games.models import Game, GameEvent, GameStatus, Player, RoundScore, Seat
+
+SCORE_COMPONENTS = (
+    "meld_cards",
+    "hand_cards",
+    "natural_canastas",
+    "mixed_canastas",
+    "wild_canastas",
+    "red_threes",
+    "going_out",
+    "concealed_bonus",
+)
+
+
+# ============================================================================== games
+def game_get_visible(*, game_id: int, player: Player) -> Game:
+    """The game if ``player`` may look at it: public tables to everyone, private ones only to
+    their creator and seated players (others get 404, as if it did not exist)."""
+    game = Game.objects.select_related("created_by").filter(pk=game_id).first()
+    if game is None:
+        raise errors.GameNotFound()
+    insider = game.created_by_id == player.pk or game.seats.filter(player=player).exists()
+    if not game.is_public and not insider:
+        raise errors.GameNotFound()
+    return game
+
+
+def viewer_seat_get(*, game: Game, player: Player | None) -> int | None:
+    if player is None:
+        return None
+    return game.seats.filter(player=player).values_list("index", flat=True).first()
+
+
+def _seats(game: Game) -> list[Seat]:
+    return list(game.seats.select_related("player").order_by("index"))
+
+
+def seat_view(seat: Seat) -> dict[str, Any]:
+    if seat.player is not None:
+        kind = "player"
+    elif seat.bot_level:
+        kind = "bot"
+    else:
+        kind = "empty"
+    return {
+        "index": seat.index,
+        "team": seat.team,
+        "kind": kind,
+        "player": (
+            {"id": seat.player.pk, "display_name": seat.player.display_name}
+            if seat.player is not None
+            else None
+        ),
+        "bot_level": seat.bot_level,
+    }
+
+
+def game_state_get(game: Game) -> GameState | None:
+    """The engine state from the snapshot (None before the deal)."""
+    return GameState.from_dict(game.snapshot) if game.snapshot else None
+
+
+def game_detail_get(*, game: Game, player: Player | None) -> dict[str, Any]:
+    """Everything ``player`` may know about ``game``, with the table as their seat sees it."""
+    seats = _seats(game)
+    mine = next((s.index for s in seats if player is not None and s.player_id == player.pk), None)
+    insider = mine is not None or (player is not None and game.created_by_id == player.pk)
+    state = game_state_get(game)
+    started = game.status != GameStatus.LOBBY and state is not None
+    return {
+        "id": game.pk,
+        "preset": game.preset,
+        "options": game.options,
+        "status": game.status,
+        "is_public": game.is_public,
+        "version": game.version,
+        "rules_version": game.rules_version,
+        "created_by": {"id": game.created_by.pk, "display_name": game.created_by.display_name},
+        "created_at": game.created_at,
+        "started_at": game.started_at,
+        "finished_at": game.finished_at,
+        "join_code": game.join_code if insider else None,
+        "your_seat": mine,
+        "seats": [seat_view(s) for s in seats],
+        "seed_commitment": seed_commitment(game.seed) if started else None,
+        "seed": game.seed if game.status == GameStatus.FINISHED else None,
+        "winner_team": game.winner_team,
+        "state": player_view(state, mine) if started and state is not None else None,
+    }
+
+
+def game_list_open(
+    *,
+    preset: str | None = None,
+    players: int | None = None,
+    seats_free: int | None = None,
+) -> QuerySet[Game]:
+    """Public tables waiting in the lobby with at least one free seat (or ``seats_free``),
+    newest first, each annotated with ``free_seats``."""
+    qs = (
+        Game.objects.filter(status=GameStatus.LOBBY, is_public=True)
+        .select_related("created_by")
+        .annotate(
+            free_seats=Count(
+                "seats", filter=Q(seats__player__isnull=True, seats__bot_level__isnull=True)
+            )
+        )
+        .filter(free_seats__gte=max(1, seats_free or 1))
+    )
+    if preset:
+        qs = qs.filter(preset=preset)
+    if players:
+        qs = qs.filter(options__players=players)
+    return qs.order_by("-created_at", "-id")
+
+
+def game_list_mine(*, player: Player) -> QuerySet[Game]:
+    """Every game ``player`` created or sits at, any status, newest first."""
+    return (
+        Game.objects.filter(Q(created_by=player) | Q(seats__player=player))
+        .distinct()
+        .select_related("created_by")
+        .annotate(
+            free_seats=Count(
+                "seats", filter=Q(seats__player__isnull=True, seats__bot_level__isnull=True)
+            )
+        )
+        .order_by("-created_at", "-id")
+    )
+
+
+def game_summary(game: Game) -> dict[str, Any]:
+    """One line of the table list (no cards, no code)."""
+    return {
+        "id": game.pk,
+        "preset": game.preset,
+        "players": game.players,
+        "target_score": game.options.get("target_score"),
+        "status": game.status,
+        "is_public": game.is_public,
+        "free_seats": getattr(game, "free_seats", None)
+        if getattr(game, "free_seats", None) is not None
+        else sum(1 for s in game.seats.all() if s.is_empty),
+        "version": game.version,
+        "created_by": {"id": game.created_by.pk, "display_name": game.created_by.display_name},
+        "created_at": game.created_at,
+        "seats": [seat_view(s) for s in _seats(game)],
+    }
+
+
+# ============================================================================== events
+def effects_from_json(effects: list[dict[str, Any]]) -> list[Event]:
+    """The stored form of engine events (``GameEvent.effects``) back as engine Events."""
+    return [
+        Event(
+            kind=e["kind"],
+            seat=e["seat"],
+            public=dict(e["public"]),
+            private={int(s): dict(part) for s, part in e["private"].items()},
+        )
+        for e in effects
+    ]
+
+
+def event_view_get(event: GameEvent, viewer: int | None) -> dict[str, Any]:
+    """One log entry as ``viewer`` (a seat, or None for a spectator) may see it."""
+    return {
+        "seq": event.seq,
+        "type": event.type,
+        "seat": event.seat,
+        "source": event.source,
+        "created_at": event.created_at,
+        "payload": event.payload,
+        "effects": [event_view(e, viewer) for e in effects_from_json(event.effects)],
+    }
+
+
+EVENTS_PAGE_MAX = 500
+
+
+def game_events_list(
+    *, game: Game, player: Player | None, after: int = 0, limit: int = 200
+) -> dict[str, Any]:
+    """Log entries with seq > ``after`` (at most ``limit``), redacted for the requester."""
+    viewer = viewer_seat_get(game=game, player=player)
+    limit = max(1, min(limit, EVENTS_PAGE_MAX))
+    rows = list(game.events.filter(seq__gt=after).order_by("seq")[: limit + 1])
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return {
+        "game": game.pk,
+        "version": game.version,
+        "viewer": viewer,
+        "events": [event_view_get(e, viewer) for e in rows],
+        "has_more": more,
+    }
+
+
+def action_response_build(*, game: Game, event: GameEvent, player: Player) -> dict[str, Any]:
+    """The answer to an applied action: the new event and the game as the actor now sees it.
+
+    JSON-ready (it is also stored as the idempotent replay of the request).
+    """
+    detail = game_detail_get(game=game, player=player)
+    body = {"event": event_view_get(event, event.seat), "game": detail}
+    return json.loads(json.dumps(body, cls=JSONEncoder))
+
+
+# ============================================================================== scorecard
+def game_scorecard_get(*, game: Game) -> dict[str, Any]:
+    """Every finished round with each team's score components, round total and cumulative."""
+    seats = _seats(game)
+    teams = max(s.team for s in seats) + 1 if seats else 0
+    rounds: dict[int, dict[str, Any]] = {}
+    for row in RoundScore.objects.filter(game=game).order_by("round_no", "team"):
+        entry = rounds.setdefault(
+            row.round_no,
+            {
+                "round": row.round_no,
+                "dealer": row.dealer,
+                "reason": row.reason,
+                "went_out": row.went_out,
+                "concealed": row.concealed,
+                "teams": [],
+            },
+        )
+        entry["teams"].append(
+            {
+                "team": row.team,
+                **{name: getattr(row, name) for name in SCORE_COMPONENTS},
+                "total": row.total,
+                "cumulative": row.cumulative,
+            }
+        )
+    ordered = [rounds[k] for k in sorted(rounds)]
+    totals = [0] * teams
+    if ordered:
+        totals = [t["cumulative"] for t in ordered[-1]["teams"]]
+    return {
+        "game": game.pk,
+        "status": game.status,
+        "target_score": game.options.get("target_score"),
+        "teams": [
+            {"team": t, "seats": [s.index for s in seats if s.team == t]} for t in range(teams)
+        ],
+        "rounds": ordered,
+        "totals": totals,
+        "winner_team": game.winner_team,
+    }

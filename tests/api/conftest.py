@@ -1,0 +1,112 @@
+"""Fixtures for API tests: guest players with token clients, bots run in-process."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from canasta_service.celery import app as celery_app
+from games.services import FALLBACK_PREFERENCE
+
+
+class PlayerClient(APIClient):
+    """An API client signed in as one guest player."""
+
+    player_id: int
+    display_name: str
+    token: str
+
+    def game(self, game_id: int) -> dict[str, Any]:
+        response = self.get(f"/api/v1/games/{game_id}/")
+        assert response.status_code == 200, response.content
+        return response.json()
+
+    def act(self, game_id: int, action: dict[str, Any], version: int, **headers: str) -> Any:
+        return self.post(
+            f"/api/v1/games/{game_id}/actions/",
+            {"action": action, "expected_version": version},
+            format="json",
+            headers=headers or None,
+        )
+
+
+@pytest.fixture(autouse=True)
+def eager_bots() -> Iterator[None]:
+    """Bot turns run in-process (as with no broker), whatever the environment configures."""
+    saved = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    try:
+        yield
+    finally:
+        celery_app.conf.task_always_eager = saved
+
+
+@pytest.fixture
+def make_player(db: None) -> Callable[..., PlayerClient]:
+    def make(name: str = "Ada") -> PlayerClient:
+        response = APIClient().post("/api/v1/players/", {"display_name": name}, format="json")
+        assert response.status_code == 201, response.content
+        body = response.json()
+        client = PlayerClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {body['token']}")
+        client.player_id = body["id"]
+        client.display_name = name
+        client.token = body["token"]
+        return client
+
+    return make
+
+
+@pytest.fixture
+def ada(make_player: Callable[..., PlayerClient]) -> PlayerClient:
+    return make_player("Ada")
+
+
+@pytest.fixture
+def bob(make_player: Callable[..., PlayerClient]) -> PlayerClient:
+    return make_player("Bob")
+
+
+def create_game(client: APIClient, **body: Any) -> dict[str, Any]:
+    response = client.post("/api/v1/games/", body, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def choose(legal: list[dict[str, Any]]) -> dict[str, Any]:
+    """A simple legal player: take the pile or meld when it can, else draw, then discard."""
+    return min(legal, key=lambda a: FALLBACK_PREFERENCE.index(a["type"]))
+
+
+def problem(response: Any, status: int, code: str) -> dict[str, Any]:
+    """Assert ``response`` is an RFC 9457 problem document with ``status`` and ``code``."""
+    assert response.status_code == status, (response.status_code, response.content)
+    assert response["Content-Type"].startswith("application/problem+json")
+    body: dict[str, Any] = response.json()
+    assert body["code"] == code, body
+    assert body["status"] == status
+    assert body["type"] == f"urn:canasta:problem:{code}"
+    return body
+
+
+def play_until(
+    clients: list[PlayerClient],
+    game_id: int,
+    stop: Callable[[dict[str, Any]], bool],
+    max_steps: int = 3000,
+) -> dict[str, Any]:
+    """Seated human clients play through HTTP (bots play in-process) until ``stop(game)``."""
+    viewer = clients[0]
+    by_seat = {c.game(game_id)["your_seat"]: c for c in clients}
+    for _ in range(max_steps):
+        game = viewer.game(game_id)
+        if stop(game) or game["status"] != "active":
+            return game
+        actor = by_seat[game["state"]["to_act"]]  # a bot's turn is never pending here
+        mine = game if actor is viewer else actor.game(game_id)
+        response = actor.act(game_id, choose(mine["state"]["legal_actions"]), mine["version"])
+        assert response.status_code == 201, response.content
+    raise AssertionError("the game did not reach the stop condition")
