@@ -169,6 +169,7 @@ def _play_phase(st: GameState, seat: int) -> list[Action]:
         and not st.turn_melded
         and st.permission == PERMISSION_NONE
         and not st.no_discard
+        and len(hand) >= 2
         and going_out_possible(st, seat)
     ):
         out.append(AskPartner(seat))

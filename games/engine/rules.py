@@ -27,6 +27,7 @@ from .actions import (
 from .cards import (
     FULL_DECK,
     IS_BLACK_THREE,
+    JOKER,
     IS_RED_THREE,
     IS_WILD,
     JOKER_RANK,
@@ -272,7 +273,7 @@ def discard_error(st: GameState, seat: int, card: int) -> IllegalAction | None:
         )
     hand = st.hands[seat]
     if card not in hand:
-        return IllegalAction("card_not_in_hand", f"{card_text(card)} is not in your hand.")
+        return IllegalAction("card_not_in_hand", f"{_card_name(card)} is not in your hand.")
     if IS_RED_THREE[card] and not st.options.red_three_discard:
         return IllegalAction("red_three_discard", "Red threes may not be discarded.")
     if len(hand) == 1:
@@ -326,6 +327,14 @@ def _going_out_error(st: GameState, seat: int) -> IllegalAction | None:
 
 
 # -- melds ---------------------------------------------------------------------------------------
+def _card_name(code: int) -> str:
+    return card_text(code) if 0 <= code <= JOKER else "That card"
+
+
+def _rank_name(rank: int) -> str:
+    return rank_text(rank) if 0 <= rank <= WILD_RANK else "same"
+
+
 def _take_from(hand: list[int], cards: tuple[int, ...] | list[int]) -> list[int]:
     rest = hand[:]
     for c in cards:
@@ -333,7 +342,7 @@ def _take_from(hand: list[int], cards: tuple[int, ...] | list[int]) -> list[int]
             rest.remove(c)
         except ValueError:
             raise IllegalAction(
-                "card_not_in_hand", f"{card_text(c)} is not in your hand (or named too often)."
+                "card_not_in_hand", f"{_card_name(c)} is not in your hand (or named too often)."
             ) from None
     return rest
 
@@ -419,10 +428,14 @@ def _plan_melds(
     value = 0
     seen: set[int] = set()
     all_groups = ((pile_group,) if pile_group else ()) + groups
+    used = [c for g in groups for c in g.cards]
+    if pile_group is not None:
+        used += pile_group.cards[1:]  # the first card of the pile group is the pile's top
+    rest = _take_from(hand, used)
     for group in all_groups:
         if group.rank in seen:
             raise IllegalAction(
-                "meld_duplicate_rank", f"The action names the {rank_text(group.rank)} meld twice."
+                "meld_duplicate_rank", f"The action names the {_rank_name(group.rank)} meld twice."
             )
         seen.add(group.rank)
         existing = current.get(group.rank, [])
@@ -432,10 +445,6 @@ def _plan_melds(
         if not existing:
             started.append(group.rank)
             value += sum(VALUE_OF[c] for c in cards)
-    used = [c for g in groups for c in g.cards]
-    if pile_group is not None:
-        used += pile_group.cards[1:]  # the first card of the pile group is the pile's top
-    rest = _take_from(hand, used)
     if not st.opened[team] and started:
         minimum = initial_meld_minimum(st.scores[team])
         if value < minimum:
@@ -445,11 +454,12 @@ def _plan_melds(
                 f"(these are worth {value}).",
             )
     left = len(rest) + extra_to_hand
-    if THREE in seen and left > 1:
+    going_out = left == 0 or (left == 1 and not st.no_discard)
+    if THREE in seen and not going_out:
         raise IllegalAction(
             "meld_black_threes_only_going_out", "Black threes may be melded only when going out."
         )
-    if left == 0 or (left == 1 and not st.no_discard):
+    if going_out:
         need = opts.canastas_to_go_out
         if canasta_count(melds) < need:
             word = "canasta" if need == 1 else "canastas"
@@ -461,6 +471,11 @@ def _plan_melds(
             raise IllegalAction(
                 "partner_said_no", "Your partner said no: you may not go out this turn."
             )
+    elif st.permission == PERMISSION_YES and _out_plan(st, team, rest, melds, True) is None:
+        raise IllegalAction(
+            "must_go_out",
+            "Your partner said yes: you must go out this turn, and these melds would prevent it.",
+        )
     return _MeldPlan(rest, melds, started, value)
 
 
@@ -520,6 +535,7 @@ def _plan_take_pile(st: GameState, action: TakePile) -> _MeldPlan:
         raise IllegalAction(
             "pile_one_card_restriction", "Holding one card, you may not take a one-card pile."
         )
+    _take_from(hand, action.cards)
     top = st.pile[-1]
     rank = RANK_OF[top]
     team = st.team_of(seat)
@@ -649,10 +665,17 @@ def going_out_plan(st: GameState, seat: int) -> GoingOut | None:
     """Melds that get rid of the seat's whole hand now (leaving at most one card to discard), or
     None when the seat cannot go out this turn. Used for asking the partner, for the binding
     'yes', and listed among the legal actions."""
-    opts = st.options
-    hand = st.hands[seat]
     if st.phase != PHASE_PLAY or st.permission == PERMISSION_NO:
         return None
+    team = st.team_of(seat)
+    return _out_plan(st, team, st.hands[seat], st.melds[team], st.opened[team])
+
+
+def _out_plan(
+    st: GameState, team: int, hand: list[int], melds: dict[int, list[int]], opened: bool
+) -> GoingOut | None:
+    """A way to go out from ``hand`` beside ``melds``: groups to meld and the card to discard."""
+    opts = st.options
     choices: list[int | None] = [None]
     if not st.no_discard:
         choices += sorted(set(c for c in hand if opts.red_three_discard or not IS_RED_THREE[c]))
@@ -660,17 +683,18 @@ def going_out_plan(st: GameState, seat: int) -> GoingOut | None:
         rest = hand[:]
         if discard is not None:
             rest.remove(discard)
-        groups = _meld_all(st, st.team_of(seat), rest)
+        groups = _meld_all(st, team, rest, melds, opened)
         if groups is not None:
             return groups, discard
     return None
 
 
-def _meld_all(st: GameState, team: int, cards: list[int]) -> tuple[MeldGroup, ...] | None:
+def _meld_all(
+    st: GameState, team: int, cards: list[int], melds: dict[int, list[int]], opened: bool
+) -> tuple[MeldGroup, ...] | None:
     """Groups melding every card in ``cards`` onto/beside the team's melds so that the team then
     holds the canastas needed to go out; None if there are none."""
     opts = st.options
-    melds = st.melds[team]
     by_rank: dict[int, list[int]] = {}
     wilds: list[int] = []
     value = 0
@@ -685,7 +709,7 @@ def _meld_all(st: GameState, team: int, cards: list[int]) -> tuple[MeldGroup, ..
     blacks = by_rank.pop(THREE, [])
     if len(blacks) not in (0, 3, 4):
         return None
-    if not st.opened[team] and cards and value < initial_meld_minimum(st.scores[team]):
+    if not opened and cards and value < initial_meld_minimum(st.scores[team]):
         return None
     wilds.sort(key=lambda c: VALUE_OF[c])
     plan: dict[int, list[int]] = {}  # rank -> cards from the hand
@@ -747,11 +771,12 @@ def _apply_ask(st: GameState, action: AskPartner, events: Events) -> None:
         or st.turn_melded
         or st.permission != PERMISSION_NONE
         or st.no_discard
+        or len(st.hands[seat]) < 2
     ):
         raise IllegalAction(
             "cannot_ask_partner",
             "Ask your partner only in a partnership game, after drawing and before melding, "
-            "once per turn.",
+            "once per turn, holding more than one card.",
         )
     if not going_out_possible(st, seat):
         raise IllegalAction(

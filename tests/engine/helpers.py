@@ -34,6 +34,7 @@ __all__ = [
     "opts",
     "position",
     "refused",
+    "stock_only",
     "take",
     "text",
 ]
@@ -92,3 +93,18 @@ def refused(st: GameState, action: Action, code: str) -> EngineError:
 def meld_text(st: GameState, team: int, rank: str) -> str:
     """The team's meld of ``rank`` as sorted card text ("" when there is none)."""
     return text(st.melds[team].get(parse_rank(rank), []))
+
+
+def stock_only(st: GameState, stock: str) -> None:
+    """Make the stock exactly ``stock`` (bottom..top); its other cards go to the hands of the
+    opponents of the seat to act, so the full deck stays accounted for."""
+    wanted = parse_cards(stock)
+    rest = list(st.stock)
+    for c in wanted:
+        rest.remove(c)
+    st.stock = wanted
+    team = st.team_of(st.to_act)
+    others = [s for s in range(st.options.players) if st.team_of(s) != team]
+    for i, c in enumerate(rest):
+        st.hands[others[i % len(others)]].append(c)
+    assert st.cards_conserved()

@@ -179,9 +179,9 @@ def test_initial_meld_with_the_pile_may_add_melds_from_the_hand() -> None:
 
 
 def test_taking_the_pile_is_refused_as_a_whole() -> None:
-    st = position(opts(), ["KS KC AH AS 2D 2C JK 6H", "", "", ""], pile="4D KH")
+    st = position(opts(), ["KS KC AH AS AD AC 2D 2C JK 6H", "", "", ""], pile="4D KH")
     refused(st, take(0, "KS KC", "AH AS 2D 2C"), "meld_too_many_wilds")
-    refused(st, take(0, "KS KC", "AH AS 2D", "AH AS 2D"), "meld_duplicate_rank")
+    refused(st, take(0, "KS KC", "AH AS 2D", "AD AC 2C"), "meld_duplicate_rank")
     refused(st, take(0, "KS KC", "6H 6H 2C"), "card_not_in_hand")
 
 
