@@ -49,7 +49,6 @@ from games.engine.rules import (
     going_out_plan,
     initial_meld_minimum,
     meld_error,
-    take_pile_error,
     wild_cap,
 )
 from games.engine.state import (
@@ -498,12 +497,22 @@ def take_probability(obs: Observation, card: int, taker: int, unseen: Counter[in
 
 
 def choose_discard(obs: Observation, st: GameState, params: HeuristicParams) -> Discard | None:
+    scored = discard_scores(obs, st, params)
+    if not scored:
+        return None
+    return Discard(obs.seat, scored[0][1])
+
+
+def discard_scores(
+    obs: Observation, st: GameState, params: HeuristicParams
+) -> list[tuple[float, int]]:
+    """Every allowed discard with its cost (keep value + danger), best (lowest) first."""
     seat = obs.seat
     hand = obs.hand
     candidates = sorted(set(hand))
     candidates = [c for c in candidates if discard_error(st, seat, c) is None]
     if not candidates:
-        return None
+        return []
     unseen = obs.unseen()
     naturals, wilds, blacks = _split_hand(hand)
     team_melds = obs.melds[obs.team]
@@ -513,7 +522,7 @@ def choose_discard(obs: Observation, st: GameState, params: HeuristicParams) -> 
     gain = pile_after + 2.0 * pile_wilds
     behind = not _ahead(obs)
     late = obs.stock_count <= params.late_stock
-    best: tuple[float, int] | None = None
+    scored: list[tuple[float, int]] = []
     for c in candidates:
         if IS_WILD[c]:
             # a wild card freezes the pile (and blocks the next player)
@@ -551,11 +560,9 @@ def choose_discard(obs: Observation, st: GameState, params: HeuristicParams) -> 
             danger = p * params.danger_weight * gain
             if p > 0.99:
                 danger += 10
-        score = keep + danger
-        if best is None or score < best[0]:
-            best = (score, c)
-    assert best is not None
-    return Discard(seat, best[1])
+        scored.append((keep + danger, c))
+    scored.sort()
+    return scored
 
 
 __all__ = [
@@ -566,6 +573,6 @@ __all__ = [
     "choose_discard",
     "heuristic_action",
     "take_probability",
-    "take_pile_error",
+    "discard_scores",
     "want_go_out",
 ]

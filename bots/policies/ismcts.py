@@ -1,2 +1,213 @@
+"""Information Set Monte Carlo search over the seat's candidate moves.
+
+At a decision the seat knows only its observation. Each iteration samples one world consistent
+with it (``determinise``: hidden cards dealt from the unseen multiset, known pickups kept where
+they are), then plays every surviving candidate move in that same world followed by a heuristic
+rollout for all seats (to the end of the round, or a ply cap and a static evaluation). Scores
+are the seat's side's round score minus the best other side's, averaged over worlds: the
+information-set value of each move (statistics are aggregated across determinisations at the
+single information-set root, as in SO-ISMCTS with one tree level; deeper own decisions are played
+by the heuristic). Evaluating all candidates on the same worlds (common random numbers) makes the
+comparison far less noisy than independent samples would; successive halving spends the budget
+on the moves still in contention. Candidates come from the heuristic (move ordering): its own
+choice, the next best discards, the alternative pile takes, melds it skipped, going out or not.
+
+The search stops at its time budget (or iteration cap, for reproducible tests); a move that is
+not clearly better than the heuristic's choice does not replace it.
+"""
+
 from __future__ import annotations
-from .heuristic import HeuristicPolicy as IsmctsPolicy
+
+import math
+import random
+import time
+
+from games.engine.actions import (
+    Action,
+    AnswerPartner,
+    AskPartner,
+    DeclinePile,
+    Discard,
+    Draw,
+    EndRound,
+    Meld,
+    TakePile,
+)
+from games.engine.cards import IS_RED_THREE, IS_WILD, VALUE_OF
+from games.engine.errors import IllegalAction
+from games.engine.legal import legal_actions
+from games.engine.rules import apply
+from games.engine.state import PHASE_ANSWER, PHASE_DRAW, PHASE_GAME_OVER, GameState
+
+from .heuristic import (
+    DEFAULT_PARAMS,
+    HeuristicParams,
+    discard_scores,
+    heuristic_action,
+    team_table_value,
+)
+from .observation import Observation, determinise, observation_from_state
+
+
+def evaluate(st: GameState, seat: int, round_no: int) -> float:
+    """The seat's side's score advantage: the round's result if it ended, else an estimate."""
+    teams = st.options.teams
+    mine = seat % teams
+    if st.round_no != round_no or st.phase == PHASE_GAME_OVER:
+        record = next((r for r in st.rounds if r["round"] == round_no), None)
+        if record is not None:
+            totals = [float(t["total"]) for t in record["teams"]]
+            return totals[mine] - max(v for t, v in enumerate(totals) if t != mine)
+    values: list[float] = []
+    for team in range(teams):
+        v: float = team_table_value(st.melds[team])
+        reds = len(st.red_threes[team])
+        red_value = 800 if reds == 4 else 100 * reds
+        v += red_value if st.melds[team] else -red_value
+        for s in st.seats_of(team):
+            v -= sum(VALUE_OF[c] for c in st.hands[s] if not IS_RED_THREE[c])
+        values.append(v)
+    return values[mine] - max(v for t, v in enumerate(values) if t != mine)
+
+
+def rollout(
+    st: GameState,
+    seat: int,
+    round_no: int,
+    max_plies: int,
+    params: HeuristicParams = DEFAULT_PARAMS,
+) -> float:
+    """Play the heuristic for every seat in ``st`` (a sampled world) and evaluate for ``seat``."""
+    plies = 0
+    while st.round_no == round_no and st.phase != PHASE_GAME_OVER and plies < max_plies:
+        actor = st.to_act
+        action = heuristic_action(observation_from_state(st, actor), st, params)
+        try:
+            apply(st, action)
+        except IllegalAction:  # should not happen; fall back to a listed move
+            apply(st, legal_actions(st)[0])
+        plies += 1
+    return evaluate(st, seat, round_no)
+
+
+class IsmctsPolicy:
+    """Determinised search with heuristic rollouts; ``time_budget`` seconds per decision."""
+
+    name = "ismcts"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        time_budget: float = 0.6,
+        iterations: int | None = None,
+        max_candidates: int = 5,
+        max_plies: int = 80,
+        base_bonus: float = 10.0,
+        params: HeuristicParams = DEFAULT_PARAMS,
+    ) -> None:
+        self.rng = random.Random(seed)
+        self.time_budget = time_budget
+        self.iterations = iterations
+        self.max_candidates = max_candidates
+        self.max_plies = max_plies
+        self.base_bonus = base_bonus
+        self.params = params
+        self.last_iterations = 0
+
+    # -- candidates (move ordering from the heuristic) ---------------------------------------
+    def candidates(self, obs: Observation, st: GameState, base: Action) -> list[Action]:
+        legal = legal_actions(st)
+        out: list[Action] = [base]
+
+        def add(a: Action) -> None:
+            if a not in out and len(out) < self.max_candidates:
+                out.append(a)
+
+        if obs.phase == PHASE_ANSWER:
+            for a in legal:
+                add(a)
+            return out
+        if obs.phase == PHASE_DRAW:
+            for a in legal:
+                if isinstance(a, Draw | DeclinePile):
+                    add(a)
+            for a in legal:
+                if isinstance(a, TakePile):
+                    add(a)
+            return out
+        # play phase: going out (or not), the best discards, the melds the heuristic skipped
+        for a in legal:
+            if isinstance(a, AskPartner | EndRound):
+                add(a)
+        going_out = [
+            a for a in legal if isinstance(a, Meld) and _empties_hand(obs, a)
+        ]
+        for a in going_out[:1]:
+            add(a)
+        scored = discard_scores(obs, st, self.params)
+        for _, card in scored[:3]:
+            add(Discard(obs.seat, card))
+        for a in legal:
+            if isinstance(a, Meld) and not any(IS_WILD[c] for g in a.melds for c in g.cards):
+                add(a)
+        for a in legal:
+            if isinstance(a, Meld):
+                add(a)
+        return out
+
+    # -- search --------------------------------------------------------------------------------
+    def choose(self, obs: Observation) -> Action:
+        rng = self.rng
+        start = time.perf_counter()
+        st0 = determinise(obs, random.Random(rng.random()))
+        base = heuristic_action(obs, st0, self.params)
+        if obs.legal is not None and len(obs.legal) == 1:
+            return obs.legal[0]
+        cands = self.candidates(obs, st0, base)
+        self.last_iterations = 0
+        if len(cands) <= 1:
+            return base
+        deadline = start + self.time_budget
+        totals = dict.fromkeys(cands, 0.0)
+        alive = list(cands)
+        n = 0
+        seat, round_no = obs.seat, obs.round_no
+        halving_at = {4, 10, 24}
+        while self.iterations is None or n < self.iterations:
+            world = determinise(obs, random.Random(rng.random()))
+            results: dict[Action, float] = {}
+            for a in alive:
+                if self.iterations is None and time.perf_counter() > deadline:
+                    break
+                w = world.clone()
+                try:
+                    apply(w, a)
+                except IllegalAction:
+                    results[a] = -1e6  # cannot happen for the seat's own listed moves
+                    continue
+                results[a] = rollout(w, seat, round_no, self.max_plies, self.params)
+            if len(results) < len(alive):
+                break  # out of time mid-iteration: keep only complete, paired iterations
+            for a, v in results.items():
+                totals[a] += v
+            n += 1
+            if n in halving_at and len(alive) > 2:
+                alive.sort(key=lambda a: -(totals[a] + (self.base_bonus * n if a == base else 0)))
+                alive = alive[: max(2, math.ceil(len(alive) / 2))]
+                if base not in alive:  # the heuristic's move stays as the reference
+                    alive[-1] = base
+            if self.iterations is None and time.perf_counter() > deadline:
+                break
+        self.last_iterations = n
+        if n == 0:
+            return base
+        best = max(alive, key=lambda a: totals[a] / n + (self.base_bonus if a == base else 0.0))
+        return best
+
+
+def _empties_hand(obs: Observation, meld: Meld) -> bool:
+    used = sum(len(g.cards) for g in meld.melds)
+    return len(obs.hand) - used <= 1
+
+
+__all__ = ["IsmctsPolicy", "evaluate", "rollout"]

@@ -306,7 +306,7 @@ def observation_from_state(st: GameState, seat: int) -> Observation:
         turn=st.turn,
         to_act=st.to_act,
         phase=st.phase,
-        hand=st.hands[seat][:],
+        hand=sorted(st.hands[seat]),
         hand_counts=[len(h) for h in st.hands],
         stock_count=len(st.stock),
         pile=st.pile[:],
