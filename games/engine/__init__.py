@@ -23,7 +23,13 @@ from .errors import ERROR_CODES, EngineError, IllegalAction, InvalidAction, Inva
 from .legal import legal_actions
 from .options import OPTION_NAMES, PRESETS, Options, describe_options, make_options
 from .rules import Event, apply, new_game, replay, score_round
-from .state import RULES_VERSION, GameState, round_seed, seed_commitment
+from .state import (
+    RULES_VERSION,
+    SUPPORTED_RULES_VERSIONS,
+    GameState,
+    round_seed,
+    seed_commitment,
+)
 
 __all__ = [
     "ACTION_TYPES",
@@ -31,6 +37,7 @@ __all__ = [
     "OPTION_NAMES",
     "PRESETS",
     "RULES_VERSION",
+    "SUPPORTED_RULES_VERSIONS",
     "Action",
     "AnswerPartner",
     "AskPartner",

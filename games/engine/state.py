@@ -23,6 +23,10 @@ PERMISSION_NONE, PERMISSION_ASKED, PERMISSION_YES, PERMISSION_NO = 0, 1, 2, 3
 PERMISSION_TEXT = ("none", "asked", "yes", "no")
 
 RULES_VERSION = "1"
+# Rules versions this engine replays exactly as they were played. A game is pinned to the version
+# it was started under; a game whose version is not listed here is refused, never replayed under
+# changed rules. Add the old marker here only while the engine still plays it identically.
+SUPPORTED_RULES_VERSIONS: frozenset[str] = frozenset({RULES_VERSION})
 
 
 def round_seed(game_seed: str, round_no: int) -> str:
