@@ -111,8 +111,9 @@ def run_one(args: tuple[str, str, str, int, int, bool, float]) -> GameResult:
     policies: list[Policy] = []
     for s in range(options.players):
         name = name_a if s in seats_a else name_b
-        policies.append(make_policy(name, seed=base_seed * 1000 + game_index * 10 + s,
-                                    budget=budget))
+        policies.append(
+            make_policy(name, seed=base_seed * 1000 + game_index * 10 + s, budget=budget)
+        )
     seed = f"arena-{base_seed}-{game_index // deal_group(options)}"
     st, times, n = play_game(options, seed, policies, full=full)
     scores = _team_scores(st, full)
@@ -227,21 +228,30 @@ def format_report(r: dict[str, float | int | str]) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description="Play two bot policies against each other.")
-    p.add_argument("--a", default="heuristic", help="policy or level A (random, heuristic, "
-                   "ismcts, easy, medium, hard)")
+    p.add_argument(
+        "--a",
+        default="heuristic",
+        help="policy or level A (random, heuristic, ismcts, easy, medium, hard)",
+    )
     p.add_argument("--b", default="random", help="policy or level B")
     p.add_argument("--games", type=int, default=100, help="rounds (or games with --full)")
     p.add_argument("--preset", default="classic", choices=sorted(PRESETS))
     mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--hands", dest="full", action="store_false",
-                      help="each game is one round (default)")
-    mode.add_argument("--full", dest="full", action="store_true",
-                      help="play whole games to the target score")
+    mode.add_argument(
+        "--hands", dest="full", action="store_false", help="each game is one round (default)"
+    )
+    mode.add_argument(
+        "--full", dest="full", action="store_true", help="play whole games to the target score"
+    )
     p.set_defaults(full=False)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--jobs", type=int, default=1, help="worker processes")
-    p.add_argument("--budget", type=float, default=0.0,
-                   help="ismcts seconds per decision (0: the level's default)")
+    p.add_argument(
+        "--budget",
+        type=float,
+        default=0.0,
+        help="ismcts seconds per decision (0: the level's default)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
@@ -249,8 +259,15 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     report = run_arena(
-        args.a, args.b, args.games, preset=args.preset, full=args.full, seed=args.seed,
-        jobs=args.jobs, budget=args.budget, progress=not args.quiet,
+        args.a,
+        args.b,
+        args.games,
+        preset=args.preset,
+        full=args.full,
+        seed=args.seed,
+        jobs=args.jobs,
+        budget=args.budget,
+        progress=not args.quiet,
     )
     print(format_report(report))
     return 0

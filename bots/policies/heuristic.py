@@ -288,9 +288,9 @@ def _play_decision(obs: Observation, st: GameState, params: HeuristicParams) -> 
         return meld
     if obs.no_discard:
         return EndRound(seat)
-    discard = choose_discard(obs, st, params)
-    if discard is not None:
-        return discard
+    chosen = choose_discard(obs, st, params)
+    if chosen is not None:
+        return chosen
     actions = legal_actions(st)
     return actions[0]
 
@@ -314,9 +314,7 @@ def _split_hand(hand: list[int]) -> tuple[dict[int, list[int]], list[int], list[
     return naturals, wilds, blacks
 
 
-def _choose_meld(
-    obs: Observation, st: GameState, params: HeuristicParams
-) -> Meld | None:
+def _choose_meld(obs: Observation, st: GameState, params: HeuristicParams) -> Meld | None:
     seat = obs.seat
     team = obs.team
     hand = obs.hand
@@ -357,22 +355,24 @@ def _choose_meld(
             need = CANASTA_SIZE - len(cards)
             e_wild = sum(1 for c in cards if IS_WILD[c])
             room = wild_cap(obs.options, len(cards) - e_wild) - e_wild
-            if need <= len(wilds) and need <= room and (need <= 2 or need_more or late):
-                if best is None or need < best[1]:
-                    best = (rank, need)
+            fits = need <= len(wilds) and need <= room and (need <= 2 or need_more or late)
+            if fits and (best is None or need < best[1]):
+                best = (rank, need)
         if best is not None:
             g = (MeldGroup(best[0], tuple(wilds[: best[1]])),)
             if ok(g):
                 return Meld(seat, g)
     # 4. late in the round: cut the hand penalty (pairs with a wild card, spare wild cards)
     if late:
-        for rank, cards in sorted(naturals.items(), key=lambda kv: -sum(VALUE_OF[c] for c in kv[1])):
+        for rank, cards in sorted(
+            naturals.items(), key=lambda kv: -sum(VALUE_OF[c] for c in kv[1])
+        ):
             if rank not in melds and len(cards) == 2 and wilds:
                 g = (MeldGroup(rank, (*cards, wilds[0])),)
                 if ok(g):
                     return Meld(seat, g)
         if wilds:
-            for rank, cards in sorted(melds.items(), key=lambda kv: -len(kv[1])):
+            for rank in sorted(melds, key=lambda r: -len(melds[r])):
                 if rank in (THREE, WILD_RANK):
                     continue
                 g = (MeldGroup(rank, (wilds[0],)),)
@@ -408,11 +408,11 @@ def _best_opening(
             spare = list(wilds)
             groups: list[MeldGroup] = []
             value = 0
-            for rank, cards, w in combo:
-                used = tuple(spare[:w])
+            for g_rank, g_naturals, w in combo:
+                g_cards = g_naturals + tuple(spare[:w])
                 spare = spare[w:]
-                groups.append(MeldGroup(rank, cards + used))
-                value += sum(VALUE_OF[c] for c in cards + used)
+                groups.append(MeldGroup(g_rank, g_cards))
+                value += sum(VALUE_OF[c] for c in g_cards)
             # top up with wild cards when the naturals fall short
             extra: list[int] = []
             while value < minimum and spare:
@@ -473,10 +473,7 @@ def take_probability(obs: Observation, card: int, taker: int, unseen: Counter[in
     h = max(0, obs.hand_counts[taker] - len(known))
     unseen_r = sum(n for c, n in unseen.items() if not IS_WILD[c] and RANK_OF[c] == rank)
     q = unseen_r / total_unseen if total_unseen else 0.0
-    if known_r >= 2:
-        p_pair = 1.0
-    else:
-        p_pair = _prob_at_least(2 - known_r, q, h)
+    p_pair = 1.0 if known_r >= 2 else _prob_at_least(2 - known_r, q, h)
     p_one = 1.0 if known_r >= 1 else _prob_at_least(1, q, h)
     if obs.discarded_ranks and obs.discarded_ranks[taker][rank] > 0:
         p_pair *= 0.35
@@ -492,7 +489,9 @@ def take_probability(obs: Observation, card: int, taker: int, unseen: Counter[in
     if obs.options.pile_new_meld_needs_two_naturals:
         return p_pair
     unseen_w = sum(n for c, n in unseen.items() if IS_WILD[c])
-    p_wild = 1.0 if known_w else _prob_at_least(1, unseen_w / total_unseen if total_unseen else 0, h)
+    p_wild = (
+        1.0 if known_w else _prob_at_least(1, unseen_w / total_unseen if total_unseen else 0, h)
+    )
     return min(1.0, p_pair + (p_one - p_pair) * p_wild)
 
 

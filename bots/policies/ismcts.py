@@ -24,7 +24,6 @@ import time
 
 from games.engine.actions import (
     Action,
-    AnswerPartner,
     AskPartner,
     DeclinePile,
     Discard,
@@ -139,9 +138,7 @@ class IsmctsPolicy:
         for a in legal:
             if isinstance(a, AskPartner | EndRound):
                 add(a)
-        going_out = [
-            a for a in legal if isinstance(a, Meld) and _empties_hand(obs, a)
-        ]
+        going_out = [a for a in legal if isinstance(a, Meld) and _empties_hand(obs, a)]
         for a in going_out[:1]:
             add(a)
         scored = discard_scores(obs, st, self.params)

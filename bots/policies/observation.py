@@ -1,6 +1,6 @@
 """What one seat knows, and worlds consistent with it.
 
-An :class:`Observation` is built ONLY from the seat's player view (``games.engine.view.player_view``)
+An :class:`Observation` is built ONLY from the seat's player view (``view.player_view``)
 and the public history as that seat saw it (``event_view`` of every event of the round: upcards,
 discards, pile takes, melds). It never holds a card the seat could not see. From the history the
 seat also knows the whole discard pile (every pile card was face up when it arrived) and which

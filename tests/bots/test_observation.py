@@ -111,7 +111,16 @@ def test_fast_observation_matches_the_view_built_one() -> None:
         assert slow.hand == sorted(fast.hand)
         assert [{r: sorted(c) for r, c in m.items()} for m in fast.melds] == slow.melds
         assert [sorted(r) for r in fast.red_threes] == slow.red_threes
-        for name in ("hand_counts", "stock_count", "pile",
-                     "opened", "scores", "permission", "no_discard", "phase", "turn",
-                     "turn_melded"):
+        for name in (
+            "hand_counts",
+            "stock_count",
+            "pile",
+            "opened",
+            "scores",
+            "permission",
+            "no_discard",
+            "phase",
+            "turn",
+            "turn_melded",
+        ):
             assert getattr(slow, name) == getattr(fast, name), name

@@ -110,8 +110,7 @@ def test_ismcts_respects_its_iteration_budget() -> None:
 
 
 def test_heuristic_clearly_beats_random() -> None:
-    report = run_arena("heuristic", "random", games=20, preset="classic", seed=11,
-                       progress=False)
+    report = run_arena("heuristic", "random", games=20, preset="classic", seed=11, progress=False)
     assert report["n"] == 20
     assert float(report["win_rate_a"]) >= 0.8
     assert float(report["mean_diff"]) > 300

@@ -1,0 +1,107 @@
+"""The Celery task that plays a bot's turn: thin, ids in, idempotent by game version.
+
+``games.services`` schedules ``bot_turn_play(game_id, version)`` after every commit that leaves
+a bot to act. The task reads the game WITHOUT locking it, builds the bot seat's observation from
+exactly what a human at that seat could fetch (its player view and the log's events as that seat
+sees them), lets the seat's level policy think, and only then applies the move through the same
+service as a human, against the version it read. If anything moved meanwhile (a duplicate or
+late task, a redelivered message, another path), the version check refuses the move and the task
+returns quietly: a stale task never applies.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from typing import Any
+
+from celery import shared_task
+
+from bots.policies import Observation, observe, policy_for_level
+from canasta_service.exceptions import ServiceError
+from games import services
+from games.engine import GameState, action_to_dict
+from games.engine.rules import Event
+from games.engine.view import event_view, player_view
+from games.models import Game, GameEvent, GameStatus, Seat
+from games.selectors import effects_from_json
+
+logger = logging.getLogger(__name__)
+
+# Service refusals meaning "someone else already moved": nothing to do.
+QUIET_CODES = {"stale_version", "game_not_active", "game_over", "not_your_turn", "not_found"}
+
+
+def round_events_load(game: Game) -> list[Event]:
+    """The engine events of the current round, oldest first (read newest-first from the log,
+    stopping at the round's deal)."""
+    chunks: list[list[Event]] = []
+    rows = GameEvent.objects.filter(game=game).order_by("-seq").values_list("effects", flat=True)
+    for effects in rows.iterator(chunk_size=64):
+        events = effects_from_json(effects)
+        starts = [i for i, e in enumerate(events) if e.kind == "round_started"]
+        if starts:
+            chunks.append(events[starts[-1] :])
+            break
+        chunks.append(events)
+    out: list[Event] = []
+    for chunk in reversed(chunks):
+        out.extend(chunk)
+    return out
+
+
+def bot_observation_build(game: Game, seat: int) -> Observation:
+    """What ``seat`` may know: its player view and the round's events as it saw them."""
+    state = GameState.from_dict(game.snapshot or {})
+    view = player_view(state, seat)
+    seen = [event_view(e, seat) for e in round_events_load(game)]
+    return observe(view, seen, state.options)
+
+
+def _policy_seed(game_id: int, version: int) -> int:
+    digest = hashlib.sha256(f"bot:{game_id}:{version}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def bot_decision_compute(game_id: int, version: int) -> tuple[int, dict[str, Any]] | None:
+    """The bot's move at ``version`` as (seat, action dict), or None when there is nothing to
+    do. Reads only; holds no lock while the policy thinks."""
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None or game.status != GameStatus.ACTIVE or game.version != version:
+        return None
+    if game.to_act is None or not game.snapshot:
+        return None
+    seat = Seat.objects.filter(game=game, index=game.to_act).first()
+    if seat is None or not seat.bot_level:
+        return None
+    obs = bot_observation_build(game, seat.index)
+    policy = policy_for_level(seat.bot_level, seed=_policy_seed(game_id, version))
+    action = policy.choose(obs)
+    return seat.index, action_to_dict(action)
+
+
+@shared_task(name="bots.bot_turn_play")
+def bot_turn_play(game_id: int, version: int) -> bool:
+    """Play the bot to act in ``game_id`` at ``version``; True when a move was applied."""
+    decision = bot_decision_compute(game_id, version)
+    if decision is None:
+        return False
+    seat, action = decision
+    try:
+        result = services.bot_action_apply(game_id, version, action)
+    except ServiceError as exc:
+        if exc.code in QUIET_CODES:
+            return False
+        # The engine refused the policy's move (a bot bug): log it and let the built-in
+        # fallback move instead, so a game never stalls on a bot.
+        logger.error(
+            "bot move refused in game %s at version %s (seat %s, %s): %s %s",
+            game_id,
+            version,
+            seat,
+            action,
+            exc.code,
+            exc.message,
+        )
+        result = services.bot_action_apply(game_id, version, None)
+    return result is not None

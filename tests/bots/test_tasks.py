@@ -1,0 +1,206 @@
+"""The bot-turn task: plays through the service, is idempotent, never applies a stale move."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from bots import tasks
+from bots.tasks import bot_observation_build, bot_turn_play
+from canasta_service.celery import app as celery_app
+from games import services
+from games.engine import GameState, card_text
+from games.models import EventSource, Game, GameStatus, Player
+from games.services import BotSeatSpec
+from tests.conftest import WorkerProcess
+
+# Bots play after each commit (transaction.on_commit): the tests must really commit.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def eager_bots() -> Iterator[None]:
+    saved = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    try:
+        yield
+    finally:
+        celery_app.conf.task_always_eager = saved
+
+
+@pytest.fixture
+def no_scheduling(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """Record scheduled bot turns instead of running them (the test drives the task)."""
+    calls: list[tuple[int, int]] = []
+    monkeypatch.setattr(services, "bot_turn_schedule", lambda g, v: calls.append((g, v)))
+    return calls
+
+
+def _player(name: str) -> Player:
+    return services.player_create(display_name=name)[0]
+
+
+def _bot_table(creator: Player, levels: dict[int, str], **kw: Any) -> Game:
+    game = services.game_create(
+        creator=creator,
+        preset=kw.pop("preset", "classic"),
+        options=kw.pop("options", {"target_score": 1000}),
+        bots=[BotSeatSpec(seat, level) for seat, level in levels.items()],
+        **kw,
+    )
+    services.game_start(game_id=game.pk, player=creator)
+    game.refresh_from_db()
+    return game
+
+
+def test_task_plays_once_and_a_duplicate_does_nothing(
+    no_scheduling: list[tuple[int, int]],
+) -> None:
+    ada = _player("Ada")
+    game = _bot_table(ada, {s: "medium" for s in range(4)}, spectate=True)
+    assert no_scheduling == [(game.pk, 1)]
+    assert game.to_act is not None
+    version = game.version
+    assert bot_turn_play(game.pk, version) is True
+    game.refresh_from_db()
+    assert game.version == version + 1
+    event = game.events.get(seq=version + 1)
+    assert event.source == EventSource.BOT
+    # the same message delivered again, or a late one: nothing happens
+    assert bot_turn_play(game.pk, version) is False
+    assert bot_turn_play(game.pk, version - 1) is False
+    game.refresh_from_db()
+    assert game.version == version + 1
+
+
+def test_task_does_nothing_for_a_human_turn_or_a_finished_game(
+    no_scheduling: list[tuple[int, int]],
+) -> None:
+    ada = _player("Ada")
+    game = _bot_table(ada, {1: "easy", 2: "easy", 3: "easy"}, seat=0)
+    assert game.to_act == 0  # the human (seat 0, left of the dealer) starts
+    assert bot_turn_play(game.pk, game.version) is False
+    assert bot_turn_play(game.pk + 999, 1) is False
+    Game.objects.filter(pk=game.pk).update(status=GameStatus.ABANDONED)
+    assert bot_turn_play(game.pk, game.version) is False
+    game.refresh_from_db()
+    assert game.version == 1
+
+
+def test_stale_move_is_refused_after_thinking(
+    monkeypatch: pytest.MonkeyPatch, no_scheduling: list[tuple[int, int]]
+) -> None:
+    """If the game moves while the bot thinks (no lock held), the bot's move is not applied."""
+    ada = _player("Ada")
+    game = _bot_table(ada, {s: "medium" for s in range(4)}, spectate=True)
+    version = game.version
+    real = tasks.bot_decision_compute
+
+    def slow(game_id: int, ver: int) -> Any:
+        decision = real(game_id, ver)
+        # meanwhile another delivery of the same turn wins the race
+        assert services.bot_action_apply(game_id, ver) is not None
+        return decision
+
+    monkeypatch.setattr(tasks, "bot_decision_compute", slow)
+    assert bot_turn_play(game.pk, version) is False
+    game.refresh_from_db()
+    assert game.version == version + 1
+    assert game.events.filter(seq__gt=1).count() == 1
+
+
+def test_a_refused_bot_move_falls_back_to_a_legal_one(
+    monkeypatch: pytest.MonkeyPatch, no_scheduling: list[tuple[int, int]]
+) -> None:
+    ada = _player("Ada")
+    game = _bot_table(ada, {s: "medium" for s in range(4)}, spectate=True)
+    seat = game.to_act
+    assert seat is not None
+    monkeypatch.setattr(
+        tasks,
+        "bot_decision_compute",
+        lambda g, v: (seat, {"type": "discard", "card": "JK"}),  # wrong phase: refused
+    )
+    assert bot_turn_play(game.pk, game.version) is True
+    game.refresh_from_db()
+    assert game.version == 2
+
+
+def test_bot_observation_is_the_seat_view(no_scheduling: list[tuple[int, int]]) -> None:
+    ada = _player("Ada")
+    game = _bot_table(ada, {s: "medium" for s in range(4)}, spectate=True)
+    for _ in range(30):
+        game.refresh_from_db()
+        seat = game.to_act
+        assert seat is not None
+        state = GameState.from_dict(game.snapshot or {})
+        obs = bot_observation_build(game, seat)
+        assert Counter(obs.hand) == Counter(state.hands[seat])
+        assert obs.pile == state.pile
+        for other in range(4):
+            assert not Counter(obs.known[other]) - Counter(state.hands[other])
+        assert obs.hand_counts == [len(h) for h in state.hands]
+        assert bot_turn_play(game.pk, game.version) is True
+
+
+def test_four_bots_play_a_whole_game_in_process(eager_bots: None) -> None:
+    """Without a broker, bot turns run in-process after each commit until the game ends."""
+    ada = _player("Ada")
+    game = _bot_table(ada, {0: "medium", 1: "easy", 2: "medium", 3: "easy"}, spectate=True)
+    assert game.status == GameStatus.FINISHED
+    assert game.winner_team is not None
+    assert set(game.events.filter(seq__gt=1).values_list("source", flat=True)) == {EventSource.BOT}
+    assert services.game_replay_state(game) == GameState.from_dict(game.snapshot or {})
+
+
+def test_human_plays_and_bots_answer_in_process(eager_bots: None) -> None:
+    ada = _player("Ada")
+    game = _bot_table(ada, {1: "medium", 2: "medium", 3: "medium"}, seat=0)
+    assert game.to_act == 0
+    services.game_action_apply(
+        game_id=game.pk,
+        seat=None,
+        player=ada,
+        action={"type": "draw"},
+        expected_version=game.version,
+    )
+    game.refresh_from_db()
+    state = GameState.from_dict(game.snapshot or {})
+    card = sorted(state.hands[0])[0]
+    services.game_action_apply(
+        game_id=game.pk,
+        seat=None,
+        player=ada,
+        action={"type": "discard", "card": card_text(card)},
+        expected_version=game.version,
+    )
+    game.refresh_from_db()
+    # the three bots have played their turns; the human is to act again (or the round ended)
+    bot_moves = game.events.filter(source=EventSource.BOT).count()
+    assert bot_moves >= 6
+    assert game.to_act == 0 or game.status != GameStatus.ACTIVE
+
+
+@pytest.mark.worker
+def test_four_bots_play_a_whole_game_through_a_real_worker(
+    celery_worker_process: WorkerProcess,
+) -> None:
+    assert not celery_app.conf.task_always_eager
+    ada = _player("Ada")
+    game = _bot_table(ada, {0: "medium", 1: "medium", 2: "easy", 3: "easy"}, spectate=True)
+    deadline = time.monotonic() + 240
+    while game.status != GameStatus.FINISHED:
+        if time.monotonic() > deadline:
+            pytest.fail(
+                f"the bots did not finish (version {game.version}); worker log:\n"
+                f"{celery_worker_process.log_text()[-4000:]}"
+            )
+        time.sleep(0.5)
+        game.refresh_from_db()
+    assert game.winner_team is not None
+    assert set(game.events.filter(seq__gt=1).values_list("source", flat=True)) == {EventSource.BOT}
+    assert "bots.bot_turn_play" in celery_worker_process.log_text()
