@@ -75,6 +75,12 @@ class Game(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    imported_from = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="For a game imported from an export document: where the document came from "
+        "(its format, source game id and export time); null for a game played here.",
+    )
 
     class Meta:
         ordering = ("-created_at", "-id")
@@ -149,6 +155,18 @@ class Meld(models.Model):
 
 class RoundScore(models.Model):
     """One team's score for one finished round, every component (the scorecard)."""
+
+    # The components that add up to ``total`` (``concealed_bonus`` is the engine's "concealed").
+    COMPONENTS = (
+        "meld_cards",
+        "hand_cards",
+        "natural_canastas",
+        "mixed_canastas",
+        "wild_canastas",
+        "red_threes",
+        "going_out",
+        "concealed_bonus",
+    )
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="round_scores")
     round_no = models.PositiveSmallIntegerField()

@@ -19,17 +19,6 @@ from games.engine import Event, GameState, seed_commitment
 from games.engine.view import event_view, player_view
 from games.models import Game, GameEvent, GameStatus, Player, RoundScore, Seat
 
-SCORE_COMPONENTS = (
-    "meld_cards",
-    "hand_cards",
-    "natural_canastas",
-    "mixed_canastas",
-    "wild_canastas",
-    "red_threes",
-    "going_out",
-    "concealed_bonus",
-)
-
 
 # ============================================================================== games
 def game_get_visible(*, game_id: int, player: Player) -> Game:
@@ -246,7 +235,7 @@ def game_scorecard_get(*, game: Game) -> dict[str, Any]:
         entry["teams"].append(
             {
                 "team": row.team,
-                **{name: getattr(row, name) for name in SCORE_COMPONENTS},
+                **{name: getattr(row, name) for name in RoundScore.COMPONENTS},
                 "total": row.total,
                 "cumulative": row.cumulative,
             }

@@ -62,17 +62,6 @@ logger = logging.getLogger(__name__)
 JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
 JOIN_CODE_LENGTH = 8
 IDEMPOTENCY_KEY_MAX_LENGTH = 255
-# Score components of a round as the engine names them (``concealed`` is stored as
-# ``concealed_bonus``, beside the round's own ``concealed`` flag).
-SCORE_PARTS = (
-    "meld_cards",
-    "hand_cards",
-    "natural_canastas",
-    "mixed_canastas",
-    "wild_canastas",
-    "red_threes",
-    "going_out",
-)
 
 
 # ============================================================================== players
@@ -485,10 +474,12 @@ def _projections_write(game: Game, state: GameState) -> None:
             reason=record["reason"],
             went_out=record["went_out"],
             concealed=record["concealed"],
-            concealed_bonus=parts["concealed"],
             total=parts["total"],
             cumulative=record["scores"][team],
-            **{name: parts[name] for name in SCORE_PARTS},
+            **{
+                name: parts["concealed" if name == "concealed_bonus" else name]
+                for name in RoundScore.COMPONENTS
+            },
         )
         for record in state.rounds[recorded:]
         for team, parts in enumerate(record["teams"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from http import HTTPStatus
+
 from drf_spectacular.utils import OpenApiExample
 
 PLAYER_CREATE = OpenApiExample("Sign up", value={"display_name": "Ada"}, request_only=True)
@@ -74,14 +76,7 @@ def _problem(status: int, code: str, detail: str, **extra: object) -> OpenApiExa
         code,
         value={
             "type": f"urn:canasta:problem:{code}",
-            "title": {
-                400: "Bad Request",
-                401: "Unauthorized",
-                403: "Forbidden",
-                404: "Not Found",
-                409: "Conflict",
-                422: "Unprocessable Content",
-            }[status],
+            "title": HTTPStatus(status).phrase,
             "status": status,
             "detail": detail,
             "code": code,

@@ -19,6 +19,17 @@ class PlayerClient(APIClient):
     display_name: str
     token: str
 
+    def clone(self) -> PlayerClient:
+        """Another client for the same player (one per thread)."""
+        other = PlayerClient()
+        other.credentials(HTTP_AUTHORIZATION=f"Token {self.token}")
+        other.player_id, other.display_name, other.token = (
+            self.player_id,
+            self.display_name,
+            self.token,
+        )
+        return other
+
     def game(self, game_id: int) -> dict[str, Any]:
         response = self.get(f"/api/v1/games/{game_id}/")
         assert response.status_code == 200, response.content
