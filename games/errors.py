@@ -98,6 +98,105 @@ class IdempotencyKeyReused(ServiceError):
     default_message = "This Idempotency-Key was already used with a different request."
 
 
+# ------------------------------------------------------------------ replay, export and import
+class RulesVersionUnsupported(ServiceError):
+    code = "rules_version_unsupported"
+    status = 422
+    default_message = (
+        "The game was played under rules this engine no longer plays; it is not replayed or "
+        "continued under changed rules."
+    )
+
+    def __init__(self, rules_version: str, supported: list[str]) -> None:
+        super().__init__(
+            f"The game is pinned to rules version {rules_version!r}; this engine plays "
+            f"{', '.join(repr(v) for v in supported)}.",
+            extra={"rules_version": rules_version, "supported_rules_versions": supported},
+        )
+
+
+class ReplayStepOutOfRange(ServiceError):
+    code = "replay_step_out_of_range"
+    status = 400
+    default_message = "There is no event with that number in the game's log."
+
+    def __init__(self, at: int, current_version: int) -> None:
+        super().__init__(
+            f"Step {at} is not in the log: choose 1 to {current_version}.",
+            extra={"current_version": current_version},
+        )
+
+
+class ImportFormatUnsupported(ServiceError):
+    code = "import_format_unsupported"
+    status = 400
+    default_message = "The document is not a game export this server reads."
+
+
+class ImportLogInvalid(ServiceError):
+    code = "import_log_invalid"
+    status = 400
+    default_message = "The document's event list is malformed (numbering, types)."
+
+    def __init__(self, seq: int | None, message: str) -> None:
+        super().__init__(message, extra={"seq": seq})
+
+
+class ImportSeedMissing(ServiceError):
+    code = "import_seed_missing"
+    status = 422
+    default_message = (
+        "The document has no seed: only a finished game's export (or a document written with "
+        "a seed, for teaching) can be imported."
+    )
+
+
+class ImportSeedMismatch(ServiceError):
+    code = "import_seed_mismatch"
+    status = 422
+    default_message = "The document's seed is not the one its log committed to."
+
+
+class ImportEventRejected(ServiceError):
+    code = "import_event_rejected"
+    status = 422
+    default_message = "An event of the document does not apply."
+
+    def __init__(self, seq: int, engine_code: str, engine_message: str) -> None:
+        super().__init__(
+            f"Event {seq} does not apply: {engine_message}",
+            extra={"seq": seq, "engine_code": engine_code, "engine_message": engine_message},
+        )
+
+
+class ImportEventMismatch(ServiceError):
+    code = "import_event_mismatch"
+    status = 422
+    default_message = "An event of the document records other effects than the engine's."
+
+    def __init__(self, seq: int, message: str) -> None:
+        super().__init__(f"Event {seq}: {message}", extra={"seq": seq})
+
+
+class ImportFinalStateMismatch(ServiceError):
+    code = "import_final_state_mismatch"
+    status = 422
+    default_message = "The log replays to another final state than the document records."
+
+
+REPLAY_ERRORS: tuple[type[ServiceError], ...] = (
+    RulesVersionUnsupported,
+    ReplayStepOutOfRange,
+    ImportFormatUnsupported,
+    ImportLogInvalid,
+    ImportSeedMissing,
+    ImportSeedMismatch,
+    ImportEventRejected,
+    ImportEventMismatch,
+    ImportFinalStateMismatch,
+)
+
+
 def engine_error(exc: EngineError) -> ServiceError:
     """The one mapping of an engine refusal to HTTP: 400 unreadable, 403 not your turn, 422 rule.
 
@@ -124,6 +223,7 @@ SERVICE_ERRORS: tuple[type[ServiceError], ...] = (
     NotGameCreator,
     JoinCodeInvalid,
     IdempotencyKeyReused,
+    *REPLAY_ERRORS,
 )
 SERVICE_ERROR_CODES: dict[str, tuple[int, str]] = {
     cls.code: (cls.status, cls.default_message) for cls in SERVICE_ERRORS

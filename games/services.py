@@ -31,6 +31,7 @@ from canasta_service.celery import app as celery_app
 from games import errors
 from games.engine import (
     RULES_VERSION,
+    SUPPORTED_RULES_VERSIONS,
     EngineError,
     Event,
     GameState,
@@ -297,6 +298,12 @@ def _overrides(game: Game) -> dict[str, Any]:
 
 
 # ============================================================================== actions
+def rules_version_check(rules_version: str) -> None:
+    """Refuse (``rules_version_unsupported``) a game pinned to rules this engine does not play."""
+    if rules_version not in SUPPORTED_RULES_VERSIONS:
+        raise errors.RulesVersionUnsupported(rules_version, sorted(SUPPORTED_RULES_VERSIONS))
+
+
 @dataclass
 class ActionResult:
     """What ``game_action_apply`` did.
@@ -388,6 +395,7 @@ def game_action_apply(
             raise errors.GameNotActive()
         if expected_version != game.version:
             raise errors.StaleVersion(game.version)
+        rules_version_check(game.rules_version)
         try:
             parsed = action_from_dict(action, seat)
             state = GameState.from_dict(game.snapshot or {})
@@ -493,6 +501,7 @@ def game_replay_state(game: Game, upto: int | None = None) -> GameState:
 
     The log is the truth: for a started game this must equal ``game.snapshot``.
     """
+    rules_version_check(game.rules_version)
     opts = make_options(game.preset, _overrides(game))
     state = new_game(opts, game.seed)
     events = game.events.filter(seq__gt=1).order_by("seq")

@@ -58,3 +58,76 @@ def verify_deals(
             problem = "the dealt hands differ from the shuffle of this round's seed"
         checks.append(DealCheck(round_no, problem is None, problem))
     return checks
+
+
+def round_seeds(game_seed: str, rounds: int) -> list[str]:
+    """Each round's seed (rounds 1..``rounds``): revealed with the game seed at the end."""
+    return [round_seed(game_seed, n) for n in range(1, rounds + 1)]
+
+
+def published_deals(effects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The deals as a move log published them.
+
+    ``effects`` are engine events in their stored form (``{kind, seat, public, private}``,
+    private parts keyed by seat as text or number), in log order. Each ``round_started`` gives
+    its round, dealer, upcards and seed commitment, and ``hands`` (by seat) when the private part
+    of every seat is present; ``hands`` is None when some are not (a redacted log).
+    """
+    deals = []
+    for effect in effects:
+        if effect.get("kind") != "round_started":
+            continue
+        public = effect.get("public", {})
+        private = {int(s): part for s, part in (effect.get("private") or {}).items()}
+        seats = len(public.get("hand_counts", [])) or len(private)
+        hands = [private[s].get("hand") for s in range(seats)] if seats else None
+        deals.append(
+            {
+                "round": public.get("round"),
+                "dealer": public.get("dealer"),
+                "upcards": public.get("upcards"),
+                "seed_commitment": public.get("seed_commitment"),
+                "hands": None if hands is None or None in hands else hands,
+            }
+        )
+    return deals
+
+
+@dataclass(frozen=True, slots=True)
+class FairnessReport:
+    """The verdict on a finished game's dealing: ``ok`` when every check passed."""
+
+    ok: bool
+    game_commitment_ok: bool | None
+    rounds: list[DealCheck]
+    problems: list[str]
+
+
+def check_game(
+    options: Options,
+    game_seed: str,
+    deals: list[dict[str, Any]],
+    game_commitment: str | None = None,
+) -> FairnessReport:
+    """Check a game's published deals (see ``published_deals``) against its revealed seed.
+
+    ``game_commitment`` is the hash of the game seed published at the start (checked when
+    given). Rounds must be numbered 1, 2, ... without a gap; each deal is recomputed from the
+    seed and compared with the published commitment, upcards and (when known) hands.
+    """
+    problems: list[str] = []
+    commitment_ok = None
+    if game_commitment is not None:
+        commitment_ok = game_commitment == seed_commitment(game_seed)
+        if not commitment_ok:
+            problems.append("the game's published commitment is not the hash of the revealed seed")
+    numbers = [d.get("round") for d in deals]
+    checks: list[DealCheck] = []
+    if not deals:
+        problems.append("no deal was published")
+    elif numbers != list(range(1, len(deals) + 1)):
+        problems.append(f"the published rounds are not numbered 1..{len(deals)}: {numbers}")
+    else:
+        checks = verify_deals(options, game_seed, deals)
+    problems += [f"round {c.round}: {c.problem}" for c in checks if not c.ok]
+    return FairnessReport(not problems, commitment_ok, checks, problems)

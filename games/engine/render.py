@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .cards import cards_text, rank_text
-from .rules import CANASTA_SIZE
+from .rules import CANASTA_SIZE, Event
 from .state import PERMISSION_TEXT, GameState
 
 
@@ -24,15 +24,25 @@ def describe_event(event: dict[str, Any]) -> str:
         )
         if event.get("hand"):
             text += f"; your hand {' '.join(event['hand'])}"
+        if event.get("hands"):
+            text += "; hands " + " | ".join(
+                f"seat {s}: {' '.join(h)}" for s, h in enumerate(event["hands"])
+            )
         return text
     if kind == "card_drawn":
         cards = f" ({' '.join(event['cards'])})" if event.get("cards") else ""
         return f"{who} drew {event['count']} card(s){cards}"
     if kind == "red_three_revealed":
-        return f"{who} revealed {event['card']} and drew {event['replacements']} replacement(s)"
+        drawn = f" ({' '.join(event['drawn'])})" if event.get("drawn") else ""
+        return (
+            f"{who} revealed {event['card']} and drew {event['replacements']} replacement(s)"
+            + drawn
+        )
     if kind == "pile_taken":
         used = " ".join(event["with"]) or "a lay-off"
         extra = f", melding {_melds_text(event['melds'])}" if event.get("melds") else ""
+        if event.get("cards"):
+            extra += f", into the hand {' '.join(event['cards'])}"
         return f"{who} took the pile with {event['top']} + {used}{extra}"
     if kind == "melded":
         return f"{who} melded {_melds_text(event['melds'])}"
@@ -46,10 +56,35 @@ def describe_event(event: dict[str, Any]) -> str:
         return f"{who} declined the pile"
     if kind == "round_ended":
         totals = ", ".join(f"team {t}: {p['total']:+d}" for t, p in enumerate(event["teams"]))
-        return f"round {event['round']} ended ({event['reason']}): {totals}; scores {event['scores']}"
+        scores = event["scores"]
+        return f"round {event['round']} ended ({event['reason']}): {totals}; scores {scores}"
     if kind == "game_ended":
         return f"game over: team {event['winner_team']} wins with scores {event['scores']}"
     return f"{who} {kind}"
+
+
+def event_view_full(event: Event) -> dict[str, Any]:
+    """An event with every hidden part shown (a finished game, or an operator's tool).
+
+    Like ``event_view`` for the acting seat, plus every seat's dealt hand at a round's start
+    (``hands``, by seat) and any other seat's private part under ``private`` (by seat).
+    """
+    out: dict[str, Any] = {"kind": event.kind, "seat": event.seat, **event.public}
+    if event.seat is not None and event.seat in event.private:
+        out.update(event.private[event.seat])
+    others = {s: part for s, part in event.private.items() if s != event.seat}
+    if event.kind == "round_started":
+        out["hands"] = [others.get(s, {}).get("hand") for s in range(max(others, default=-1) + 1)]
+    elif others:
+        out["private"] = {str(s): part for s, part in sorted(others.items())}
+    return out
+
+
+def describe_step(seq: int, seat: int | None, kind: str, effects: list[dict[str, Any]]) -> str:
+    """One line for a logged step: its number, actor and action, then what it caused."""
+    who = f"seat {seat}" if seat is not None else "table"
+    said = "; ".join(describe_event(e) for e in effects)
+    return f"#{seq} {who} {kind}: {said}" if said else f"#{seq} {who} {kind}"
 
 
 def render_table(st: GameState, show_hands: bool = False) -> str:
@@ -68,7 +103,8 @@ def render_table(st: GameState, show_hands: bool = False) -> str:
         )
         reds = " ".join(cards_text(st.red_threes[team]))
         lines.append(
-            f"team {team} ({st.scores[team]}): melds [{melds}]" + (f" red threes {reds}" if reds else "")
+            f"team {team} ({st.scores[team]}): melds [{melds}]"
+            + (f" red threes {reds}" if reds else "")
         )
     for seat, hand in enumerate(st.hands):
         shown = " ".join(cards_text(hand)) if show_hands else f"{len(hand)} cards"
