@@ -128,7 +128,7 @@ def action_to_dict(action: Action) -> dict[str, Any]:
 
 def _cards(value: Any, field: str) -> tuple[int, ...]:
     if not isinstance(value, list):
-        raise InvalidAction(f"'{field}' must be a list of cards such as [\"QH\", \"QS\"]")
+        raise InvalidAction(f'\'{field}\' must be a list of cards such as ["QH", "QS"]')
     if len(value) > MAX_CARDS_IN_ACTION:
         raise InvalidAction(f"'{field}' names too many cards")
     try:

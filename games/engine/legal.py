@@ -22,15 +22,25 @@ from .actions import (
     MeldGroup,
     TakePile,
 )
-from .cards import IS_BLACK_THREE, IS_RED_THREE, IS_WILD, JOKER, RANK_OF, THREE, VALUE_OF, WILD_RANK
+from .cards import (
+    IS_BLACK_THREE,
+    IS_RED_THREE,
+    IS_WILD,
+    JOKER,
+    N_CODES,
+    RANK_OF,
+    THREE,
+    VALUE_OF,
+    WILD_RANK,
+)
 from .rules import (
     discard_error,
     going_out_plan,
-    going_out_possible,
     initial_meld_minimum,
     meld_error,
     must_take_pile,
     pile_blocked,
+    single_meld_ok,
     take_pile_error,
 )
 from .state import (
@@ -41,6 +51,14 @@ from .state import (
     PHASE_PLAY,
     GameState,
 )
+
+
+# Actions are immutable values: the common ones are made once and shared.
+MAX_SEATS = 4
+DISCARDS: tuple[tuple[Discard, ...], ...] = tuple(
+    tuple(Discard(seat, card) for card in range(N_CODES)) for seat in range(MAX_SEATS)
+)
+DRAWS: tuple[Draw, ...] = tuple(Draw(seat) for seat in range(MAX_SEATS))
 
 
 def legal_actions(st: GameState) -> list[Action]:
@@ -102,7 +120,9 @@ def _opening_groups(
     return groups
 
 
-def _reach_minimum(groups: list[MeldGroup], start: int, minimum: int) -> tuple[MeldGroup, ...] | None:
+def _reach_minimum(
+    groups: list[MeldGroup], start: int, minimum: int
+) -> tuple[MeldGroup, ...] | None:
     if start >= minimum:
         return ()
     chosen: list[MeldGroup] = []
@@ -118,7 +138,7 @@ def _reach_minimum(groups: list[MeldGroup], start: int, minimum: int) -> tuple[M
 def _draw_phase(st: GameState, seat: int) -> list[Action]:
     out: list[Action] = []
     if st.stock:
-        out.append(Draw(seat))
+        out.append(DRAWS[seat])
     if st.pile and not pile_blocked(st):
         out.extend(_pile_takes(st, seat))
     if not st.stock and not must_take_pile(st, seat):
@@ -159,42 +179,55 @@ def _pile_takes(st: GameState, seat: int) -> list[Action]:
 def _play_phase(st: GameState, seat: int) -> list[Action]:
     hand = st.hands[seat]
     team = st.team_of(seat)
+    plan = going_out_plan(st, seat)
     out: list[Action] = []
     if st.no_discard:
         out.append(EndRound(seat))
     else:
-        out.extend(_discards(st, seat, hand))
+        out.extend(_discards(st, seat, hand, plan is not None))
     if (
-        st.options.can_ask_partner
+        plan is not None
+        and st.options.can_ask_partner
         and not st.turn_melded
         and st.permission == PERMISSION_NONE
         and not st.no_discard
         and len(hand) >= 2
-        and going_out_possible(st, seat)
     ):
         out.append(AskPartner(seat))
     naturals, wilds = _by_rank(hand)
-    candidates: list[tuple[MeldGroup, ...]] = []
     melds = st.melds[team]
     if st.opened[team]:
+        wild = _cheapest_wild(wilds) if wilds else None
         for rank, cards in naturals.items():
             if rank == THREE:
                 continue
-            if rank in melds:
-                candidates.append((MeldGroup(rank, tuple(cards)),))
-                continue
-            if len(cards) >= 3:
-                candidates.append((MeldGroup(rank, tuple(cards)),))
-            wild = _cheapest_wild(wilds)
-            if len(cards) >= 2 and wild is not None:
-                candidates.append((MeldGroup(rank, (*cards, wild)),))
-        for wild in sorted(set(wilds)):
-            for rank in melds:
-                if rank != THREE:
-                    candidates.append((MeldGroup(rank, (wild,)),))
+            if rank in melds or len(cards) >= 3:
+                group = MeldGroup(rank, tuple(cards))
+                if single_meld_ok(st, seat, group):
+                    out.append(Meld(seat, (group,)))
+                if rank in melds:
+                    continue
+            if wild is not None and len(cards) >= 2:
+                group = MeldGroup(rank, (*cards, wild))
+                if single_meld_ok(st, seat, group):
+                    out.append(Meld(seat, (group,)))
+        if wilds:
+            # Whether one wild card may be laid off depends on the meld, not on which wild card.
+            kinds = sorted(set(wilds))
+            ranks = [
+                r
+                for r in melds
+                if r != THREE and single_meld_ok(st, seat, MeldGroup(r, (kinds[0],)))
+            ]
+            for w in kinds:
+                for rank in ranks:
+                    out.append(Meld(seat, (MeldGroup(rank, (w,)),)))
         if st.options.wild_canasta and WILD_RANK not in melds and len(wilds) >= 3:
-            candidates.append((MeldGroup(WILD_RANK, tuple(wilds)),))
-    else:
+            group = MeldGroup(WILD_RANK, tuple(wilds))
+            if single_meld_ok(st, seat, group):
+                out.append(Meld(seat, (group,)))
+    candidates: list[tuple[MeldGroup, ...]] = []
+    if not st.opened[team]:
         groups = _opening_groups(naturals, wilds, -1, ())
         minimum = initial_meld_minimum(st.scores[team])
         for g in groups:
@@ -206,23 +239,24 @@ def _play_phase(st: GameState, seat: int) -> list[Action]:
     blacks = tuple(c for c in hand if IS_BLACK_THREE[c])
     if len(blacks) in (3, 4) and len(hand) - len(blacks) <= 1:
         candidates.append((MeldGroup(THREE, blacks),))
-    plan = going_out_plan(st, seat)
     if plan is not None and plan[0]:
         candidates.append(plan[0])
-    seen: set[tuple[MeldGroup, ...]] = set()
-    for groups_ in candidates:
-        if groups_ not in seen and meld_error(st, seat, groups_) is None:
-            seen.add(groups_)
-            out.append(Meld(seat, groups_))
+    if candidates:
+        seen = {a.melds for a in out if isinstance(a, Meld)}
+        for groups_ in candidates:
+            if groups_ not in seen and meld_error(st, seat, groups_) is None:
+                seen.add(groups_)
+                out.append(Meld(seat, groups_))
     return out
 
 
-def _discards(st: GameState, seat: int, hand: list[int]) -> list[Action]:
+def _discards(st: GameState, seat: int, hand: list[int], can_go_out: bool) -> list[Action]:
     if len(hand) == 1:
         card = hand[0]
-        return [Discard(seat, card)] if discard_error(st, seat, card) is None else []
-    if st.permission == PERMISSION_YES and going_out_possible(st, seat):
+        return [DISCARDS[seat][card]] if discard_error(st, seat, card) is None else []
+    if st.permission == PERMISSION_YES and can_go_out:
         return []  # bound to go out: only melds (and a final discard) remain
-    allow_red = st.options.red_three_discard
-    return [Discard(seat, c) for c in sorted(set(hand)) if allow_red or not IS_RED_THREE[c]]
-
+    row = DISCARDS[seat]
+    if st.options.red_three_discard:
+        return [row[c] for c in sorted(set(hand))]
+    return [row[c] for c in sorted(set(hand)) if not IS_RED_THREE[c]]

@@ -118,9 +118,7 @@ def _check_value(name: str, value: Any) -> None:
     elif not isinstance(value, str):
         raise InvalidOptions(name, f"option '{name}' must be text")
     if name in _CHOICES and value not in _CHOICES[name]:
-        raise InvalidOptions(
-            name, f"option '{name}' must be one of {', '.join(_CHOICES[name])}"
-        )
+        raise InvalidOptions(name, f"option '{name}' must be one of {', '.join(_CHOICES[name])}")
     if name in _RANGES:
         low, high = _RANGES[name]
         if not low <= value <= high:

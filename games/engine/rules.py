@@ -266,7 +266,9 @@ def _apply_draw(st: GameState, action: Draw, events: Events) -> None:
 def discard_error(st: GameState, seat: int, card: int) -> IllegalAction | None:
     """Why discarding ``card`` is refused now, or None when it is allowed."""
     if st.phase != PHASE_PLAY:
-        return IllegalAction("wrong_phase", f"You cannot discard now (the turn is at '{st.phase}').")
+        return IllegalAction(
+            "wrong_phase", f"You cannot discard now (the turn is at '{st.phase}')."
+        )
     if st.no_discard:
         return IllegalAction(
             "cannot_discard", "The last stock card was a red three: meld if you wish, then end."
@@ -279,9 +281,7 @@ def discard_error(st: GameState, seat: int, card: int) -> IllegalAction | None:
     if len(hand) == 1:
         return _going_out_error(st, seat)
     if st.permission == PERMISSION_YES and going_out_possible(st, seat):
-        return IllegalAction(
-            "must_go_out", "Your partner said yes: you must go out this turn."
-        )
+        return IllegalAction("must_go_out", "Your partner said yes: you must go out this turn.")
     return None
 
 
@@ -498,6 +498,62 @@ def meld_error(st: GameState, seat: int, groups: tuple[MeldGroup, ...]) -> Illeg
     return None
 
 
+def single_meld_ok(st: GameState, seat: int, group: MeldGroup) -> bool:
+    """``meld_error(st, seat, (group,)) is None`` for a group whose cards are in the hand,
+    computed without building the resulting melds (legal-action listing calls this a lot)."""
+    team = seat % st.options.teams
+    rank = group.rank
+    if (
+        st.phase != PHASE_PLAY
+        or not st.opened[team]
+        or st.permission == PERMISSION_YES
+        or not 1 <= rank <= WILD_RANK
+        or rank == TWO
+        or rank == JOKER_RANK
+    ):
+        return meld_error(st, seat, (group,)) is None
+    opts = st.options
+    existing = st.melds[team].get(rank)
+    size = len(group.cards)
+    if rank == WILD_RANK:
+        if not opts.wild_canasta:
+            return False
+        for c in group.cards:
+            if not IS_WILD[c]:
+                return False
+        naturals, wilds = 0, size
+        if existing is not None:
+            wilds += len(existing)
+        if wilds < 3:
+            return False
+    else:
+        naturals = wilds = 0
+        if existing is not None:
+            for c in existing:
+                if IS_WILD[c]:
+                    wilds += 1
+            naturals = len(existing) - wilds
+        for c in group.cards:
+            if IS_WILD[c]:
+                wilds += 1
+            elif RANK_OF[c] == rank:
+                naturals += 1
+            else:
+                return False
+        if naturals + wilds < 3 or naturals < 2 or wilds > wild_cap(opts, naturals):
+            return False
+    left = len(st.hands[seat]) - size
+    if left == 0 or (left == 1 and not st.no_discard):
+        if st.permission == PERMISSION_NO:
+            return False
+        canastas = canasta_count(st.melds[team])
+        before = 0 if existing is None else len(existing)
+        if before < CANASTA_SIZE <= naturals + wilds:
+            canastas += 1
+        return canastas >= opts.canastas_to_go_out
+    return True
+
+
 def _apply_meld(st: GameState, action: Meld, events: Events) -> None:
     _need_phase(st, PHASE_PLAY, "meld")
     seat = action.seat
@@ -525,7 +581,9 @@ def _plan_take_pile(st: GameState, action: TakePile) -> _MeldPlan:
     opts = st.options
     seat = action.seat
     if st.phase != PHASE_DRAW:
-        raise IllegalAction("wrong_phase", f"You cannot take the pile now (the turn is at '{st.phase}').")
+        raise IllegalAction(
+            "wrong_phase", f"You cannot take the pile now (the turn is at '{st.phase}')."
+        )
     if not st.pile:
         raise IllegalAction("pile_empty", "The discard pile is empty.")
     if pile_blocked(st):
@@ -632,8 +690,10 @@ def must_take_pile(st: GameState, seat: int) -> bool:
 def _apply_decline(st: GameState, action: DeclinePile, events: Events) -> None:
     _need_phase(st, PHASE_DRAW, "decline the pile")
     if st.stock:
-        raise IllegalAction("wrong_phase", "Draw from the stock; the pile may be declined only "
-                            "when the stock is empty.")
+        raise IllegalAction(
+            "wrong_phase",
+            "Draw from the stock; the pile may be declined only when the stock is empty.",
+        )
     if must_take_pile(st, action.seat):
         raise IllegalAction(
             "must_take_pile", "The top card fits your side's meld: you must take the pile."
@@ -674,11 +734,75 @@ def going_out_plan(st: GameState, seat: int) -> GoingOut | None:
 def _out_plan(
     st: GameState, team: int, hand: list[int], melds: dict[int, list[int]], opened: bool
 ) -> GoingOut | None:
-    """A way to go out from ``hand`` beside ``melds``: groups to meld and the card to discard."""
+    """A way to go out from ``hand`` beside ``melds``: groups to meld and the card to discard.
+
+    Cheap necessary conditions are checked first (a card that can be neither melded nor
+    discarded, too few possible canastas); then each possible discard is tried, one card per
+    rank or wild kind, as any other card of the same kind gives the same result.
+    """
     opts = st.options
-    choices: list[int | None] = [None]
+    counts = [0] * 15
+    wilds = 0
+    for c in hand:
+        if IS_WILD[c]:
+            wilds += 1
+        elif IS_RED_THREE[c]:
+            counts[14] += 1
+        else:
+            counts[RANK_OF[c]] += 1
+    # Cards that cannot be melded: red threes, one or two black threes, a lone natural without
+    # a team meld of its rank. At most one of them can go, as the discard.
+    if counts[14] and (not opts.red_three_discard or st.no_discard):
+        return None
+    stuck = counts[14] + (counts[THREE] if counts[THREE] in (1, 2) else 0)
+    stuck_rank = 14 if counts[14] else THREE
+    for rank in range(1, 12):
+        if counts[rank] == 1 and rank not in melds:
+            stuck += 1
+            stuck_rank = rank
+    if stuck > (0 if st.no_discard else 1):
+        return None
+    have = canasta_count(melds)
+    need = opts.canastas_to_go_out
+    if have < need:
+        possible = 0
+        for rank in range(1, 12):
+            existing = melds.get(rank)
+            n = counts[rank]
+            if existing is None:
+                if n >= 2 and n + min(wilds, wild_cap(opts, n)) >= CANASTA_SIZE:
+                    possible += 1
+            elif len(existing) < CANASTA_SIZE:
+                e_wild = sum(1 for c in existing if IS_WILD[c])
+                room = wild_cap(opts, len(existing) - e_wild + n) - e_wild
+                if len(existing) + n + min(wilds, max(room, 0)) >= CANASTA_SIZE:
+                    possible += 1
+        if opts.wild_canasta:
+            wild_meld = melds.get(WILD_RANK, [])
+            if len(wild_meld) < CANASTA_SIZE <= len(wild_meld) + wilds:
+                possible += 1
+        if have + possible < need:
+            return None
+    choices: list[int | None] = [] if stuck else [None]
     if not st.no_discard:
-        choices += sorted(set(c for c in hand if opts.red_three_discard or not IS_RED_THREE[c]))
+        tried: set[int] = set()
+        for c in sorted(set(hand)):
+            if IS_WILD[c]:
+                kind = c
+            else:
+                kind = 14 if IS_RED_THREE[c] else RANK_OF[c]
+                if stuck:
+                    if kind != stuck_rank:
+                        continue  # the card that cannot be melded must be the discard
+                elif kind == THREE:
+                    if counts[THREE] != 4:
+                        continue  # three black threes are melded whole
+                elif counts[kind] == 2 and kind not in melds:
+                    continue  # discarding one of a pair would leave a lone card
+            if kind in tried:
+                continue
+            tried.add(kind)
+            choices.append(c)
     for discard in choices:
         rest = hand[:]
         if discard is not None:

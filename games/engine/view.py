@@ -64,7 +64,8 @@ def player_view(st: GameState, viewer: int | None, with_legal: bool = True) -> d
             "top": card_text(st.pile[-1]) if st.pile else None,
             "frozen": st.pile_freezers > 0,
             "blocked": pile_blocked(st),
-            "frozen_for_viewer": pile_frozen_for(st, viewer) if seated and viewer is not None
+            "frozen_for_viewer": pile_frozen_for(st, viewer)
+            if seated and viewer is not None
             else None,
         },
         "hand_counts": [len(h) for h in st.hands],

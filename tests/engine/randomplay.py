@@ -108,7 +108,9 @@ def random_action(rng: random.Random, st: GameState) -> Action:
     if kind == 0:
         return Draw(seat)
     if kind == 1:
-        return TakePile(seat, some_cards(rng.randint(0, 3)), tuple(group() for _ in range(rng.randint(0, 2))))
+        return TakePile(
+            seat, some_cards(rng.randint(0, 3)), tuple(group() for _ in range(rng.randint(0, 2)))
+        )
     if kind == 2:
         return Meld(seat, tuple(group() for _ in range(rng.randint(1, 3))))
     if kind == 3:
@@ -290,4 +292,3 @@ def check_game(
         assert state_json(restored) == state_json(st)
     assert replay(options, f"seed-{seed}", log) == st
     return st
-

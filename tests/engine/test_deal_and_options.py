@@ -220,7 +220,9 @@ def test_red_three_reveal_on_turn_waits_for_the_players_own_turn() -> None:
 
 
 def test_red_three_reveal_at_deal_reveals_all_in_turn_order() -> None:
-    st = deal(opts(red_three_reveal="at_deal"), ["", "3D", "", "3H"], upcards="9D", stock_top="KH QC")
+    st = deal(
+        opts(red_three_reveal="at_deal"), ["", "3D", "", "3H"], upcards="9D", stock_top="KH QC"
+    )
     assert text(st.red_threes[1]) == "3D 3H"
     assert hand(st, 1)["KH"] == 1  # seat 1 comes before seat 3 in turn order
     assert hand(st, 3)["QC"] == 1

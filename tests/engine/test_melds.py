@@ -13,13 +13,27 @@ from .helpers import group, meld, meld_text, opts, position, refused
 OPENED = {"A": "AH AS AD"}
 
 
-def play(hand: str, *, seat: int = 0, options_preset: str = "classic", melds=None, scores=None,
-         **options: object):  # type: ignore[no-untyped-def]
+def play(
+    hand: str,
+    *,
+    seat: int = 0,
+    options_preset: str = "classic",
+    melds=None,
+    scores=None,
+    **options: object,
+):  # type: ignore[no-untyped-def]
     """A position where ``seat`` has drawn and holds ``hand``."""
     hands = [""] * (4 if options_preset in ("classic", "hoyle") else 2)
     hands[seat] = hand
-    return position(opts(options_preset, **options), hands, pile="4D", turn=seat, phase="play",
-                    melds=melds, scores=scores)
+    return position(
+        opts(options_preset, **options),
+        hands,
+        pile="4D",
+        turn=seat,
+        phase="play",
+        melds=melds,
+        scores=scores,
+    )
 
 
 # -- meld validation -----------------------------------------------------------------------------
@@ -30,13 +44,13 @@ def test_a_meld_needs_three_cards() -> None:
 
 
 def test_a_meld_needs_two_natural_cards() -> None:
-    refused(play("QH 2C JK 6C 7C", melds=[OPENED]), meld(0, "QH 2C JK"),
-            "meld_needs_two_naturals")
+    refused(play("QH 2C JK 6C 7C", melds=[OPENED]), meld(0, "QH 2C JK"), "meld_needs_two_naturals")
 
 
 def test_natural_cards_of_one_rank_only() -> None:
-    refused(play("QH QS KH 6C", melds=[OPENED]), meld(0, group("QH QS KH", "Q")),
-            "meld_mixed_ranks")
+    refused(
+        play("QH QS KH 6C", melds=[OPENED]), meld(0, group("QH QS KH", "Q")), "meld_mixed_ranks"
+    )
 
 
 def test_at_most_three_wild_cards_by_default_and_four_with_the_option() -> None:
@@ -48,16 +62,18 @@ def test_at_most_three_wild_cards_by_default_and_four_with_the_option() -> None:
 
 
 def test_wild_ratio_naturals_must_exceed_wilds_by_default() -> None:
-    refused(play("QH QS 2C 2D 6C", melds=[OPENED]), meld(0, "QH QS 2C 2D"),
-            "meld_too_many_wilds")
+    refused(play("QH QS 2C 2D 6C", melds=[OPENED]), meld(0, "QH QS 2C 2D"), "meld_too_many_wilds")
     apply(play("QH QS 2C 6C 7C", melds=[OPENED]), meld(0, "QH QS 2C"))
 
 
 def test_wild_ratio_wilds_may_equal_naturals_with_the_option() -> None:
     st = play("QH QS 2C 2D 6C 7C", melds=[OPENED], wild_ratio="wilds_not_exceed_naturals")
     apply(st, meld(0, "QH QS 2C 2D"))
-    refused(play("QH QS 2C 2D JK 6C", melds=[OPENED], wild_ratio="wilds_not_exceed_naturals"),
-            meld(0, "QH QS 2C 2D JK"), "meld_too_many_wilds")
+    refused(
+        play("QH QS 2C 2D JK 6C", melds=[OPENED], wild_ratio="wilds_not_exceed_naturals"),
+        meld(0, "QH QS 2C 2D JK"),
+        "meld_too_many_wilds",
+    )
 
 
 def test_laying_off_keeps_the_meld_valid() -> None:
@@ -83,8 +99,11 @@ def test_partners_share_melds_but_never_lay_off_on_the_opponents() -> None:
 
 
 def test_one_action_may_not_name_a_rank_twice() -> None:
-    refused(play("QH QS QD QC QS QH 7C", melds=[OPENED]), meld(0, "QH QS QD", "QC QS QH"),
-            "meld_duplicate_rank")
+    refused(
+        play("QH QS QD QC QS QH 7C", melds=[OPENED]),
+        meld(0, "QH QS QD", "QC QS QH"),
+        "meld_duplicate_rank",
+    )
 
 
 def test_cards_must_be_in_the_hand() -> None:
@@ -93,15 +112,20 @@ def test_cards_must_be_in_the_hand() -> None:
 
 
 def test_red_threes_are_never_melded() -> None:
-    refused(play("3H 3D 3H 6C 7C", melds=[OPENED]), meld(0, group("3H 3D 3H", "3")),
-            "meld_invalid_card")
-    refused(play("QH QS 3H 6C", melds=[OPENED]), meld(0, group("QH QS 3H", "Q")),
-            "meld_invalid_card")
+    refused(
+        play("3H 3D 3H 6C 7C", melds=[OPENED]), meld(0, group("3H 3D 3H", "3")), "meld_invalid_card"
+    )
+    refused(
+        play("QH QS 3H 6C", melds=[OPENED]), meld(0, group("QH QS 3H", "Q")), "meld_invalid_card"
+    )
 
 
 def test_wild_cards_alone_are_a_meld_only_with_the_wild_canasta_option() -> None:
-    refused(play("2C 2D JK 6C 7C", melds=[OPENED]), meld(0, group("2C 2D JK", "W")),
-            "meld_wild_canasta_disabled")
+    refused(
+        play("2C 2D JK 6C 7C", melds=[OPENED]),
+        meld(0, group("2C 2D JK", "W")),
+        "meld_wild_canasta_disabled",
+    )
     st = play("2C 2D JK 6C 7C", melds=[OPENED], wild_canasta=True)
     apply(st, meld(0, group("2C 2D JK", "W")))
     assert meld_text(st, 0, "W") == "2C 2D JK"
@@ -113,19 +137,24 @@ CANASTA = {"K": "KC KC KD KD KH KH KS"}
 
 
 def test_black_threes_only_when_going_out() -> None:
-    refused(play("3C 3S 3C 6C 7C 8C", melds=[CANASTA]), meld(0, "3C 3S 3C"),
-            "meld_black_threes_only_going_out")
+    refused(
+        play("3C 3S 3C 6C 7C 8C", melds=[CANASTA]),
+        meld(0, "3C 3S 3C"),
+        "meld_black_threes_only_going_out",
+    )
     st = play("3C 3S 3C 6C", melds=[CANASTA])
     apply(st, meld(0, "3C 3S 3C"))  # then discards the six to go out
     assert meld_text(st, 0, "3") == "3C 3C 3S"
 
 
 def test_black_threes_never_with_wild_cards_and_only_three_or_four() -> None:
-    refused(play("3C 3S 2C 6C", melds=[CANASTA]), meld(0, group("3C 3S 2C", "3")),
-            "meld_invalid_card")
+    refused(
+        play("3C 3S 2C 6C", melds=[CANASTA]), meld(0, group("3C 3S 2C", "3")), "meld_invalid_card"
+    )
     refused(play("3C 3S 6C", melds=[CANASTA]), meld(0, "3C 3S"), "meld_invalid_card")
-    refused(play("QH QS 3C 6C", melds=[CANASTA]), meld(0, group("QH QS 3C", "Q")),
-            "meld_invalid_card")
+    refused(
+        play("QH QS 3C 6C", melds=[CANASTA]), meld(0, group("QH QS 3C", "Q")), "meld_invalid_card"
+    )
 
 
 def test_black_threes_going_out_still_need_the_canasta() -> None:
@@ -145,8 +174,9 @@ def test_initial_meld_minimum_bands(score: int, minimum: int) -> None:
 
 def test_a_negative_score_needs_only_fifteen() -> None:
     apply(play("5H 5S 5D 6C 7C", scores=[-100, 0]), meld(0, "5H 5S 5D"))
-    refused(play("5H 5S 5D 6C 7C", scores=[0, -100]), meld(0, "5H 5S 5D"),
-            "initial_meld_below_minimum")
+    refused(
+        play("5H 5S 5D 6C 7C", scores=[0, -100]), meld(0, "5H 5S 5D"), "initial_meld_below_minimum"
+    )
 
 
 def test_the_minimum_may_be_met_across_several_melds_in_one_action() -> None:

@@ -30,16 +30,18 @@ def test_example_bill_takes_the_pile_with_a_pair_of_sixes() -> None:
 
 def test_example_mike_cannot_take_a_frozen_pile_with_a_natural_and_wilds() -> None:
     # Mike holds H5 D2 D2 S12 D12; top S5 on a frozen pile: he needs a natural pair of fives.
-    st = position(opts(), ["", "5H 2D 2D QS QD", "", ""], pile="8C JK 9H 5S", turn=1,
-                  melds=[{}, OPENED])
+    st = position(
+        opts(), ["", "5H 2D 2D QS QD", "", ""], pile="8C JK 9H 5S", turn=1, melds=[{}, OPENED]
+    )
     assert pile_frozen_for(st, 1)
     refused(st, take(1, "5H 2D"), "pile_frozen")
     assert legal_actions(st) == [Draw(1)]  # he draws from the deck instead
 
 
 def test_example_lisa_lays_the_top_card_off_on_her_teams_kings() -> None:
-    st = position(opts(), ["", "", "", "4C 9D"], pile="7S 8S KH", turn=3,
-                  melds=[{}, {"K": "KD KD KC 2H"}])
+    st = position(
+        opts(), ["", "", "", "4C 9D"], pile="7S 8S KH", turn=3, melds=[{}, {"K": "KD KD KC 2H"}]
+    )
     action = take(3)
     assert action in legal_actions(st)
     apply(st, action)
@@ -142,7 +144,9 @@ def test_option_pile_to_canasta() -> None:
     )
     refused(forbidden, take(0), "pile_to_canasta_forbidden")
     short = position(
-        opts(pile_to_canasta=False), ["5H 6H", "", "", ""], pile="4D 9H",
+        opts(pile_to_canasta=False),
+        ["5H 6H", "", "", ""],
+        pile="4D 9H",
         melds=[{"9": "9C 9C 9D 9D 9S 9S"}],
     )
     apply(short, take(0))  # six cards are not yet a canasta
@@ -175,7 +179,9 @@ def test_initial_meld_with_the_pile_may_add_melds_from_the_hand() -> None:
     action = take(0, "KS KC", "AH AS 2D")
     assert action in legal_actions(st)
     apply(st, action)
-    assert st.opened[0] and meld_text(st, 0, "K") == "KC KH KS" and meld_text(st, 0, "A") == "2D AH AS"
+    assert (
+        st.opened[0] and meld_text(st, 0, "K") == "KC KH KS" and meld_text(st, 0, "A") == "2D AH AS"
+    )
 
 
 def test_taking_the_pile_is_refused_as_a_whole() -> None:

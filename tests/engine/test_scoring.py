@@ -48,8 +48,7 @@ def test_every_component_of_a_round_score() -> None:
 
 
 def test_all_four_red_threes_score_800() -> None:
-    st = position(opts(), ["", "", "", ""], melds=[{"K": "KC KC KD"}],
-                  red_threes=["3H 3H 3D 3D"])
+    st = position(opts(), ["", "", "", ""], melds=[{"K": "KC KC KD"}], red_threes=["3H 3H 3D 3D"])
     assert score_round(st, None)[0]["red_threes"] == 800
     st = position(opts(), ["", "", "", ""], red_threes=["3H 3H 3D 3D"])
     assert score_round(st, None)[0]["red_threes"] == -800
@@ -69,8 +68,7 @@ def test_a_meld_of_six_is_not_a_canasta() -> None:
 
 
 def test_wild_canasta_scores_1000_when_enabled() -> None:
-    st = position(opts(wild_canasta=True), ["", "", "", ""],
-                  melds=[{"W": "2C 2C 2D 2D 2H JK JK"}])
+    st = position(opts(wild_canasta=True), ["", "", "", ""], melds=[{"W": "2C 2C 2D 2D 2H JK JK"}])
     parts = score_round(st, None)[0]
     assert parts["wild_canastas"] == 1000 and parts["meld_cards"] == 5 * 20 + 2 * 50
     assert parts["mixed_canastas"] == 0 and parts["natural_canastas"] == 0
@@ -99,8 +97,15 @@ def going_out(scores: list[int], preset: str = "classic"):  # type: ignore[no-un
     options = opts(preset)
     hands = ["5H 5S 5D 9C"] + [""] * (options.players - 1)
     melds = [{"K": K_NATURAL}, {"Q": "QC QC QD"}, {"J": "JC JC JD"}][: options.teams]
-    st = position(options, hands, pile="4D", phase="play", melds=melds, scores=scores,
-                  melded_before=[True] + [False] * (options.players - 1))
+    st = position(
+        options,
+        hands,
+        pile="4D",
+        phase="play",
+        melds=melds,
+        scores=scores,
+        melded_before=[True] + [False] * (options.players - 1),
+    )
     apply(st, meld(0, "5H 5S 5D"))
     apply(st, discard(0, "9C"))
     assert [t["total"] for t in st.rounds[-1]["teams"]] == [685] + [30] * (options.teams - 1)
@@ -144,8 +149,15 @@ def test_three_player_single_leader_over_the_target_wins() -> None:
 def test_the_target_score_option_is_honoured() -> None:
     options = opts(target_score=1000)
     hands = ["5H 5S 5D 9C", "", "", ""]
-    st = position(options, hands, pile="4D", phase="play", scores=[400, 0],
-                  melds=[{"K": K_NATURAL}, {}], melded_before=[True, False, False, False])
+    st = position(
+        options,
+        hands,
+        pile="4D",
+        phase="play",
+        scores=[400, 0],
+        melds=[{"K": K_NATURAL}, {}],
+        melded_before=[True, False, False, False],
+    )
     apply(st, meld(0, "5H 5S 5D"))
     apply(st, discard(0, "9C"))
     assert st.scores[0] == 1085 and st.game_over and st.winner == 0

@@ -32,13 +32,30 @@ CANASTA = {"K": "KC KC KD KD KH KH KS"}
 OPENED = {"A": "AH AS AD"}
 
 
-def after_draw(hand_: str, *, preset: str = "classic", seat: int = 0, melds=None,  # type: ignore[no-untyped-def]
-               pile: str = "4D", scores=None, melded_before=None, **options: object):
+def after_draw(
+    hand_: str,
+    *,
+    preset: str = "classic",
+    seat: int = 0,
+    melds=None,  # type: ignore[no-untyped-def]
+    pile: str = "4D",
+    scores=None,
+    melded_before=None,
+    **options: object,
+):
     players = opts(preset).players
     hands = [""] * players
     hands[seat] = hand_
-    return position(opts(preset, **options), hands, pile=pile, turn=seat, phase="play",
-                    melds=melds, scores=scores, melded_before=melded_before)
+    return position(
+        opts(preset, **options),
+        hands,
+        pile=pile,
+        turn=seat,
+        phase="play",
+        melds=melds,
+        scores=scores,
+        melded_before=melded_before,
+    )
 
 
 # -- turn order and discarding -------------------------------------------------------------------
@@ -109,8 +126,9 @@ def test_the_canasta_may_be_completed_in_the_going_out_turn() -> None:
 def test_two_player_needs_two_canastas_unless_the_option_says_one() -> None:
     two = after_draw("5H 5S 5D", preset="two_player", melds=[CANASTA])
     refused(two, meld(0, "5H 5S 5D"), "cannot_go_out")
-    both = after_draw("5H 5S 5D", preset="two_player",
-                      melds=[dict(CANASTA, Q="QC QC QD QD QH QH QS")])
+    both = after_draw(
+        "5H 5S 5D", preset="two_player", melds=[dict(CANASTA, Q="QC QC QD QD QH QH QS")]
+    )
     apply(both, meld(0, "5H 5S 5D"))
     assert both.rounds[-1]["went_out"] == 0
     one = after_draw("5H 5S 5D", preset="two_player", melds=[CANASTA], canastas_to_go_out=1)
@@ -215,8 +233,11 @@ def test_concealed_going_out_earns_100_more() -> None:
 
 
 def test_not_concealed_after_earlier_melds_of_ones_own() -> None:
-    st = after_draw("KS 2C 5H 5S 5D 9C", melds=[{"K": "KH KS KD KC KH"}],
-                    melded_before=[True, False, False, False])
+    st = after_draw(
+        "KS 2C 5H 5S 5D 9C",
+        melds=[{"K": "KH KS KD KC KH"}],
+        melded_before=[True, False, False, False],
+    )
     apply(st, meld(0, "KS 2C", "5H 5S 5D"))
     apply(st, discard(0, "9C"))
     assert not st.rounds[-1]["concealed"] and st.rounds[-1]["teams"][0]["concealed"] == 0
@@ -251,10 +272,10 @@ def test_stock_exhausted_end_round_ends_when_the_turn_ends_with_an_empty_stock()
     assert record["teams"][0]["going_out"] == 0
 
 
-
 def test_stock_exhausted_play_on_must_take_a_pile_that_fits_the_teams_meld() -> None:
-    st = position(opts("hoyle"), ["", "4C 9S", "", ""], pile="4D 8D",
-                  melds=[{}, {"8": "8C 8C 8H"}], turn=1)
+    st = position(
+        opts("hoyle"), ["", "4C 9S", "", ""], pile="4D 8D", melds=[{}, {"8": "8C 8C 8H"}], turn=1
+    )
     stock_only(st, "")
     assert DeclinePile(1) not in legal_actions(st)
     refused(st, DeclinePile(1), "must_take_pile")
@@ -263,8 +284,7 @@ def test_stock_exhausted_play_on_must_take_a_pile_that_fits_the_teams_meld() -> 
 
 
 def test_stock_exhausted_play_on_round_ends_when_the_pile_is_declined() -> None:
-    st = position(opts("hoyle"), ["", "8S 8S 9S", "", ""], pile="4D 8D",
-                  melds=[{}, OPENED], turn=1)
+    st = position(opts("hoyle"), ["", "8S 8S 9S", "", ""], pile="4D 8D", melds=[{}, OPENED], turn=1)
     stock_only(st, "")
     actions = legal_actions(st)
     assert DeclinePile(1) in actions and take(1, "8S 8S") in actions  # may, need not, take it
@@ -274,13 +294,13 @@ def test_stock_exhausted_play_on_round_ends_when_the_pile_is_declined() -> None:
 
 
 def test_stock_exhausted_play_on_continues_while_the_pile_is_taken() -> None:
-    st = position(opts("hoyle"), ["", "8S 8S 9S 9H 5C", "", ""], pile="4D 8D",
-                  melds=[{}, OPENED], turn=1)
+    st = position(
+        opts("hoyle"), ["", "8S 8S 9S 9H 5C", "", ""], pile="4D 8D", melds=[{}, OPENED], turn=1
+    )
     stock_only(st, "")
     apply(st, take(1, "8S 8S"))
     apply(st, discard(1, "9S"))
     assert st.turn == 2 and st.round_no == 1  # play goes on with an empty stock
-
 
 
 # -- a red three as the last stock card ---------------------------------------------------------
@@ -301,8 +321,9 @@ def test_last_red_three_meld_then_end() -> None:
 
 
 def test_last_red_three_end_now() -> None:
-    st = position(opts(last_red_three="end_now"), ["5H 5S 5D 6C 7C", "", "", ""], pile="4D",
-                  melds=[OPENED])
+    st = position(
+        opts(last_red_three="end_now"), ["5H 5S 5D 6C 7C", "", "", ""], pile="4D", melds=[OPENED]
+    )
     stock_only(st, "3H")
     apply(st, Draw(0))
     assert st.round_no == 2 and st.rounds[-1]["reason"] == "last_red_three"
