@@ -10,7 +10,7 @@ from django.http import HttpRequest
 from games.models import Game, GameEvent, IdempotencyRecord, Meld, Player, RoundScore, Seat
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class ReadOnlyAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
@@ -22,12 +22,12 @@ class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 @admin.register(Player)
-class PlayerAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class PlayerAdmin(admin.ModelAdmin):
     list_display = ("id", "display_name", "user", "created_at")
     search_fields = ("display_name", "user__username")
 
 
-class SeatInline(admin.TabularInline):  # type: ignore[type-arg]
+class SeatInline(admin.TabularInline):
     model = Seat
     extra = 0
     fields = ("index", "team", "player", "bot_level", "joined_at")
@@ -35,7 +35,7 @@ class SeatInline(admin.TabularInline):  # type: ignore[type-arg]
 
 
 @admin.register(Game)
-class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class GameAdmin(admin.ModelAdmin):
     list_display = ("id", "preset", "status", "version", "is_public", "created_by", "created_at")
     list_filter = ("status", "preset", "is_public")
     search_fields = ("join_code",)
@@ -45,7 +45,7 @@ class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 @admin.register(Seat)
-class SeatAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class SeatAdmin(admin.ModelAdmin):
     list_display = ("game", "index", "team", "player", "bot_level")
     raw_id_fields = ("game", "player")
 

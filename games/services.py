@@ -508,6 +508,7 @@ def game_replay_state(game: Game, upto: int | None = None) -> GameState:
     if upto is not None:
         events = events.filter(seq__lte=upto)
     for event in events.only("seq", "seat", "payload"):
+        assert event.seat is not None, "every action event has a seat"
         apply(state, action_from_dict(event.payload, event.seat))
     return state
 
@@ -550,13 +551,11 @@ def bot_turn_schedule(game_id: int, version: int) -> None:
 
 def _bot_turn_send(game_id: int, version: int) -> None:
     try:
-        from bots.tasks import bot_turn_play  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:
-        bot_turn_play = None
-    if bot_turn_play is None:
+        from bots.tasks import bot_turn_play
+    except ImportError:  # without the bots app the built-in bot plays, in-process
         bot_action_apply(game_id, version)
-    else:
-        bot_turn_play.delay(game_id, version)
+        return
+    bot_turn_play.delay(game_id, version)
 
 
 # A simple legal bot: the first legal action of the most productive kind.

@@ -395,7 +395,7 @@ class GameEventSerializer(Base):
     seq = serializers.IntegerField()
     type = serializers.ChoiceField(choices=EVENT_TYPES)
     seat = serializers.IntegerField(allow_null=True, help_text="The acting seat.")
-    source = serializers.ChoiceField(choices=EventSource.choices)
+    source = serializers.ChoiceField(choices=EventSource.choices)  # type: ignore[assignment]
     created_at = serializers.DateTimeField()
     payload = EffectField(
         help_text="For an action: the action as sent (see Action). For `game_started`: preset, "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth.models import User
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
@@ -73,8 +74,9 @@ def problems(*statuses: int) -> dict[tuple[int, str], OpenApiResponse]:
 def player_of(request: Request) -> Player:
     """The requester's player profile (made on first use for users created elsewhere)."""
     user = request.user
-    player = getattr(user, "player", None)
+    player: Player | None = getattr(user, "player", None)
     if player is None:
+        assert isinstance(user, User), "game endpoints require authentication"
         player, _ = Player.objects.get_or_create(
             user=user, defaults={"display_name": user.get_username()[:40]}
         )

@@ -9,6 +9,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from canasta_service.celery import app as celery_app
+from games.engine import GameState
+from games.models import Game
 from games.services import FALLBACK_PREFERENCE
 
 
@@ -79,6 +81,14 @@ def ada(make_player: Callable[..., PlayerClient]) -> PlayerClient:
 @pytest.fixture
 def bob(make_player: Callable[..., PlayerClient]) -> PlayerClient:
     return make_player("Bob")
+
+
+def snapshot_of(game: Game | int) -> GameState:
+    """The engine state a game's snapshot holds (read afresh when given an id)."""
+    if isinstance(game, int):
+        game = Game.objects.get(pk=game)
+    assert game.snapshot is not None, "the game has not started"
+    return GameState.from_dict(game.snapshot)
 
 
 def create_game(client: APIClient, **body: Any) -> dict[str, Any]:

@@ -8,11 +8,10 @@ from typing import Any
 
 import pytest
 
-from games.engine import GameState
 from games.engine.view import player_view
 from games.models import Game, Meld, RoundScore
 from games.services import game_replay_state
-from tests.api.conftest import PlayerClient, create_game, play_until
+from tests.api.conftest import PlayerClient, create_game, play_until, snapshot_of
 
 # Bots play after each commit (transaction.on_commit): the tests must really commit.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -31,7 +30,7 @@ def check_finished_game(client: PlayerClient, game_id: int) -> dict[str, Any]:
     assert hashlib.sha256(body["seed"].encode()).hexdigest() == body["seed_commitment"]
 
     game = Game.objects.get(pk=game_id)
-    snapshot = GameState.from_dict(game.snapshot)
+    snapshot = snapshot_of(game)
     assert game_replay_state(game) == snapshot  # the log is the truth
     assert game.events.count() == game.version
     assert list(game.events.values_list("seq", flat=True)) == list(range(1, game.version + 1))

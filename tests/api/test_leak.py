@@ -31,7 +31,7 @@ from games.engine import (
     new_game,
 )
 from games.models import Game, GameEvent
-from tests.api.conftest import PlayerClient, choose, create_game
+from tests.api.conftest import PlayerClient, choose, create_game, snapshot_of
 
 pytestmark = pytest.mark.django_db
 
@@ -83,6 +83,7 @@ def states_of(game: Game) -> Iterator[tuple[GameEvent, GameState, GameState, Cou
         else:
             assert state is not None
             before = state.clone()
+            assert event.seat is not None
             apply(state, action_from_dict(event.payload, event.seat), engine_events)
         shown = Counter(
             card
@@ -122,7 +123,7 @@ def test_no_endpoint_shows_a_card_its_viewer_could_not_see(
     ]
 
     for _ in range(3000):
-        state = GameState.from_dict(Game.objects.get(pk=game_id).snapshot)
+        state = snapshot_of(game_id)
         bodies = {seat: client.game(game_id) for client, seat in viewers}
         for seat, body in bodies.items():
             check_table(body, state, seat)
@@ -135,7 +136,7 @@ def test_no_endpoint_shows_a_card_its_viewer_could_not_see(
         assert response.status_code == 201, response.content
         assert not within(
             cards_in(response.json()["game"]["state"]["hand"]),
-            visible(GameState.from_dict(Game.objects.get(pk=game_id).snapshot), state.to_act),
+            visible(snapshot_of(game_id), state.to_act),
         )
     else:
         raise AssertionError("the game did not end")

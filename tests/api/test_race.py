@@ -10,10 +10,9 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from games.engine import GameState
 from games.models import Game, GameEvent
 from games.services import game_replay_state
-from tests.api.conftest import PlayerClient, create_game
+from tests.api.conftest import PlayerClient, create_game, snapshot_of
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -71,7 +70,7 @@ def test_two_requests_for_the_same_turn_apply_exactly_once(
     seqs = list(GameEvent.objects.filter(game_id=game["id"]).values_list("seq", flat=True))
     assert seqs == list(range(1, len(seqs) + 1))  # no duplicate, no gap
     stored = Game.objects.get(pk=game["id"])
-    assert game_replay_state(stored) == GameState.from_dict(stored.snapshot)
+    assert game_replay_state(stored) == snapshot_of(stored)
 
 
 def test_the_same_idempotent_request_twice_at_once_is_applied_once(
