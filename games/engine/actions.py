@@ -4,7 +4,8 @@ Text form (what the API accepts and the move log stores)::
 
     {"type": "draw"}
     {"type": "take_pile", "cards": ["QH", "QS"], "melds": [{"rank": "K", "cards": [...]}]}
-    {"type": "meld", "melds": [{"rank": "Q", "cards": ["QH", "QS", "2C"]}, {"cards": ["2D"], "rank": "K"}]}
+    {"type": "meld", "melds": [{"rank": "Q", "cards": ["QH", "QS", "2C"]},
+                               {"cards": ["2D"], "rank": "K"}]}
     {"type": "discard", "card": "7H"}
     {"type": "ask_partner"}            {"type": "answer_partner", "allow": true}
     {"type": "decline_pile"}           {"type": "end_round"}
@@ -18,7 +19,7 @@ A group whose rank the team already holds is laid off on that meld; otherwise it
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from .cards import (
     IS_BLACK_THREE,
@@ -98,7 +99,7 @@ class EndRound:
     type = "end_round"
 
 
-Action = Union[Draw, TakePile, Meld, Discard, AskPartner, AnswerPartner, DeclinePile, EndRound]
+Action = Draw | TakePile | Meld | Discard | AskPartner | AnswerPartner | DeclinePile | EndRound
 ACTION_TYPES: tuple[str, ...] = (
     "draw",
     "take_pile",

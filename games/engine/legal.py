@@ -52,7 +52,6 @@ from .state import (
     GameState,
 )
 
-
 # Actions are immutable values: the common ones are made once and shared.
 MAX_SEATS = 4
 DISCARDS: tuple[tuple[Discard, ...], ...] = tuple(
@@ -104,7 +103,7 @@ def _opening_groups(
             spare.remove(c)
     pairs: list[list[int]] = []
     for rank, cards in naturals.items():
-        if rank == skip_rank or rank == THREE:
+        if rank in (skip_rank, THREE):
             continue
         if len(cards) >= 3:
             groups.append(MeldGroup(rank, tuple(cards)))
@@ -164,12 +163,13 @@ def _pile_takes(st: GameState, seat: int) -> list[Action]:
     opened = st.opened[team]
     minimum = initial_meld_minimum(st.scores[team])
     for cards in ways:
-        extras: tuple[MeldGroup, ...] | None = ()
+        extras: tuple[MeldGroup, ...] = ()
         if not opened:
             start = VALUE_OF[top] + sum(VALUE_OF[c] for c in cards)
-            extras = _reach_minimum(_opening_groups(naturals, wilds, rank, cards), start, minimum)
-            if extras is None:
+            reach = _reach_minimum(_opening_groups(naturals, wilds, rank, cards), start, minimum)
+            if reach is None:
                 continue
+            extras = reach
         action = TakePile(seat, cards, extras)
         if take_pile_error(st, action) is None:
             out.append(action)

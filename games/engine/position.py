@@ -88,9 +88,9 @@ def deal(
 ) -> GameState:
     """A round dealt by the engine's own deal from a chosen deck order, for testing the deal.
 
-    ``hands`` (from seat 0; missing seats get filler) give the first cards each seat is dealt (the rest of each hand is filled with
-    low natural cards); ``upcards`` are the next cards turned up to start the pile, in order;
-    ``stock_top`` the cards drawn after that, first drawn first. Round 1 is dealt by the last
+    ``hands`` (from seat 0; missing seats get filler) give the first cards each seat is dealt
+    (the rest of each hand is filled with low natural cards); ``upcards`` are the next cards
+    turned up to start the pile, in order; ``stock_top`` the cards drawn after that, first drawn first. Round 1 is dealt by the last
     seat; give ``dealer`` (with ``round_no`` 2 or more) for other deals.
     """
     players = options.players

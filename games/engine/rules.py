@@ -27,9 +27,9 @@ from .actions import (
 from .cards import (
     FULL_DECK,
     IS_BLACK_THREE,
-    JOKER,
     IS_RED_THREE,
     IS_WILD,
+    JOKER,
     JOKER_RANK,
     RANK_OF,
     THREE,
@@ -508,8 +508,7 @@ def single_meld_ok(st: GameState, seat: int, group: MeldGroup) -> bool:
         or not st.opened[team]
         or st.permission == PERMISSION_YES
         or not 1 <= rank <= WILD_RANK
-        or rank == TWO
-        or rank == JOKER_RANK
+        or rank in (TWO, JOKER_RANK)
     ):
         return meld_error(st, seat, (group,)) is None
     opts = st.options

@@ -30,6 +30,7 @@ __all__ = [
     "discard",
     "group",
     "hand",
+    "held",
     "meld",
     "opts",
     "position",
@@ -108,3 +109,8 @@ def stock_only(st: GameState, stock: str) -> None:
     for i, c in enumerate(rest):
         st.hands[others[i % len(others)]].append(c)
     assert st.cards_conserved()
+
+
+def held(text_: str) -> Counter[str]:
+    """Cards as a multiset, to compare with ``hand(st, seat)``."""
+    return Counter(text_.split())

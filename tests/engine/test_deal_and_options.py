@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from collections import Counter
-
 from games.engine import (
     PRESETS,
     Discard,
@@ -23,7 +21,7 @@ from games.engine.options import describe_options
 from games.engine.position import deal
 from games.engine.rules import pile_blocked
 
-from .helpers import discard, hand, meld, opts, position, text
+from .helpers import discard, hand, held, meld, opts, position, text
 
 # -- section 9: presets -------------------------------------------------------------------------
 
@@ -240,7 +238,7 @@ def test_red_three_drawn_from_the_stock_is_revealed_and_replaced_at_once() -> No
     st = position(opts(), ["4C 5C", "4D", "4H", "4S"], pile="9D", stock_top="7H 3D")
     apply(st, Draw(0))
     assert text(st.red_threes[0]) == "3D"
-    assert hand(st, 0) == Counter("4C 5C 7H".split())
+    assert hand(st, 0) == held("4C 5C 7H")
 
 
 def test_draw_count_two_and_one() -> None:

@@ -4,12 +4,10 @@ meld with the top card), including the worked examples of the cardgames.io rules
 
 from __future__ import annotations
 
-from collections import Counter
-
 from games.engine import Draw, apply, legal_actions
 from games.engine.rules import pile_blocked, pile_frozen_for
 
-from .helpers import hand, meld_text, opts, position, refused, take, text
+from .helpers import hand, held, meld_text, opts, position, refused, take, text
 
 OPENED = {"A": "AH AS AD"}  # a meld that shows the team has made its initial meld
 
@@ -24,7 +22,7 @@ def test_example_bill_takes_the_pile_with_a_pair_of_sixes() -> None:
     assert action in legal_actions(st)
     apply(st, action)
     assert meld_text(st, 0, "6") == "6C 6C 6D"
-    assert hand(st, 0) == Counter("7H 8D 9S 4H".split())
+    assert hand(st, 0) == held("7H 8D 9S 4H")
     assert st.pile == [] and st.phase == "play"
 
 
@@ -46,7 +44,7 @@ def test_example_lisa_lays_the_top_card_off_on_her_teams_kings() -> None:
     assert action in legal_actions(st)
     apply(st, action)
     assert meld_text(st, 1, "K") == "2H KC KD KD KH"
-    assert hand(st, 3) == Counter("4C 9D 7S 8S".split())
+    assert hand(st, 3) == held("4C 9D 7S 8S")
 
 
 def test_example_bill_cannot_lay_off_on_a_frozen_pile() -> None:
@@ -86,7 +84,7 @@ def test_the_pile_is_frozen_for_a_team_that_has_not_opened() -> None:
 def test_a_natural_pair_takes_the_pile_for_a_team_not_yet_opened_with_the_minimum() -> None:
     st = position(opts(), ["QC QS AH AS 2D 5H", "", "", ""], pile="4D QH")
     apply(st, take(0, "QC QS", "AH AS 2D"))  # 30 + 60 >= 50
-    assert st.opened[0] and hand(st, 0) == Counter("5H 4D".split())
+    assert st.opened[0] and hand(st, 0) == held("5H 4D")
 
 
 def test_red_three_taken_with_the_pile_goes_to_the_area_without_replacement() -> None:
@@ -94,7 +92,7 @@ def test_red_three_taken_with_the_pile_goes_to_the_area_without_replacement() ->
     stock = len(st.stock)
     apply(st, take(0, "7C 7S"))
     assert text(st.red_threes[0]) == "3H"
-    assert hand(st, 0) == Counter("5H 9C".split())
+    assert hand(st, 0) == held("5H 9C")
     assert len(st.stock) == stock
 
 
@@ -111,7 +109,7 @@ def test_unfrozen_pile_natural_pair_or_natural_and_wild_or_lay_off() -> None:
     assert meld_text(mixed, 0, "8") == "2C 8C 8H"
     lay_off = position(opts(), ["5H", "", "", ""], pile="4D 8H", melds=[{"8": "8D 8D 8S"}])
     apply(lay_off, take(0))
-    assert hand(lay_off, 0) == Counter("5H 4D".split())
+    assert hand(lay_off, 0) == held("5H 4D")
 
 
 def test_the_top_card_cannot_be_laid_off_on_the_opponents_meld() -> None:

@@ -10,7 +10,6 @@ from games.engine import (
     Discard,
     Draw,
     EndRound,
-    Meld,
     apply,
     legal_actions,
 )
