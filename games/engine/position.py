@@ -90,8 +90,9 @@ def deal(
 
     ``hands`` (from seat 0; missing seats get filler) give the first cards each seat is dealt
     (the rest of each hand is filled with low natural cards); ``upcards`` are the next cards
-    turned up to start the pile, in order; ``stock_top`` the cards drawn after that, first drawn first. Round 1 is dealt by the last
-    seat; give ``dealer`` (with ``round_no`` 2 or more) for other deals.
+    turned up to start the pile, in order; ``stock_top`` the cards drawn after that, first
+    drawn first. Round 1 is dealt by the last seat; give ``dealer`` (with ``round_no`` 2 or
+    more) for other deals.
     """
     players = options.players
     if round_no is None:
