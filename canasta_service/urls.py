@@ -1,12 +1,12 @@
 """URL routes. The versioned API lives under /api/v1/; schema and docs under /api/."""
 
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from canasta_service.health import HealthApi, WorkerProbeCreateApi, WorkerProbeDetailApi
 
-api_v1 = [
+api_v1: list[URLPattern | URLResolver] = [
     path("health/", HealthApi.as_view(), name="health"),
     path("health/probe/", WorkerProbeCreateApi.as_view(), name="health-probe"),
     path("health/probe/<slug:token>/", WorkerProbeDetailApi.as_view(), name="health-probe-detail"),
