@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games.api import views
+from games.api import replay, views
 
 urlpatterns = [
     path("players/", views.PlayerCreateApi.as_view(), name="player-create"),
@@ -10,6 +10,7 @@ urlpatterns = [
     path("rules/", views.RulesApi.as_view(), name="rules"),
     path("games/", views.GameListCreateApi.as_view(), name="game-list"),
     path("games/join/<str:join_code>/", views.GameJoinByCodeApi.as_view(), name="game-join-code"),
+    path("games/import/", replay.GameImportApi.as_view(), name="game-import"),
     path("games/<int:game_id>/", views.GameDetailApi.as_view(), name="game-detail"),
     path("games/<int:game_id>/join/", views.GameJoinApi.as_view(), name="game-join"),
     path("games/<int:game_id>/leave/", views.GameLeaveApi.as_view(), name="game-leave"),
@@ -17,4 +18,12 @@ urlpatterns = [
     path("games/<int:game_id>/actions/", views.GameActionCreateApi.as_view(), name="game-actions"),
     path("games/<int:game_id>/events/", views.GameEventListApi.as_view(), name="game-events"),
     path("games/<int:game_id>/scorecard/", views.GameScorecardApi.as_view(), name="game-scorecard"),
+    path("games/<int:game_id>/replay/", replay.GameReplayApi.as_view(), name="game-replay"),
+    path(
+        "games/<int:game_id>/replay/steps/",
+        replay.GameReplayStepsApi.as_view(),
+        name="game-replay-steps",
+    ),
+    path("games/<int:game_id>/export/", replay.GameExportApi.as_view(), name="game-export"),
+    path("games/<int:game_id>/fairness/", replay.GameFairnessApi.as_view(), name="game-fairness"),
 ]

@@ -1,0 +1,517 @@
+"""Replay, export, import and fairness endpoints: thin views and their serializers.
+
+The views parse and authorise; ``games.replay`` rebuilds states from the move log and decides
+what the requester may see (their seat's view while the game runs, every hand once it is over).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from canasta_service.problems import PROBLEM_CONTENT_TYPE
+from games import replay, selectors
+from games.api import examples
+from games.api.serializers import (
+    EVENT_TYPES,
+    GameDetailSerializer,
+    GameOptionsSerializer,
+    GameProblemSerializer,
+    TableViewSerializer,
+)
+from games.api.views import GAME_ID, player_of
+from games.engine import PRESETS
+from games.models import BotLevel, EventSource, Game, GameStatus
+
+Base = serializers.Serializer[Any]
+_EVENT_TYPE_TEXT = "The event's type: " + ", ".join(f"`{t}`" for t in EVENT_TYPES) + "."
+
+
+# ============================================================================== serializers
+@extend_schema_field(OpenApiTypes.OBJECT)
+class ReplayObjectField(serializers.JSONField):
+    """A JSON object whose members depend on its kind (see the field's description)."""
+
+
+class ReplayParamsSerializer(Base):
+    """Query parameters of the replay (validation only)."""
+
+    at = serializers.IntegerField(required=False, min_value=1)
+
+
+class ReplayEventSerializer(Base):
+    seq = serializers.IntegerField()
+    seat = serializers.IntegerField(allow_null=True, help_text="The acting seat.")
+    type = serializers.CharField(help_text=_EVENT_TYPE_TEXT)
+    source = serializers.ChoiceField(choices=EventSource.choices)  # type: ignore[assignment]
+    payload = ReplayObjectField(help_text="The action as played (for `game_started`: the start).")
+    effects = serializers.ListField(
+        child=ReplayObjectField(),
+        help_text="What the event caused, as you saw it then (see GameEvent). Once the game is "
+        "finished every private part is shown: each seat's dealt `hands` at a round's start, "
+        "the acting seat's drawn and taken cards.",
+    )
+
+
+class ReplayStateSerializer(Base):
+    game = serializers.IntegerField()
+    at = serializers.IntegerField(help_text="The event after which the table is shown.")
+    version = serializers.IntegerField(help_text="The game's last event now.")
+    status = serializers.ChoiceField(choices=GameStatus.choices)
+    viewer = serializers.IntegerField(allow_null=True, help_text="Your seat; null: spectator.")
+    full_information = serializers.BooleanField(
+        help_text="True once the game is finished: every hand at every step is shown."
+    )
+    event = ReplayEventSerializer(help_text="Event `at` itself.")
+    state = TableViewSerializer(
+        help_text="The table after event `at` as your seat saw it then (no legal actions)."
+    )
+    hands = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()),
+        allow_null=True,
+        help_text="Every seat's hand after event `at`; null while the game is running.",
+    )
+
+
+class ReplayStepSerializer(Base):
+    seq = serializers.IntegerField()
+    seat = serializers.IntegerField(allow_null=True)
+    type = serializers.CharField(help_text=_EVENT_TYPE_TEXT)
+    source = serializers.ChoiceField(choices=EventSource.choices)  # type: ignore[assignment]
+    text = serializers.CharField(help_text="What happened, in words, as you saw it.")
+
+
+class ReplayStepListSerializer(Base):
+    game = serializers.IntegerField()
+    version = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=GameStatus.choices)
+    viewer = serializers.IntegerField(allow_null=True, help_text="Your seat; null: spectator.")
+    full_information = serializers.BooleanField()
+    steps = ReplayStepSerializer(many=True)
+
+
+class ExportSeatSerializer(Base):
+    index = serializers.IntegerField()
+    team = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=["player", "bot", "empty"])
+    display_name = serializers.CharField(allow_null=True, required=False)
+    bot_level = serializers.ChoiceField(choices=BotLevel.choices, allow_null=True, required=False)
+
+
+class ExportEventSerializer(Base):
+    seq = serializers.IntegerField(required=False, help_text="1, 2, ... (counted if left out).")
+    seat = serializers.IntegerField(allow_null=True, help_text="The acting seat.")
+    type = serializers.CharField(
+        required=False, help_text=_EVENT_TYPE_TEXT + " Default: the payload's `type`."
+    )
+    source = serializers.ChoiceField(choices=EventSource.choices, required=False)  # type: ignore[assignment]
+    payload = ReplayObjectField(help_text="The action (see Action); for `game_started`: the start.")
+    effects = serializers.ListField(
+        child=ReplayObjectField(),
+        required=False,
+        help_text="Stored form `{kind, seat, public, private}`, `private` by seat number. On "
+        "import, when present, they must equal what the engine produces (private parts left "
+        "out are not compared).",
+    )
+
+
+class ExportFinalSerializer(Base):
+    version = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=GameStatus.choices)
+    scores = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
+    winner_team = serializers.IntegerField(allow_null=True)
+    rounds = serializers.IntegerField(help_text="Rounds finished.")
+    state_sha256 = serializers.CharField(
+        allow_null=True,
+        help_text="SHA-256 of the final engine state (finished games); checked on import.",
+    )
+
+
+class GameExportSerializer(Base):
+    """One game as a JSON document: configuration, rules version, seats, every event, and the
+    seed once the game is finished. A finished game's document can be imported."""
+
+    format = serializers.ChoiceField(choices=[replay.EXPORT_FORMAT])
+    format_version = serializers.ChoiceField(choices=[replay.EXPORT_FORMAT_VERSION])
+    exported_at = serializers.DateTimeField(required=False)
+    source_game = serializers.IntegerField(required=False, allow_null=True)
+    preset = serializers.ChoiceField(choices=list(PRESETS))
+    options = GameOptionsSerializer(help_text="The complete rule options.")
+    rules_version = serializers.CharField(help_text="The rules the game was played under.")
+    status = serializers.ChoiceField(choices=GameStatus.choices, required=False)
+    version = serializers.IntegerField(required=False)
+    seed_commitment = serializers.CharField(required=False, help_text="SHA-256 of the seed.")
+    seed = serializers.CharField(
+        allow_null=True, help_text="The game's seed: only once the game is finished."
+    )
+    viewer = serializers.IntegerField(
+        allow_null=True, required=False, help_text="The exporting seat (its private parts)."
+    )
+    redacted = serializers.BooleanField(
+        required=False, help_text="True while the game runs: others' private parts are removed."
+    )
+    seats = ExportSeatSerializer(many=True)
+    events = ExportEventSerializer(many=True)
+    final = ExportFinalSerializer(required=False)
+
+
+class _DocumentShapeSerializer(Base):
+    """The types of an import document's members (validation only; the service judges the
+    values: format, rules version, seed, options, every event)."""
+
+    format = serializers.CharField()
+    format_version = serializers.IntegerField()
+    preset = serializers.CharField(required=False)
+    options = serializers.DictField(required=False)
+    rules_version = serializers.CharField()
+    seed = serializers.CharField(required=False, allow_null=True)
+    seed_commitment = serializers.CharField(required=False, allow_null=True)
+    seats = serializers.ListField(child=serializers.DictField(), required=False)
+    events = serializers.ListField(child=serializers.DictField(), max_length=20000)
+    final = serializers.DictField(required=False, allow_null=True)
+
+
+class GameImportSerializer(Base):
+    document = ReplayObjectField(help_text="A document from the export endpoint (GameExport).")
+    seat = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=3,
+        help_text="Sit at this seat of the new game (default: none; every seat is a bot).",
+    )
+    is_public = serializers.BooleanField(default=False)
+
+    def validate_document(self, value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise serializers.ValidationError("must be an export document (a JSON object)")
+        shape = _DocumentShapeSerializer(data=value)
+        shape.is_valid(raise_exception=True)
+        return value
+
+
+# The document is validated by GameExportSerializer and then used as sent; the schema shows it.
+GameImportSerializer._declared_fields["document"] = extend_schema_field(GameExportSerializer)(
+    ReplayObjectField
+)(help_text="A document from the export endpoint, or written for teaching with a seed.")
+
+
+class ImportResultSerializer(Base):
+    game = GameDetailSerializer(help_text="The new game, as you see it.")
+    events = serializers.IntegerField(help_text="Events replayed into the new game.")
+    final_state_sha256 = serializers.CharField(help_text="SHA-256 of the replayed final state.")
+
+
+class FairnessRoundSerializer(Base):
+    round = serializers.IntegerField()
+    dealer = serializers.IntegerField()
+    upcards = serializers.ListField(child=serializers.CharField())
+    seed_commitment = serializers.CharField(
+        help_text="SHA-256 of the round's seed, published when the round was dealt."
+    )
+    round_seed = serializers.CharField(
+        allow_null=True, help_text="The round's seed (revealed at the end)."
+    )
+    ok = serializers.BooleanField(
+        allow_null=True, help_text="The seed reproduces this deal (null until the end)."
+    )
+    problem = serializers.CharField(allow_null=True)
+
+
+class FairnessSerializer(Base):
+    """Provably fair dealing. Round n is shuffled by ``random.Random(round_seed).shuffle`` of
+    the 108-card deck, where ``round_seed = sha256("canasta:{seed}:{n}")`` (hex); its hash was
+    published at the deal. After the end, anyone can recompute every deal from ``seed``."""
+
+    game = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=GameStatus.choices)
+    revealed = serializers.BooleanField(help_text="The game is finished and its seed revealed.")
+    seed_commitment = serializers.CharField(help_text="SHA-256 of the game's seed.")
+    seed = serializers.CharField(allow_null=True)
+    rounds = FairnessRoundSerializer(many=True)
+    verified = serializers.BooleanField(
+        allow_null=True, help_text="Every deal checked against the seed (null until the end)."
+    )
+    problems = serializers.ListField(child=serializers.CharField())
+
+
+# ============================================================================== problems
+_TEXT = {
+    400: "`invalid_request` (see `errors`), `replay_step_out_of_range` (with "
+    "`current_version`), `import_format_unsupported`, `import_log_invalid` (with `seq`), "
+    "`invalid_option`.",
+    401: "No or wrong token: `not_authenticated`, `authentication_failed`.",
+    404: "`not_found`: no such game, or a private game you are not at.",
+    409: "`game_not_active`: the game has not started, so its log is empty.",
+    422: "`rules_version_unsupported` (the game is pinned to rules this engine does not play; "
+    "with `rules_version` and `supported_rules_versions`); on import also "
+    "`import_seed_missing`, `import_seed_mismatch`, `import_event_rejected` (with `seq`, "
+    "`engine_code`, `engine_message`: the first event that does not apply), "
+    "`import_event_mismatch` (with `seq`), `import_final_state_mismatch`.",
+}
+
+
+def _example(code: int, name: str, detail: str, path: str, **extra: Any) -> OpenApiExample:
+    return examples._problem(code, name, detail, instance=path, **extra)
+
+
+_EXAMPLES = {
+    400: _example(
+        400,
+        "replay_step_out_of_range",
+        "Step 900 is not in the log: choose 1 to 412.",
+        "/api/v1/games/42/replay/",
+        current_version=412,
+    ),
+    401: _example(
+        401,
+        "not_authenticated",
+        "Authentication credentials were not provided.",
+        "/api/v1/games/42/replay/",
+    ),
+    404: _example(404, "not_found", "There is no such game.", "/api/v1/games/42/replay/"),
+    409: _example(
+        409,
+        "game_not_active",
+        "The game has not started: its log is empty.",
+        "/api/v1/games/42/replay/",
+    ),
+    422: _example(
+        422,
+        "import_event_rejected",
+        "Event 37 does not apply: You do not hold QH.",
+        "/api/v1/games/import/",
+        seq=37,
+        engine_code="card_not_in_hand",
+        engine_message="You do not hold QH.",
+    ),
+}
+
+
+def problems(*codes: int) -> dict[tuple[int, str], OpenApiResponse]:
+    return {
+        (code, PROBLEM_CONTENT_TYPE): OpenApiResponse(
+            response=GameProblemSerializer, description=_TEXT[code], examples=[_EXAMPLES[code]]
+        )
+        for code in codes
+    }
+
+
+# ============================================================================== examples
+_TABLE = {
+    "round": 1,
+    "dealer": 3,
+    "turn": 1,
+    "to_act": 1,
+    "phase": "draw",
+    "stock_count": 58,
+    "pile": {"size": 2, "top": "7H", "frozen": False, "blocked": False, "frozen_for_viewer": False},
+    "hand_counts": [11, 11, 11, 11],
+    "teams": [],
+    "permission": "none",
+    "must_end_without_discard": False,
+    "winner_team": None,
+    "viewer": 0,
+    "hand": ["4C", "4D", "6S", "7S", "9D", "10H", "JC", "QH", "QS", "KD", "2C"],
+    "legal_actions": [],
+}
+REPLAY_EXAMPLE = OpenApiExample(
+    "Seat 0 during the game, after event 3",
+    value={
+        "game": 42,
+        "at": 3,
+        "version": 57,
+        "status": "active",
+        "viewer": 0,
+        "full_information": False,
+        "event": {
+            "seq": 3,
+            "seat": 0,
+            "type": "discard",
+            "source": "player",
+            "payload": {"type": "discard", "card": "7H"},
+            "effects": [{"kind": "card_discarded", "seat": 0, "card": "7H"}],
+        },
+        "state": _TABLE,
+        "hands": None,
+    },
+    response_only=True,
+)
+STEPS_EXAMPLE = OpenApiExample(
+    "A timeline",
+    value={
+        "game": 42,
+        "version": 3,
+        "status": "active",
+        "viewer": 0,
+        "full_information": False,
+        "steps": [
+            {
+                "seq": 1,
+                "seat": None,
+                "type": "game_started",
+                "source": "system",
+                "text": "round 1 dealt by seat 3; upcards 7D; seat 0 starts; your hand 4C ...",
+            },
+            {
+                "seq": 2,
+                "seat": 0,
+                "type": "draw",
+                "source": "player",
+                "text": "seat 0 drew 1 card(s) (7H)",
+            },
+            {
+                "seq": 3,
+                "seat": 0,
+                "type": "discard",
+                "source": "player",
+                "text": "seat 0 discarded 7H",
+            },
+        ],
+    },
+    response_only=True,
+)
+_DOCUMENT = {
+    "format": "canasta-game",
+    "format_version": 1,
+    "preset": "two_player",
+    "options": {"players": 2, "draw_count": 2, "target_score": 2500},
+    "rules_version": "1",
+    "seed": "a teaching seed",
+    "seats": [{"index": 0, "team": 0, "kind": "player"}, {"index": 1, "team": 1, "kind": "bot"}],
+    "events": [
+        {"seat": 0, "payload": {"type": "draw"}},
+        {"seat": 0, "payload": {"type": "discard", "card": "7H"}},
+    ],
+}
+IMPORT_EXAMPLE = OpenApiExample(
+    "A hand-written teaching position",
+    value={"document": _DOCUMENT, "seat": 0, "is_public": False},
+    request_only=True,
+)
+
+
+# ============================================================================== views
+def _game(request: Request, game_id: int) -> tuple[Game, Any]:
+    player = player_of(request)
+    return selectors.game_get_visible(game_id=game_id, player=player), player
+
+
+class GameReplayApi(APIView):
+    @extend_schema(
+        operation_id="games_replay_retrieve",
+        tags=["replay"],
+        summary="The table after event N, rebuilt from the move log",
+        description="Replays the log up to event `at` (default: the last) through the rules "
+        "engine. While the game is running you see it as your seat saw it then (spectators "
+        "see no hand; never more than you saw at the time). Once the game is finished anyone "
+        "may see every hand at every step (`hands`, and every private part of the event).",
+        parameters=[
+            GAME_ID,
+            OpenApiParameter("at", int, description="Event number, 1 to the game's version."),
+        ],
+        responses={200: ReplayStateSerializer, **problems(400, 401, 404, 409, 422)},
+        examples=[REPLAY_EXAMPLE],
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        params = ReplayParamsSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        game, player = _game(request, game_id)
+        body = replay.game_replay_get(game=game, player=player, at=params.validated_data.get("at"))
+        return Response(ReplayStateSerializer(body).data)
+
+
+class GameReplayStepsApi(APIView):
+    @extend_schema(
+        operation_id="games_replay_steps",
+        tags=["replay"],
+        summary="Every step of the game in one line each (a timeline)",
+        description="Seq, acting seat, type and a short text of what happened, as you saw it "
+        "(everything once the game is finished). Ask the replay with `at=seq` for the table.",
+        parameters=[GAME_ID],
+        responses={200: ReplayStepListSerializer, **problems(401, 404)},
+        examples=[STEPS_EXAMPLE],
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        game, player = _game(request, game_id)
+        body = replay.game_replay_steps(game=game, player=player)
+        return Response(ReplayStepListSerializer(body).data)
+
+
+class GameExportApi(APIView):
+    @extend_schema(
+        operation_id="games_export",
+        tags=["replay"],
+        summary="The whole game as one JSON document",
+        description="Format `canasta-game` version 1: preset, complete options, rules version, "
+        "seats, every event (the action and its effects). While the game runs the document is "
+        "redacted for you (others' private parts removed, no seed) and cannot be imported; once "
+        "it is finished it holds the seed and everything, and imports to the same game.",
+        parameters=[GAME_ID],
+        responses={200: GameExportSerializer, **problems(401, 404, 409)},
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        game, player = _game(request, game_id)
+        return Response(replay.game_export(game=game, player=player))
+
+
+class GameImportApi(APIView):
+    @extend_schema(
+        operation_id="games_import",
+        tags=["replay"],
+        summary="Create a game from an export document",
+        description="Replays the document's events through the rules engine into a new game "
+        '("load this position" for bug reports and teaching). The document needs its seed: '
+        "a finished game's export, or one written with a seed. Refused with the first event "
+        "that does not apply (`import_event_rejected`: its `seq` and the engine's code and "
+        "message) or records other effects than the engine's (`import_event_mismatch`). The "
+        "new game is finished if its log finishes it, else active where the log leaves it; "
+        "you sit at `seat` if given, every other seat is a bot (the document's level, else "
+        "easy), and bots play on when it is their turn.",
+        request=GameImportSerializer,
+        responses={201: ImportResultSerializer, **problems(400, 401, 422)},
+        examples=[IMPORT_EXAMPLE],
+    )
+    def post(self, request: Request) -> Response:
+        data = GameImportSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        player = player_of(request)
+        v = data.validated_data
+        result = replay.game_import(
+            creator=player, document=v["document"], seat=v.get("seat"), is_public=v["is_public"]
+        )
+        fresh = Game.objects.select_related("created_by").get(pk=result.game.pk)
+        body = {
+            "game": selectors.game_detail_get(game=fresh, player=player),
+            "events": result.events,
+            "final_state_sha256": result.final_state_sha256,
+        }
+        return Response(ImportResultSerializer(body).data, status=status.HTTP_201_CREATED)
+
+
+class GameFairnessApi(APIView):
+    @extend_schema(
+        operation_id="games_fairness",
+        tags=["replay"],
+        summary="Provably fair dealing: commitments, and after the end the seed and the check",
+        description="Each round's seed commitment (SHA-256 of the round's seed) as published "
+        "when it was dealt. Once the game is finished: the game's seed, each round's seed and "
+        "the check that they reproduce every dealt hand and upcard (`verified`). Checking it "
+        "yourself: `python manage.py replay GAME_ID --fairness`, or recompute from the seed.",
+        parameters=[GAME_ID],
+        responses={200: FairnessSerializer, **problems(401, 404, 409)},
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        game, _ = _game(request, game_id)
+        return Response(FairnessSerializer(replay.game_fairness_get(game=game)).data)

@@ -1,0 +1,181 @@
+"""``python manage.py replay``: rebuild games from their move logs through the rules engine.
+
+    replay GAME_ID [GAME_ID ...] --verify   compare with the snapshot, melds and score rows
+    replay --all --verify                   every game in the database
+    replay GAME_ID --show [--at 12,40]      one line per event, the table after chosen steps
+                                            (default: after every round end and the last event)
+    replay GAME_ID --fairness               the seed commitments; after the end, check that the
+                                            revealed seed produces every dealt card
+    replay GAME_ID --export FILE            the whole game as an importable document, seed and
+                                            every card included (an operator's tool: bug reports)
+    replay --bench [N]                      figures: how long replaying a whole game takes
+
+``--verify`` is the default. Exits non-zero when a verification or a fairness check fails.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from argparse import ArgumentParser
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from canasta_service.exceptions import ServiceError
+from games import replay
+from games.engine import PRESETS
+from games.models import Game, GameStatus
+from games.services import bot_fallback_choose
+
+
+def _steps(text: str) -> set[int]:
+    try:
+        return {int(part) for part in text.split(",") if part.strip()}
+    except ValueError:
+        raise CommandError(f"--at wants event numbers separated by commas, not {text!r}") from None
+
+
+class Command(BaseCommand):
+    help = "Rebuild games from their move logs: verify, show, check fairness, export, benchmark."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("game_ids", nargs="*", type=int, metavar="GAME_ID")
+        parser.add_argument("--all", action="store_true", help="Every game in the database.")
+        parser.add_argument(
+            "--verify",
+            action="store_true",
+            help="Rebuild and compare with the stored snapshot, Meld and RoundScore rows.",
+        )
+        parser.add_argument("--show", action="store_true", help="Print the game as text.")
+        parser.add_argument("--at", type=_steps, help="With --show: tables after these events.")
+        parser.add_argument("--fairness", action="store_true", help="Check the dealing.")
+        parser.add_argument("--export", metavar="FILE", help="Write the game as a document.")
+        parser.add_argument(
+            "--bench",
+            nargs="?",
+            const=20,
+            type=int,
+            metavar="N",
+            help="Play N games per preset in memory (default 20) and time their replay; with "
+            "game ids or --all also time verifying those games.",
+        )
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        ids: list[int] = opts["game_ids"]
+        if opts["all"]:
+            ids = list(Game.objects.order_by("pk").values_list("pk", flat=True))
+        games = self._games(ids)
+        if opts["bench"] is not None:
+            self._bench(opts["bench"], games)
+            return
+        if not ids and not opts["all"]:
+            raise CommandError("Name a GAME_ID (or --all, or --bench).")
+        failed = 0
+        if opts["export"]:
+            if len(games) != 1:
+                raise CommandError("--export takes exactly one game.")
+            self._export(games[0], opts["export"])
+        if opts["show"]:
+            for game in games:
+                self._show(game, opts["at"])
+        if opts["fairness"]:
+            failed += sum(not self._fairness(game) for game in games)
+        if opts["verify"] or not (opts["show"] or opts["fairness"] or opts["export"]):
+            failed += self._verify(games)
+        if failed:
+            raise CommandError(f"{failed} check(s) failed")
+
+    def _games(self, ids: list[int]) -> list[Game]:
+        found = {g.pk: g for g in Game.objects.filter(pk__in=ids)}
+        missing = [i for i in ids if i not in found]
+        if missing:
+            raise CommandError(f"No game {', '.join(map(str, missing))}.")
+        return [found[i] for i in ids]
+
+    # -------------------------------------------------------------------------- modes
+    def _verify(self, games: list[Game]) -> int:
+        bad = 0
+        for game in games:
+            report = replay.game_verify(game)
+            took = f"{report.events} events, {report.seconds * 1000:.0f} ms"
+            if report.ok:
+                self.stdout.write(f"game {game.pk}: ok ({game.status}, {took})")
+                continue
+            bad += 1
+            self.stdout.write(f"game {game.pk}: MISMATCH ({game.status}, {took})")
+            for problem in report.problems:
+                self.stdout.write(f"  - {problem}")
+        self.stdout.write(f"verified {len(games)} game(s): {len(games) - bad} ok, {bad} mismatched")
+        return bad
+
+    def _show(self, game: Game, at: set[int] | None) -> None:
+        try:
+            for line in replay.game_show_lines(game, at):
+                self.stdout.write(line)
+        except ServiceError as exc:
+            raise CommandError(f"game {game.pk}: {exc.message}") from None
+        except replay.LogRejected as exc:
+            raise CommandError(f"game {game.pk}: {exc}") from None
+
+    def _fairness(self, game: Game) -> bool:
+        if game.status == GameStatus.LOBBY:
+            self.stdout.write(f"game {game.pk}: not started, nothing was dealt")
+            return True
+        body = replay.game_fairness_get(game=game)
+        self.stdout.write(
+            f"game {game.pk} ({game.status}): seed commitment {body['seed_commitment']}"
+        )
+        for r in body["rounds"]:
+            verdict = (
+                "" if r["ok"] is None else ("  ok" if r["ok"] else f"  FAILED: {r['problem']}")
+            )
+            self.stdout.write(
+                f"  round {r['round']}: commitment {r['seed_commitment']}"
+                + (f"  seed {r['round_seed']}" if r["round_seed"] else "")
+                + verdict
+            )
+        if not body["revealed"]:
+            self.stdout.write("  the seed is revealed when the game ends; then run this again")
+            return True
+        self.stdout.write(f"  seed {body['seed']}")
+        for problem in body["problems"]:
+            self.stdout.write(f"  - {problem}")
+        self.stdout.write(f"  fair dealing {'verified' if body['verified'] else 'NOT verified'}")
+        return bool(body["verified"])
+
+    def _export(self, game: Game, path: str) -> None:
+        document = replay.game_export(game=game, player=None, full=True)
+        text = json.dumps(document, indent=1, sort_keys=True)
+        if path == "-":
+            self.stdout.write(text)
+        else:
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(text + "\n")
+            self.stdout.write(f"game {game.pk}: {len(document['events'])} events written to {path}")
+
+    def _bench(self, per_preset: int, games: list[Game]) -> None:
+        def play(state: Any) -> dict[str, Any]:
+            return bot_fallback_choose(state)
+
+        self.stdout.write(
+            f"replaying whole games from their logs ({per_preset} games per preset, played in "
+            "memory by the built-in bot)"
+        )
+        figures = replay.replay_bench(play, list(PRESETS), per_preset)
+        for preset, f in figures.items():
+            per_game = f.events / f.games
+            self.stdout.write(
+                f"  {preset:13s} {f.games} games, {per_game:6.0f} events/game (max "
+                f"{f.max_events}): rebuild {f.rebuild_seconds / f.games * 1000:7.2f} ms/game "
+                f"({f.rebuild_seconds / f.events * 1e6:5.1f} us/event); with effects "
+                f"{f.replay_seconds / f.games * 1000:7.2f} ms/game"
+            )
+        for game in games:
+            t0 = time.perf_counter()
+            report = replay.game_verify(game)
+            took = time.perf_counter() - t0
+            self.stdout.write(
+                f"  game {game.pk}: verify (read log, rebuild, compare) {report.events} events "
+                f"in {took * 1000:.1f} ms"
+            )
