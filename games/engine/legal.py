@@ -71,14 +71,35 @@ def legal_actions(st: GameState) -> list[Action]:
     return []
 
 
-def _by_rank(hand: list[int]) -> tuple[dict[int, list[int]], list[int]]:
+_WILD_LAY_OFFS: dict[tuple[int, int, int], Meld] = {}
+
+
+def _wild_lay_off(seat: int, rank: int, wild: int) -> Meld:
+    """The (shared, immutable) action laying one wild card off on the team's meld of ``rank``."""
+    key = (seat, rank, wild)
+    action = _WILD_LAY_OFFS.get(key)
+    if action is None:
+        action = _WILD_LAY_OFFS[key] = Meld(seat, (MeldGroup(rank, (wild,)),))
+    return action
+
+
+def _by_rank(
+    hand: list[int],
+    is_wild: tuple[bool, ...] = IS_WILD,
+    is_red_three: tuple[bool, ...] = IS_RED_THREE,
+    rank_of: tuple[int, ...] = RANK_OF,
+) -> tuple[dict[int, list[int]], list[int]]:
     naturals: dict[int, list[int]] = {}
     wilds: list[int] = []
     for c in hand:
-        if IS_WILD[c]:
+        if is_wild[c]:
             wilds.append(c)
-        elif not IS_RED_THREE[c]:
-            naturals.setdefault(RANK_OF[c], []).append(c)
+        elif not is_red_three[c]:
+            rank = rank_of[c]
+            if rank in naturals:
+                naturals[rank].append(c)
+            else:
+                naturals[rank] = [c]
     return naturals, wilds
 
 
@@ -198,18 +219,24 @@ def _play_phase(st: GameState, seat: int) -> list[Action]:
     melds = st.melds[team]
     if st.opened[team]:
         wild = _cheapest_wild(wilds) if wilds else None
+        # Natural cards laid off, three or more naturals, or a natural pair with one wild card
+        # always make a valid meld; only keeping too few cards (going out) or a binding "yes"
+        # can refuse them, and then the full check decides.
+        size = len(hand)
+        keep = 1 if st.no_discard else 2
+        plain = st.permission != PERMISSION_YES
         for rank, cards in naturals.items():
             if rank == THREE:
                 continue
             if rank in melds or len(cards) >= 3:
                 group = MeldGroup(rank, tuple(cards))
-                if single_meld_ok(st, seat, group):
+                if (plain and size - len(cards) >= keep) or single_meld_ok(st, seat, group):
                     out.append(Meld(seat, (group,)))
                 if rank in melds:
                     continue
             if wild is not None and len(cards) >= 2:
                 group = MeldGroup(rank, (*cards, wild))
-                if single_meld_ok(st, seat, group):
+                if (plain and size - len(cards) > keep) or single_meld_ok(st, seat, group):
                     out.append(Meld(seat, (group,)))
         if wilds:
             # Whether one wild card may be laid off depends on the meld, not on which wild card.
@@ -221,7 +248,7 @@ def _play_phase(st: GameState, seat: int) -> list[Action]:
             ]
             for w in kinds:
                 for rank in ranks:
-                    out.append(Meld(seat, (MeldGroup(rank, (w,)),)))
+                    out.append(_wild_lay_off(seat, rank, w))
         if st.options.wild_canasta and WILD_RANK not in melds and len(wilds) >= 3:
             group = MeldGroup(WILD_RANK, tuple(wilds))
             if single_meld_ok(st, seat, group):
