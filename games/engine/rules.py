@@ -3,6 +3,28 @@
 ``apply`` validates an action completely before it changes anything, so a refused action leaves
 the state exactly as it was. Events describing what happened are appended to ``events`` when a
 list is given: each has a public part and, where cards are hidden, private parts per seat.
+
+Readings chosen where RULES.md leaves room (following ``../shared/reference``):
+
+- Initial meld: the minimum must be met by one action (a ``meld`` with several groups, or a
+  ``take_pile`` with its extra groups), as the cardgames.io page's "combination of melds" is
+  presented at once; later melds in the same turn are then free.
+- Frozen pile: a natural pair with the top card may go onto the team's existing meld of that
+  rank (the pair is shown, then merged: one meld per rank); a plain lay-off may not.
+- ``pile_to_canasta=False`` refuses any take whose top card would join a completed canasta,
+  whether laid off alone or with a pair (the team has one meld per rank).
+- Black threes count 5 each toward the initial minimum like any melded card.
+- A partner's "yes" binds the rest of the turn: a discard or meld that would leave the player
+  unable to go out is refused (``must_go_out``). Asking needs at least two cards in hand.
+- Concealed going out: no melds or lay-offs of the player's own on earlier turns, and (with
+  ``concealed_requires_canasta``) a canasta among the melds started this turn; laying off on
+  the partner's melds in that turn is tolerated, as on cardgames.io.
+- Red threes never stay in a hand during its owner's turn (they are revealed at once), so
+  ``red_three_discard`` only matters in positions set up with a red three in hand; a discarded
+  red three freezes and blocks the pile and goes to the taker's red-three area.
+- A red three revealed at the start of a turn (``on_turn``) that finds the stock empty is
+  treated as the last stock card (``last_red_three``). A turn that starts with an empty stock
+  (replacements used it up) may take the pile or decline it, which ends the round.
 """
 
 from __future__ import annotations

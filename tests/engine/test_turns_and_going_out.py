@@ -330,3 +330,12 @@ def test_last_red_three_end_now() -> None:
 
 def test_end_round_only_after_a_last_red_three() -> None:
     refused(after_draw("5H 6H", melds=[OPENED]), EndRound(0), "wrong_phase")
+
+
+def test_option_ask_partner_to_go_out_off_removes_the_question() -> None:
+    st = after_draw("5H 5S 5D 9C", melds=[CANASTA], ask_partner_to_go_out=False)
+    assert AskPartner(0) not in legal_actions(st)
+    refused(st, AskPartner(0), "cannot_ask_partner")
+    apply(st, meld(0, "5H 5S 5D"))  # going out without asking stays legal
+    apply(st, discard(0, "9C"))
+    assert st.rounds[-1]["went_out"] == 0
