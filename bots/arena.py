@@ -13,6 +13,7 @@ decision times (p50/p95) of each policy. Progress goes to stderr.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import multiprocessing
 import statistics
@@ -167,27 +168,47 @@ def run_arena(
     jobs: int = 1,
     budget: float = 0.0,
     progress: bool = True,
+    log_path: str | None = None,
 ) -> dict[str, float | int | str]:
     tasks = [(preset, name_a, name_b, i, seed, full, budget) for i in range(games)]
     results: list[GameResult] = []
     started = time.monotonic()
     wins = 0.0
-    if jobs > 1:
-        with multiprocessing.Pool(jobs) as pool:
-            for res in pool.imap_unordered(run_one, tasks):
-                results.append(res)
-                wins += res.outcome
-                if progress:
-                    _progress(len(results), games, wins, started)
-    else:
-        for t in tasks:
-            res = run_one(t)
-            results.append(res)
-            wins += res.outcome
-            if progress:
-                _progress(len(results), games, wins, started)
+    log = open(log_path, "a") if log_path else None  # noqa: SIM115 - closed below
+
+    def record(res: GameResult) -> None:
+        nonlocal wins
+        results.append(res)
+        wins += res.outcome
+        if log is not None:
+            log.write(
+                json.dumps({"score_a": res.score_a, "score_b": res.score_b, "times": res.times})
+                + "\n"
+            )
+            log.flush()
+        if progress:
+            _progress(len(results), games, wins, started)
+
+    try:
+        if jobs > 1:
+            with multiprocessing.Pool(jobs) as pool:
+                for res in pool.imap_unordered(run_one, tasks):
+                    record(res)
+        else:
+            for t in tasks:
+                record(run_one(t))
+    finally:
+        if log is not None:
+            log.close()
     if progress:
         sys.stderr.write("\n")
+    return summarise(results, name_a, name_b, preset, full)
+
+
+def summarise(
+    results: Sequence[GameResult], name_a: str, name_b: str, preset: str, full: bool
+) -> dict[str, float | int | str]:
+    wins = sum(r.outcome for r in results)
     n = len(results)
     low, high = wilson(wins, n)
     diffs = [r.score_a - r.score_b for r in results]
@@ -253,11 +274,29 @@ def build_parser() -> argparse.ArgumentParser:
         help="ismcts seconds per decision (0: the level's default)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--log", default=None, help="append one JSON line per game to this file")
+    p.add_argument(
+        "--from-log", default=None, help="only summarise the games recorded in this --log file"
+    )
     return p
+
+
+def load_log(path: str) -> list[GameResult]:
+    out = []
+    with open(path) as f:
+        for line in f:
+            if line.strip():
+                d = json.loads(line)
+                out.append(GameResult(d["score_a"], d["score_b"], d["times"]))
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.from_log:
+        report = summarise(load_log(args.from_log), args.a, args.b, args.preset, args.full)
+        print(format_report(report))
+        return 0
     report = run_arena(
         args.a,
         args.b,
@@ -268,6 +307,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         jobs=args.jobs,
         budget=args.budget,
         progress=not args.quiet,
+        log_path=args.log,
     )
     print(format_report(report))
     return 0

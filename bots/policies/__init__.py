@@ -22,12 +22,16 @@ from .observation import Observation, determinise, observation_from_state, obser
 LEVELS: dict[str, str] = {"easy": "easy", "medium": "heuristic", "hard": "ismcts"}
 HARD_BUDGET = 0.6  # seconds per searched decision at the ``hard`` level
 EASY_EPSILON = 0.35
+ISMCTS_SETTINGS = ("confidence", "base_bonus", "max_candidates", "max_plies", "time_budget")
 POLICY_NAMES = ("random", "heuristic", "ismcts", "easy", "medium", "hard")
 
 
 def make_policy(name: str, seed: int | None = None, budget: float = 0.0) -> Policy:
     """A policy by name (``random``, ``heuristic``, ``ismcts``) or level (``easy``, ``medium``,
-    ``hard``). ``budget`` (seconds) overrides the ismcts time per searched decision."""
+    ``hard``). ``budget`` (seconds) overrides the ismcts time per searched decision.
+
+    ``ismcts`` takes settings for experiments: ``ismcts:confidence=0.5,max_candidates=7``."""
+    name, _, settings = name.partition(":")
     name = LEVELS.get(name, name)
     if name == "random":
         return RandomPolicy(seed)
@@ -36,7 +40,16 @@ def make_policy(name: str, seed: int | None = None, budget: float = 0.0) -> Poli
     if name == "easy":
         return HeuristicPolicy(seed, epsilon=EASY_EPSILON)
     if name == "ismcts":
-        return IsmctsPolicy(seed, time_budget=budget or HARD_BUDGET)
+        kwargs: dict[str, float] = {}
+        for item in filter(None, settings.split(",")):
+            key, _, value = item.partition("=")
+            if key not in ISMCTS_SETTINGS:
+                raise ValueError(f"unknown ismcts setting '{key}'")
+            kwargs[key] = float(value)
+        policy = IsmctsPolicy(seed, time_budget=budget or HARD_BUDGET)
+        for key, value in kwargs.items():
+            setattr(policy, key, int(value) if key in ("max_candidates", "max_plies") else value)
+        return policy
     raise ValueError(f"unknown policy '{name}'; choose one of {', '.join(POLICY_NAMES)}")
 
 

@@ -459,20 +459,44 @@ def _prob_at_least(k: int, q: float, h: int) -> float:
     return max(0.0, 1 - p0 - p1)
 
 
+class _Unseen:
+    """Unseen copies per natural rank and of wild cards (from ``obs.unseen()``)."""
+
+    __slots__ = ("by_rank", "total", "wilds")
+
+    def __init__(self, unseen: Counter[int]) -> None:
+        self.by_rank = [0] * 15
+        self.wilds = 0
+        self.total = 0
+        for c, n in unseen.items():
+            self.total += n
+            if IS_WILD[c]:
+                self.wilds += n
+            else:
+                self.by_rank[RANK_OF[c]] += n
+
+
 def take_probability(obs: Observation, card: int, taker: int, unseen: Counter[int]) -> float:
     """How likely ``taker`` (to act next) can take the pile if ``card`` is discarded onto it."""
+    return _take_probability(obs, card, taker, _Unseen(unseen))
+
+
+def _take_probability(obs: Observation, card: int, taker: int, unseen: _Unseen) -> float:
     if IS_WILD[card] or IS_BLACK_THREE[card] or IS_RED_THREE[card]:
         return 0.0
     rank = RANK_OF[card]
     team = obs.team_of(taker)
     frozen = obs.pile_frozen or not obs.opened[team]
+    if not frozen:
+        meld = obs.melds[team].get(rank)
+        if meld is not None and (obs.options.pile_to_canasta or len(meld) < CANASTA_SIZE):
+            return 1.0
     known = obs.known[taker] if taker < len(obs.known) else []
     known_r = sum(1 for c in known if not IS_WILD[c] and RANK_OF[c] == rank)
     known_w = sum(1 for c in known if IS_WILD[c])
-    total_unseen = sum(unseen.values())
+    total_unseen = unseen.total
     h = max(0, obs.hand_counts[taker] - len(known))
-    unseen_r = sum(n for c, n in unseen.items() if not IS_WILD[c] and RANK_OF[c] == rank)
-    q = unseen_r / total_unseen if total_unseen else 0.0
+    q = unseen.by_rank[rank] / total_unseen if total_unseen else 0.0
     p_pair = 1.0 if known_r >= 2 else _prob_at_least(2 - known_r, q, h)
     p_one = 1.0 if known_r >= 1 else _prob_at_least(1, q, h)
     if obs.discarded_ranks and obs.discarded_ranks[taker][rank] > 0:
@@ -483,15 +507,10 @@ def take_probability(obs: Observation, card: int, taker: int, unseen: Counter[in
         if not obs.opened[team]:
             p *= 0.6  # they must also meet the initial minimum
         return p
-    meld = obs.melds[team].get(rank)
-    if meld is not None and (obs.options.pile_to_canasta or len(meld) < CANASTA_SIZE):
-        return 1.0
     if obs.options.pile_new_meld_needs_two_naturals:
         return p_pair
-    unseen_w = sum(n for c, n in unseen.items() if IS_WILD[c])
-    p_wild = (
-        1.0 if known_w else _prob_at_least(1, unseen_w / total_unseen if total_unseen else 0, h)
-    )
+    q_wild = unseen.wilds / total_unseen if total_unseen else 0.0
+    p_wild = 1.0 if known_w else _prob_at_least(1, q_wild, h)
     return min(1.0, p_pair + (p_one - p_pair) * p_wild)
 
 
@@ -512,7 +531,7 @@ def discard_scores(
     candidates = [c for c in candidates if discard_error(st, seat, c) is None]
     if not candidates:
         return []
-    unseen = obs.unseen()
+    unseen = _Unseen(obs.unseen())
     naturals, wilds, blacks = _split_hand(hand)
     team_melds = obs.melds[obs.team]
     taker = (seat + 1) % obs.players
@@ -551,11 +570,11 @@ def discard_scores(
                 keep = 2.0
             # partner's melds: a card our side can lay off is worth keeping
             # dead ranks (few unseen copies): our pair is less likely to grow
-            unseen_r = sum(k for cc, k in unseen.items() if not IS_WILD[cc] and RANK_OF[cc] == rank)
+            unseen_r = unseen.by_rank[rank]
             if n >= 1 and rank not in team_melds:
                 keep += min(unseen_r, 3) * 0.8
             keep += VALUE_OF[c] * (0.02 if not late else -0.15)
-            p = take_probability(obs, c, taker, unseen)
+            p = _take_probability(obs, c, taker, unseen)
             danger = p * params.danger_weight * gain
             if p > 0.99:
                 danger += 10

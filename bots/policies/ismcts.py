@@ -101,7 +101,8 @@ class IsmctsPolicy:
         iterations: int | None = None,
         max_candidates: int = 5,
         max_plies: int = 80,
-        base_bonus: float = 10.0,
+        base_bonus: float = 5.0,
+        confidence: float = 1.0,
         params: HeuristicParams = DEFAULT_PARAMS,
     ) -> None:
         self.rng = random.Random(seed)
@@ -110,6 +111,7 @@ class IsmctsPolicy:
         self.max_candidates = max_candidates
         self.max_plies = max_plies
         self.base_bonus = base_bonus
+        self.confidence = confidence
         self.params = params
         self.last_iterations = 0
 
@@ -165,11 +167,11 @@ class IsmctsPolicy:
         if len(cands) <= 1:
             return base
         deadline = start + self.time_budget
-        totals = dict.fromkeys(cands, 0.0)
+        samples: dict[Action, list[float]] = {a: [] for a in cands}
         alive = list(cands)
         n = 0
         seat, round_no = obs.seat, obs.round_no
-        halving_at = {4, 10, 24}
+        halving_at = {6, 14, 30}
         while self.iterations is None or n < self.iterations:
             world = determinise(obs, random.Random(rng.random()))
             results: dict[Action, float] = {}
@@ -186,20 +188,43 @@ class IsmctsPolicy:
             if len(results) < len(alive):
                 break  # out of time mid-iteration: keep only complete, paired iterations
             for a, v in results.items():
-                totals[a] += v
+                samples[a].append(v)
             n += 1
             if n in halving_at and len(alive) > 2:
-                alive.sort(key=lambda a: -(totals[a] + (self.base_bonus * n if a == base else 0)))
+                alive.sort(key=lambda a: -self._advantage(samples, a, base, n)[0])
                 alive = alive[: max(2, math.ceil(len(alive) / 2))]
                 if base not in alive:  # the heuristic's move stays as the reference
                     alive[-1] = base
             if self.iterations is None and time.perf_counter() > deadline:
                 break
         self.last_iterations = n
-        if n == 0:
+        if n < 2:
             return base
-        best = max(alive, key=lambda a: totals[a] / n + (self.base_bonus if a == base else 0.0))
+        best, best_lower = base, 0.0
+        for a in alive:
+            if a == base:
+                continue
+            mean, stderr = self._advantage(samples, a, base, n)
+            lower = mean - self.base_bonus - self.confidence * stderr
+            if lower > best_lower:
+                best, best_lower = a, lower
         return best
+
+    @staticmethod
+    def _advantage(
+        samples: dict[Action, list[float]], a: Action, base: Action, n: int
+    ) -> tuple[float, float]:
+        """Mean and standard error of ``a``'s paired advantage over ``base`` (last n worlds)."""
+        xs, bs = samples[a], samples[base]
+        k = min(len(xs), len(bs), n)
+        if k == 0:
+            return (0.0, 0.0)
+        diffs = [x - b for x, b in zip(xs[-k:], bs[-k:], strict=True)]
+        mean = sum(diffs) / k
+        if k < 2:
+            return (mean, abs(mean) + 1.0)
+        var = sum((d - mean) ** 2 for d in diffs) / (k - 1)
+        return (mean, math.sqrt(var / k))
 
 
 def _empties_hand(obs: Observation, meld: Meld) -> bool:

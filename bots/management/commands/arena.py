@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from bots.arena import build_parser, format_report, run_arena
+from bots.arena import build_parser, format_report, load_log, run_arena, summarise
 
 
 class Command(BaseCommand):
@@ -21,6 +21,12 @@ class Command(BaseCommand):
         parser.set_defaults(full=False)
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        if opts["from_log"]:
+            report = summarise(
+                load_log(opts["from_log"]), opts["a"], opts["b"], opts["preset"], opts["full"]
+            )
+            self.stdout.write(format_report(report))
+            return
         report = run_arena(
             opts["a"],
             opts["b"],
@@ -31,5 +37,6 @@ class Command(BaseCommand):
             jobs=opts["jobs"],
             budget=opts["budget"],
             progress=not opts["quiet"],
+            log_path=opts["log"],
         )
         self.stdout.write(format_report(report))
