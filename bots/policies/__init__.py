@@ -42,13 +42,14 @@ def make_policy(name: str, seed: int | None = None, budget: float = 0.0) -> Poli
     if name == "ismcts":
         kwargs: dict[str, float] = {}
         for item in filter(None, settings.split(",")):
-            key, _, value = item.partition("=")
+            key, _, text = item.partition("=")
             if key not in ISMCTS_SETTINGS:
                 raise ValueError(f"unknown ismcts setting '{key}'")
-            kwargs[key] = float(value)
+            kwargs[key] = float(text)
         policy = IsmctsPolicy(seed, time_budget=budget or HARD_BUDGET)
-        for key, value in kwargs.items():
-            setattr(policy, key, int(value) if key in ("max_candidates", "max_plies") else value)
+        for key, number in kwargs.items():
+            integral = key in ("max_candidates", "max_plies")
+            setattr(policy, key, int(number) if integral else number)
         return policy
     raise ValueError(f"unknown policy '{name}'; choose one of {', '.join(POLICY_NAMES)}")
 
