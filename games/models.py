@@ -54,6 +54,13 @@ class EventSource(models.TextChoices):
     SYSTEM = "system"
 
 
+class TimeoutOutcome(models.TextChoices):
+    """What the turn timer does after a seat's ``timeout_limit`` consecutive timeouts."""
+
+    BOT = "bot"  # a bot plays the seat until its player is back (their next request)
+    ABANDON = "abandon"  # the game is abandoned
+
+
 class Game(models.Model):
     preset = models.CharField(max_length=32)
     options = models.JSONField(help_text="The full engine options (preset plus overrides).")
@@ -81,6 +88,23 @@ class Game(models.Model):
         help_text="For a game imported from an export document: where the document came from "
         "(its format, source game id and export time); null for a game played here.",
     )
+    # Turn timer (games.timers). turn_seconds null: no timer. turn_deadline is when the seat to
+    # act loses its turn to the timer (null: nothing is running).
+    turn_seconds = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Seconds per turn; null: no turn timer."
+    )
+    timeout_limit = models.PositiveSmallIntegerField(
+        default=3, help_text="Consecutive timeouts of a seat before timeout_outcome (0: never)."
+    )
+    timeout_outcome = models.CharField(
+        max_length=8, choices=TimeoutOutcome.choices, default=TimeoutOutcome.BOT
+    )
+    turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    timer_proposal = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="A pending proposal to turn the timer off: proposed_by, accepted seats.",
+    )
 
     class Meta:
         ordering = ("-created_at", "-id")
@@ -103,6 +127,12 @@ class Seat(models.Model):
     )
     bot_level = models.CharField(max_length=8, choices=BotLevel.choices, null=True, blank=True)
     joined_at = models.DateTimeField(null=True, blank=True)
+    timeouts = models.PositiveSmallIntegerField(
+        default=0, help_text="Consecutive turns this seat lost to the turn timer."
+    )
+    stand_in = models.BooleanField(
+        default=False, help_text="A bot plays this player's seat until the player is back."
+    )
 
     class Meta:
         ordering = ("game", "index")
@@ -372,3 +402,26 @@ class PlayerRelation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.owner_id} {self.kind}s {self.other_id}"
+
+
+class TimerEvent(models.Model):
+    """The turn timer's own log: timeouts, seats handed to a bot and back, abandonment, and the
+    proposals to turn the timer off. The moves a timer plays are ``GameEvent`` rows (source
+    ``timer``); these rows say why. ``at_version`` is the game's version when it happened."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="timer_events")
+    seq = models.PositiveIntegerField()
+    at_version = models.PositiveIntegerField()
+    seat = models.SmallIntegerField(null=True, blank=True)
+    type = models.CharField(max_length=32)
+    payload = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("game", "seq")
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seq"], name="timerevent_unique_seq")
+        ]
+
+    def __str__(self) -> str:
+        return f"Game #{self.game_id} timer #{self.seq} {self.type}"
