@@ -197,6 +197,39 @@ REPLAY_ERRORS: tuple[type[ServiceError], ...] = (
 )
 
 
+# ------------------------------------------------------------------ turn timers
+class TimerOptionInvalid(ServiceError):
+    code = "timer_option_invalid"
+    status = 400
+    default_message = "A turn timer option is out of range."
+
+
+class TimerNotRunning(ServiceError):
+    code = "timer_not_running"
+    status = 409
+    default_message = "The game has no turn timer (it was never set or is already off)."
+
+
+class TimerProposalPending(ServiceError):
+    code = "timer_proposal_pending"
+    status = 409
+    default_message = "A proposal to turn the timer off is already waiting for answers."
+
+
+class TimerProposalMissing(ServiceError):
+    code = "timer_proposal_missing"
+    status = 409
+    default_message = "Nobody has proposed to turn the timer off."
+
+
+TIMER_ERRORS: tuple[type[ServiceError], ...] = (
+    TimerOptionInvalid,
+    TimerNotRunning,
+    TimerProposalPending,
+    TimerProposalMissing,
+)
+
+
 def engine_error(exc: EngineError) -> ServiceError:
     """The one mapping of an engine refusal to HTTP: 400 unreadable, 403 not your turn, 422 rule.
 
@@ -224,6 +257,7 @@ SERVICE_ERRORS: tuple[type[ServiceError], ...] = (
     JoinCodeInvalid,
     IdempotencyKeyReused,
     *REPLAY_ERRORS,
+    *TIMER_ERRORS,
 )
 SERVICE_ERROR_CODES: dict[str, tuple[int, str]] = {
     cls.code: (cls.status, cls.default_message) for cls in SERVICE_ERRORS

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from games import timers
 from games.models import WorkerProbe
 
 
@@ -15,3 +16,27 @@ def record_worker_probe(token: str) -> bool:
     """
     _, created = WorkerProbe.objects.get_or_create(token=token)
     return created
+
+
+# ============================================================================== turn timers
+# Both tasks only call games.timers, which re-checks everything under the game row lock: a
+# duplicate, a redelivered message (ETA past the visibility timeout) or a late task does nothing.
+
+
+@shared_task(name="games.turn_timer_expire")
+def turn_timer_expire(game_id: int, version: int) -> bool:
+    """Expire the turn of ``game_id`` at ``version`` if its deadline has passed; True when this
+    call applied the expiry. Arriving early (clock skew), it sends itself again for the due time.
+    """
+    result = timers.turn_timer_expire_apply(game_id, version, via="task")
+    if result.outcome is timers.Expiry.NOT_DUE and result.due is not None:
+        turn_timer_expire.apply_async(
+            (game_id, version), eta=result.due, **timers.TIMER_TASK_OPTIONS
+        )
+    return result.applied
+
+
+@shared_task(name="games.turn_timers_sweep")
+def turn_timers_sweep() -> int:
+    """Expire every turn whose deadline has passed (Celery beat, TURN_TIMER_SWEEP_SECONDS)."""
+    return timers.turn_timers_sweep()

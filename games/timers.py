@@ -1,0 +1,649 @@
+"""Turn timers: a per-game time per turn, and what happens when a seat runs out of it.
+
+A game created with ``turn_seconds`` gives the human seat to act a deadline (``Game.turn_deadline``,
+shown in the state with the server's time). When it passes (plus a small grace, so a move sent
+just before the deadline wins), the seat's turn is completed for it: a minimal play (draw if not
+yet drawn, discard the least useful card, answer a partner's question with no), each action
+applied through ``game_action_apply`` like any other and logged with source ``timer``; the
+``TimerEvent`` log says why (``turn_timed_out``). After ``timeout_limit`` consecutive timeouts the
+seat is handed to a bot (``stand_in``: the heuristic bot plays it, source ``bot``, until the
+player makes a request again) or the game is abandoned (``timeout_outcome``).
+
+Three paths apply an expiry, and any of them may run any number of times:
+
+1. ``turn_timer_expire(game_id, version)``: a Celery task with an ETA at the deadline, sent on
+   commit by ``turn_timer_arm``;
+2. ``turn_timers_sweep()``: a Celery beat task every ``TURN_TIMER_SWEEP_SECONDS`` that expires
+   every game whose deadline has passed (a lost message, a dead worker);
+3. ``game_touch``: any request touching the game applies an overdue expiry first.
+
+All of them end in ``turn_timer_expire_apply``, which locks the game row and re-checks, under the
+lock, that the game is at the version the deadline was set for and that the deadline (plus grace)
+has passed. Every applied action bumps the version and every real move sets a new deadline, so a
+second path (a duplicate, a redelivered message, a late task) finds nothing to do: exactly one
+expiry per turn, and none after a real move.
+
+"Turn off the timer": a seated player proposes, every seat with a player must accept (a decline
+drops the proposal). Proposals, answers and the switch-off are ``TimerEvent`` rows.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import logging
+import random
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from canasta_service.celery import app as celery_app
+from canasta_service.exceptions import ServiceError
+from games import errors
+from games.engine import GameState, action_to_dict, legal_actions
+from games.engine.actions import Action, AnswerPartner, Discard
+from games.engine.cards import IS_BLACK_THREE, IS_RED_THREE, IS_WILD, RANK_OF, VALUE_OF
+from games.models import (
+    EventSource,
+    Game,
+    GameStatus,
+    Player,
+    Seat,
+    TimeoutOutcome,
+    TimerEvent,
+)
+
+logger = logging.getLogger(__name__)
+
+TURN_SECONDS_MIN = 1
+# The ETA of a timer task must stay well inside the broker's visibility timeout (one hour, see
+# canasta_service/celery.py); longer turns would be redelivered (harmless, but pointless).
+TURN_SECONDS_MAX = 1800
+TIMEOUT_LIMIT_MAX = 20
+MAX_TIMER_ACTIONS = 12  # actions one expiry may apply for a seat (a turn is 2-4)
+MAX_LAZY_EXPIRIES = 8  # expiries one request applies in a row (stand-ins play at once)
+SWEEP_BATCH = 500
+
+# Extra options for the timer task messages (tests route them to a queue of their own).
+TIMER_TASK_OPTIONS: dict[str, Any] = {}
+
+# Timer log types.
+TURN_TIMED_OUT = "turn_timed_out"
+SEAT_HANDED_TO_BOT = "seat_handed_to_bot"
+SEAT_RETURNED = "seat_returned"
+GAME_ABANDONED = "game_abandoned"
+TIMER_OFF_PROPOSED = "timer_off_proposed"
+TIMER_OFF_ACCEPTED = "timer_off_accepted"
+TIMER_OFF_DECLINED = "timer_off_declined"
+TIMER_TURNED_OFF = "timer_turned_off"
+TIMER_EVENT_TYPES = (
+    TURN_TIMED_OUT,
+    SEAT_HANDED_TO_BOT,
+    SEAT_RETURNED,
+    GAME_ABANDONED,
+    TIMER_OFF_PROPOSED,
+    TIMER_OFF_ACCEPTED,
+    TIMER_OFF_DECLINED,
+    TIMER_TURNED_OFF,
+)
+
+
+def grace() -> timedelta:
+    """How long after the shown deadline the timer waits (a move in flight still wins)."""
+    return timedelta(milliseconds=getattr(settings, "TURN_TIMER_GRACE_MS", 1000))
+
+
+# ============================================================================== options
+@dataclass(frozen=True)
+class TimerOptions:
+    """A game's timer options as given at creation (``turn_seconds`` None: no timer)."""
+
+    turn_seconds: int | None = None
+    timeout_limit: int = 3
+    timeout_outcome: str = TimeoutOutcome.BOT
+
+    def fields(self) -> dict[str, Any]:
+        """The validated ``Game`` field values (raises ``timer_option_invalid``)."""
+        if self.turn_seconds is not None and not (
+            TURN_SECONDS_MIN <= self.turn_seconds <= TURN_SECONDS_MAX
+        ):
+            raise errors.TimerOptionInvalid(
+                f"turn_seconds must be {TURN_SECONDS_MIN} to {TURN_SECONDS_MAX} (or null: no "
+                f"timer), not {self.turn_seconds}."
+            )
+        if not 0 <= self.timeout_limit <= TIMEOUT_LIMIT_MAX:
+            raise errors.TimerOptionInvalid(
+                f"timeout_limit must be 0 (never) to {TIMEOUT_LIMIT_MAX}, not {self.timeout_limit}."
+            )
+        if self.timeout_outcome not in TimeoutOutcome.values:
+            raise errors.TimerOptionInvalid(
+                f"timeout_outcome must be one of {', '.join(TimeoutOutcome.values)}."
+            )
+        return {
+            "turn_seconds": self.turn_seconds,
+            "timeout_limit": self.timeout_limit,
+            "timeout_outcome": self.timeout_outcome,
+        }
+
+
+# ============================================================================== the timer log
+def _timer_log(game: Game, type: str, *, seat: int | None = None, **payload: Any) -> TimerEvent:
+    """Append to the timer log (the caller holds the game row lock)."""
+    last = (
+        TimerEvent.objects.filter(game=game).order_by("-seq").values_list("seq", flat=True).first()
+    )
+    return TimerEvent.objects.create(
+        game=game,
+        seq=(last or 0) + 1,
+        at_version=game.version,
+        seat=seat,
+        type=type,
+        payload=payload,
+    )
+
+
+# ============================================================================== arming
+def turn_timer_arm(
+    game: Game,
+    seats: list[Seat],
+    *,
+    acted: int | None = None,
+    source: str | None = None,
+    now: datetime | None = None,
+) -> None:
+    """Set ``game.turn_deadline`` for the seat now to act (call before ``game.save()``, in the
+    transaction that holds the row lock) and send the ETA task once the transaction commits.
+
+    ``acted`` / ``source``: the seat that just acted and how. A player's own move clears that
+    seat's run of timeouts and brings it back from a bot stand-in. The deadline runs per turn:
+    it is kept while the same seat goes on acting and renewed when another seat is to act.
+    """
+    now = now or timezone.now()
+    if acted is not None and source == EventSource.PLAYER and 0 <= acted < len(seats):
+        _seat_back(game, seats[acted], reason="action")
+    deadline: datetime | None = None
+    if game.turn_seconds and game.status == GameStatus.ACTIVE and game.to_act is not None:
+        seat = seats[game.to_act]
+        if seat.player_id is not None and not seat.is_bot:
+            if seat.stand_in:
+                deadline = now - grace()  # its bot plays at once
+            elif acted == game.to_act and game.turn_deadline is not None:
+                deadline = game.turn_deadline  # the same turn goes on
+            else:
+                deadline = now + timedelta(seconds=game.turn_seconds)
+    game.turn_deadline = deadline
+    if deadline is not None:
+        game_id = game.pk
+        transaction.on_commit(lambda: turn_timer_schedule(game_id))
+
+
+def _seat_back(game: Game, seat: Seat, *, reason: str) -> bool:
+    """The seat's player is back: no more stand-in, the run of timeouts starts again."""
+    if not seat.timeouts and not seat.stand_in:
+        return False
+    was_stand_in = seat.stand_in
+    seat.timeouts = 0
+    seat.stand_in = False
+    seat.save(update_fields=["timeouts", "stand_in"])
+    if was_stand_in:
+        _timer_log(game, SEAT_RETURNED, seat=seat.index, reason=reason)
+    return was_stand_in
+
+
+_sent = threading.local()
+
+
+def turn_timer_schedule(game_id: int) -> None:
+    """Send ``turn_timer_expire`` with an ETA at the game's current deadline (plus grace).
+
+    Runs after a commit. Without a broker (eager mode) nothing is sent: expiries then happen
+    lazily, on the next request touching the game. The same (version, deadline) is sent once per
+    thread; a duplicate would be harmless anyway.
+    """
+    if celery_app.conf.task_always_eager:
+        return
+    row = (
+        Game.objects.filter(pk=game_id, status=GameStatus.ACTIVE)
+        .values_list("version", "turn_deadline")
+        .first()
+    )
+    if row is None or row[1] is None:
+        return
+    version, deadline = row
+    last: dict[int, tuple[int, datetime]] = getattr(_sent, "last", None) or {}
+    _sent.last = last
+    if last.get(game_id) == (version, deadline):
+        return
+    last[game_id] = (version, deadline)
+    if len(last) > 1000:
+        last.clear()
+    from games.tasks import turn_timer_expire
+
+    turn_timer_expire.apply_async((game_id, version), eta=deadline + grace(), **TIMER_TASK_OPTIONS)
+
+
+# ============================================================================== expiry
+class Expiry(enum.Enum):
+    APPLIED = "applied"  # this call completed the turn (or abandoned the game)
+    NOT_DUE = "not_due"  # the deadline (plus grace) has not passed yet
+    NOTHING = "nothing"  # no timer, another version, not active, not a human's turn
+
+
+@dataclass(frozen=True)
+class ExpiryResult:
+    outcome: Expiry
+    due: datetime | None = None  # for NOT_DUE: when it will be
+
+    @property
+    def applied(self) -> bool:
+        return self.outcome is Expiry.APPLIED
+
+
+NOTHING = ExpiryResult(Expiry.NOTHING)
+
+
+def turn_timer_expire_apply(
+    game_id: int, version: int | None = None, *, now: datetime | None = None, via: str = "task"
+) -> ExpiryResult:
+    """Complete the turn of the seat whose deadline has passed, at most once.
+
+    Under the game row lock: nothing unless the game is active, at ``version`` (when given), has
+    a deadline and that deadline plus grace is past ``now``. A seat played by its stand-in bot
+    plays its turn (source ``bot``); otherwise the timeout is counted and logged, the turn is
+    played minimally (source ``timer``), and at ``timeout_limit`` the seat is handed to a bot or
+    the game abandoned. Everything happens in one transaction.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        game = Game.objects.select_for_update().filter(pk=game_id).first()
+        if game is None or game.status != GameStatus.ACTIVE or game.to_act is None:
+            return NOTHING
+        if game.turn_deadline is None or (version is not None and game.version != version):
+            return NOTHING
+        due = game.turn_deadline + grace()
+        if now < due:
+            return ExpiryResult(Expiry.NOT_DUE, due)
+        seat = Seat.objects.get(game=game, index=game.to_act)
+        if seat.player_id is None or seat.is_bot:
+            game.turn_deadline = None
+            game.save(update_fields=["turn_deadline", "updated_at"])
+            return NOTHING
+        if seat.stand_in:
+            _turn_play(game_id, seat.index, _heuristic_choose, EventSource.BOT)
+            return ExpiryResult(Expiry.APPLIED)
+        seat.timeouts += 1
+        handed = bool(game.timeout_limit) and seat.timeouts >= game.timeout_limit
+        deadline = game.turn_deadline
+        if handed and game.timeout_outcome == TimeoutOutcome.ABANDON:
+            seat.save(update_fields=["timeouts"])
+            _timer_log(
+                game,
+                TURN_TIMED_OUT,
+                seat=seat.index,
+                deadline=deadline.isoformat(),
+                via=via,
+                consecutive=seat.timeouts,
+                events=[],
+            )
+            game.status = GameStatus.ABANDONED
+            game.turn_deadline = None
+            game.finished_at = now
+            game.save(update_fields=["status", "turn_deadline", "finished_at", "updated_at"])
+            _timer_log(game, GAME_ABANDONED, seat=seat.index, consecutive=seat.timeouts)
+            return ExpiryResult(Expiry.APPLIED)
+        if handed:
+            seat.stand_in = True
+        seat.save(update_fields=["timeouts", "stand_in"])
+        first = game.version + 1
+        log = _timer_log(
+            game,
+            TURN_TIMED_OUT,
+            seat=seat.index,
+            deadline=deadline.isoformat(),
+            via=via,
+            consecutive=seat.timeouts,
+        )
+        chooser = _heuristic_choose if handed else minimal_choose
+        last = _turn_play(game_id, seat.index, chooser, EventSource.TIMER)
+        log.payload["events"] = [first, last] if last >= first else []
+        log.save(update_fields=["payload"])
+        if handed:
+            game.refresh_from_db()
+            _timer_log(game, SEAT_HANDED_TO_BOT, seat=seat.index, consecutive=seat.timeouts)
+    return ExpiryResult(Expiry.APPLIED)
+
+
+Chooser = Callable[[Game, GameState, int], dict[str, Any]]
+
+
+def _turn_play(game_id: int, seat: int, choose: Chooser, source: str) -> int:
+    """Apply actions for ``seat`` until another seat is to act (inside the caller's transaction,
+    which holds the row lock). Returns the game's version afterwards."""
+    from games.services import game_action_apply  # services import this module
+
+    version = 0
+    for _ in range(MAX_TIMER_ACTIONS):
+        game = Game.objects.get(pk=game_id)
+        version = game.version
+        if game.status != GameStatus.ACTIVE or game.to_act != seat or not game.snapshot:
+            break
+        state = GameState.from_dict(game.snapshot)
+        action = choose(game, state, seat)
+        try:
+            result = game_action_apply(
+                game_id=game_id,
+                seat=seat,
+                action=action,
+                expected_version=game.version,
+                source=source,
+            )
+        except ServiceError as exc:  # the chooser's move refused (a bug): a plain legal one
+            logger.error(
+                "timer move refused in game %s at version %s (seat %s, %s): %s %s",
+                game_id,
+                game.version,
+                seat,
+                action,
+                exc.code,
+                exc.message,
+            )
+            result = game_action_apply(
+                game_id=game_id,
+                seat=seat,
+                action=_first_legal(state),
+                expected_version=game.version,
+                source=source,
+            )
+        version = result.game.version
+    return version
+
+
+# The minimal play's preference among legal actions when no discard is chosen.
+MINIMAL_PREFERENCE = (
+    "draw",
+    "decline_pile",
+    "end_round",
+    "take_pile",
+    "discard",
+    "answer_partner",
+    "meld",
+    "ask_partner",
+)
+
+
+def _first_legal(state: GameState) -> dict[str, Any]:
+    options = legal_actions(state)
+    refusals = [a for a in options if isinstance(a, AnswerPartner) and not a.allow]
+    best = refusals[0] if refusals else min(options, key=lambda a: MINIMAL_PREFERENCE.index(a.type))
+    return action_to_dict(best)
+
+
+def minimal_choose(game: Game, state: GameState, seat: int) -> dict[str, Any]:
+    """The timer's play for an absent player: answer a partner's question with no, draw if not
+    yet drawn, then discard the least useful card (the heuristic bot's choice when the bots app
+    is there, else by a simple rule); never melds on the player's behalf unless nothing else is
+    legal."""
+    options = legal_actions(state)
+    if any(isinstance(a, AnswerPartner) for a in options):
+        return _first_legal(state)
+    discards = [a for a in options if isinstance(a, Discard)]
+    if discards:
+        return action_to_dict(_discard_choose(game, state, seat, discards))
+    return _first_legal(state)
+
+
+def _policy_seed(game: Game, seat: int) -> int:
+    digest = hashlib.sha256(f"timer:{game.pk}:{game.version}:{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def _discard_choose(game: Game, state: GameState, seat: int, discards: list[Discard]) -> Action:
+    try:
+        from bots.policies import determinise
+        from bots.policies.heuristic import DEFAULT_PARAMS, choose_discard
+        from bots.tasks import bot_observation_build
+    except ImportError:  # pragma: no cover - the bots app is part of the project
+        pass
+    else:
+        obs = bot_observation_build(game, seat)
+        world = determinise(obs, random.Random(_policy_seed(game, seat)))
+        chosen = choose_discard(obs, world, DEFAULT_PARAMS)
+        if chosen is not None and chosen in discards:
+            return chosen
+    hand = state.hands[seat]
+
+    def cost(action: Discard) -> tuple[int, int, int]:
+        card = action.card
+        if IS_WILD[card]:
+            return (3, 0, 0)
+        if IS_BLACK_THREE[card]:
+            return (0, 0, 0)
+        pairs = sum(1 for c in hand if not IS_WILD[c] and RANK_OF[c] == RANK_OF[card])
+        return (1 if pairs <= 1 else 2, pairs, VALUE_OF[card])
+
+    return min((a for a in discards if not IS_RED_THREE[a.card]), key=cost, default=discards[0])
+
+
+def _heuristic_choose(game: Game, state: GameState, seat: int) -> dict[str, Any]:
+    """The stand-in bot's move: the medium (heuristic) bot from the seat's own view."""
+    try:
+        from bots.policies import policy_for_level
+        from bots.tasks import bot_observation_build
+    except ImportError:  # pragma: no cover
+        return minimal_choose(game, state, seat)
+    obs = bot_observation_build(game, seat)
+    policy = policy_for_level("medium", seed=_policy_seed(game, seat))
+    return action_to_dict(policy.choose(obs))
+
+
+# ============================================================================== the sweeper
+def turn_timers_sweep(*, now: datetime | None = None, limit: int = SWEEP_BATCH) -> int:
+    """Expire every game whose deadline (plus grace) has passed; returns how many applied."""
+    now = now or timezone.now()
+    due = list(
+        Game.objects.filter(status=GameStatus.ACTIVE, turn_deadline__lte=now - grace())
+        .order_by("turn_deadline")
+        .values_list("pk", "version")[:limit]
+    )
+    applied = 0
+    for game_id, version in due:
+        try:
+            if turn_timer_expire_apply(game_id, version, now=now, via="sweep").applied:
+                applied += 1
+        except Exception:  # one broken game must not stop the sweep of the others
+            logger.exception("turn timer sweep failed for game %s", game_id)
+    return applied
+
+
+# ============================================================================== requests
+def game_touch(game: Game, player: Player | None, *, now: datetime | None = None) -> Game:
+    """At the start of a request touching ``game``: welcome back the requester's seat if a bot
+    stood in for it, then apply any overdue expiry (the game row is re-read when anything
+    changed). Costs nothing for a game without a timer."""
+    if game.turn_seconds is None and game.turn_deadline is None:
+        return game
+    if game.status != GameStatus.ACTIVE:
+        return game
+    changed = False
+    if player is not None and Seat.objects.filter(game=game, player=player, stand_in=True).exists():
+        changed = seat_return(game_id=game.pk, player=player)
+    for _ in range(MAX_LAZY_EXPIRIES):
+        if changed:
+            game.refresh_from_db()
+        if game.status != GameStatus.ACTIVE or game.turn_deadline is None:
+            break
+        if (now or timezone.now()) < game.turn_deadline + grace():
+            break
+        changed = turn_timer_expire_apply(game.pk, game.version, now=now, via="request").applied
+        if not changed:
+            break
+    if changed:
+        game.refresh_from_db()
+    return game
+
+
+def seat_return(*, game_id: int, player: Player) -> bool:
+    """``player`` is back at their seat: the stand-in bot stops; if it is their turn, a full
+    turn's time starts now."""
+    with transaction.atomic():
+        game = Game.objects.select_for_update().filter(pk=game_id).first()
+        if game is None or game.status != GameStatus.ACTIVE:
+            return False
+        seats = list(game.seats.order_by("index"))
+        mine = next((s for s in seats if s.player_id == player.pk), None)
+        if mine is None or not _seat_back(game, mine, reason="request"):
+            return False
+        if game.to_act == mine.index:
+            game.turn_deadline = None
+            turn_timer_arm(game, seats)
+            game.save(update_fields=["turn_deadline", "updated_at"])
+    return True
+
+
+# ============================================================================== turning it off
+def _seated(game: Game, player: Player) -> tuple[list[Seat], Seat]:
+    seats = list(game.seats.order_by("index"))
+    mine = next((s for s in seats if s.player_id == player.pk), None)
+    if mine is None:
+        raise errors.NotSeated()
+    return seats, mine
+
+
+def _lock_with_timer(game_id: int) -> Game:
+    game = Game.objects.select_for_update().filter(pk=game_id).first()
+    if game is None:
+        raise errors.GameNotFound()
+    if game.status not in (GameStatus.LOBBY, GameStatus.ACTIVE):
+        raise errors.GameNotActive()
+    if game.turn_seconds is None:
+        raise errors.TimerNotRunning()
+    return game
+
+
+def timer_off_propose(*, game_id: int, player: Player) -> Game:
+    """A seated player proposes to turn the timer off (counts as their acceptance)."""
+    with transaction.atomic():
+        game = _lock_with_timer(game_id)
+        seats, mine = _seated(game, player)
+        if game.timer_proposal:
+            raise errors.TimerProposalPending()
+        game.timer_proposal = {
+            "proposed_by": mine.index,
+            "accepted": [mine.index],
+            "proposed_at": timezone.now().isoformat(),
+        }
+        _timer_log(game, TIMER_OFF_PROPOSED, seat=mine.index)
+        _timer_off_if_agreed(game, seats)
+        game.save(update_fields=["timer_proposal", "turn_seconds", "turn_deadline", "updated_at"])
+    return game
+
+
+def timer_off_accept(*, game_id: int, player: Player) -> Game:
+    """A seated player accepts the pending proposal; once every seat with a player has, the
+    timer is off. Accepting twice changes nothing."""
+    with transaction.atomic():
+        game = _lock_with_timer(game_id)
+        seats, mine = _seated(game, player)
+        proposal = game.timer_proposal
+        if not proposal:
+            raise errors.TimerProposalMissing()
+        if mine.index in proposal["accepted"]:
+            return game
+        proposal["accepted"] = sorted([*proposal["accepted"], mine.index])
+        _timer_log(game, TIMER_OFF_ACCEPTED, seat=mine.index)
+        _timer_off_if_agreed(game, seats)
+        game.save(update_fields=["timer_proposal", "turn_seconds", "turn_deadline", "updated_at"])
+    return game
+
+
+def timer_off_decline(*, game_id: int, player: Player) -> Game:
+    """A seated player declines: the proposal is dropped and the timer keeps running."""
+    with transaction.atomic():
+        game = _lock_with_timer(game_id)
+        _, mine = _seated(game, player)
+        if not game.timer_proposal:
+            raise errors.TimerProposalMissing()
+        game.timer_proposal = None
+        _timer_log(game, TIMER_OFF_DECLINED, seat=mine.index)
+        game.save(update_fields=["timer_proposal", "updated_at"])
+    return game
+
+
+def _timer_off_if_agreed(game: Game, seats: list[Seat]) -> None:
+    humans = [s.index for s in seats if s.player_id is not None]
+    proposal = game.timer_proposal or {}
+    if not set(humans) <= set(proposal.get("accepted", [])):
+        return
+    _timer_log(game, TIMER_TURNED_OFF, seats=humans, turn_seconds=game.turn_seconds)
+    game.turn_seconds = None
+    game.turn_deadline = None
+    game.timer_proposal = None
+    for seat in seats:  # without a timer nothing would play for an absent player
+        _seat_back(game, seat, reason="timer_off")
+
+
+# ============================================================================== reads
+def timer_view(
+    game: Game, seats: list[Seat] | None = None, *, now: datetime | None = None
+) -> dict[str, Any]:
+    """The timer as every viewer may see it: options, deadline, the server's time (for a
+    countdown), each seat's run of timeouts and stand-in, a pending proposal."""
+    now = now or timezone.now()
+    if seats is None:
+        seats = list(game.seats.order_by("index"))
+    deadline = game.turn_deadline
+    proposal = game.timer_proposal
+    humans = [s.index for s in seats if s.player_id is not None]
+    return {
+        "enabled": game.turn_seconds is not None,
+        "turn_seconds": game.turn_seconds,
+        "timeout_limit": game.timeout_limit,
+        "timeout_outcome": game.timeout_outcome,
+        "deadline": deadline,
+        "server_time": now,
+        "seconds_left": max(0.0, round((deadline - now).total_seconds(), 3)) if deadline else None,
+        "grace_ms": int(grace().total_seconds() * 1000),
+        "seat": game.to_act if deadline is not None else None,
+        "seats": [
+            {"index": s.index, "timeouts": s.timeouts, "stand_in": s.stand_in} for s in seats
+        ],
+        "proposal": (
+            {
+                "proposed_by": proposal["proposed_by"],
+                "accepted": proposal["accepted"],
+                "waiting_for": [i for i in humans if i not in proposal["accepted"]],
+                "proposed_at": proposal["proposed_at"],
+            }
+            if proposal
+            else None
+        ),
+    }
+
+
+def timer_event_view(event: TimerEvent) -> dict[str, Any]:
+    return {
+        "seq": event.seq,
+        "type": event.type,
+        "seat": event.seat,
+        "at_version": event.at_version,
+        "payload": event.payload,
+        "created_at": event.created_at,
+    }
+
+
+def timer_detail_get(*, game: Game, after: int = 0, limit: int = 200) -> dict[str, Any]:
+    """The timer and its log (entries with seq > ``after``, oldest first)."""
+    rows = list(game.timer_events.filter(seq__gt=after).order_by("seq")[: limit + 1])
+    return {
+        "game": game.pk,
+        "version": game.version,
+        "timer": timer_view(game),
+        "events": [timer_event_view(e) for e in rows[:limit]],
+        "has_more": len(rows) > limit,
+    }
