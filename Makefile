@@ -13,6 +13,7 @@ PYTEST_ARGS ?=
 DEV_ENV := DEBUG=$${DEBUG:-1}
 
 .PHONY: help install run test lint format typecheck imports schema check-schema ci clean
+.PHONY: web browser-deps screenshots
 
 help:
 	@echo "make run           serve the API on http://localhost:$(PORT)/ (docs at /api/docs/)"
@@ -23,6 +24,9 @@ help:
 	@echo "make schema        regenerate openapi.yaml"
 	@echo "make check-schema  fail if openapi.yaml is not what the code generates"
 	@echo "make ci            the full CI run (.ci/run): SQLite, PostgreSQL + Redis + worker, checks"
+	@echo "make web           rebuild the web client (web/ -> games/static/client/; needs npm)"
+	@echo "make browser-deps  install Debian's chromium for the browser tests (tests/web) if missing"
+	@echo "make screenshots   run the browser tests, keeping screenshots in docs/screenshots/"
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "Python 3.11+ is required")'
@@ -67,6 +71,18 @@ check-schema: $(STAMP)
 
 ci:
 	bash .ci/run
+
+# The web client: typed from openapi.yaml (openapi-typescript), type-checked, built by Vite into
+# games/static/client/ (committed, so `make run` needs no npm).
+web:
+	cd web && npm ci --no-audit --no-fund && npm run build
+
+browser-deps:
+	@if command -v chromium >/dev/null 2>&1; then echo "chromium: $$(command -v chromium)"; \
+	else apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; fi
+
+screenshots: $(STAMP)
+	SCREENSHOTS_DIR=docs/screenshots $(BIN)/pytest tests/web -m browser $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache staticfiles

@@ -1,9 +1,11 @@
-"""URL routes. The versioned API lives under /api/v1/; schema and docs under /api/."""
+"""URL routes. The versioned API lives under /api/v1/; schema and docs under /api/; the web
+client's page at /."""
 
 from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
+from canasta_service.client import client_page
 from canasta_service.health import HealthApi, WorkerProbeCreateApi, WorkerProbeDetailApi
 
 api_v1: list[URLPattern | URLResolver] = [
@@ -19,6 +21,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
     path("admin/", admin.site.urls),
+    path("", client_page, name="client"),
 ]
 
 # Errors outside DRF views (unknown URL, uncaught exception) are problem documents too.

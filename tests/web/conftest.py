@@ -1,0 +1,159 @@
+"""Browser tests of the web client: headless Chromium from Debian's ``chromium`` package,
+driven by Python Playwright (``executable_path``: no browser download), against pytest-django's
+``live_server`` with bots playing in-process.
+
+Tests are marked ``browser``. Without Chromium (or the ``playwright`` package) they are skipped
+locally and fail when ``CI`` is true (``make browser-deps`` installs Chromium; .ci/run calls it).
+``SCREENSHOTS_DIR=docs/screenshots`` (``make screenshots``) keeps the screenshots they take.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from canasta_service.celery import app as celery_app
+
+CHROMIUM_CANDIDATES = ("chromium", "chromium-browser")
+# No network on the test machines: without these Chromium stalls on lookups at start-up.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+PHONE = {"width": 390, "height": 844}
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+def chromium_path() -> str | None:
+    configured = os.environ.get("CHROMIUM_PATH")
+    if configured:
+        return configured if Path(configured).exists() else None
+    for name in CHROMIUM_CANDIDATES:
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def _missing() -> str | None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright package (pip install -e '.[dev]')"
+    if chromium_path() is None:
+        return "Chromium (apt-get install -y chromium, or make browser-deps)"
+    return None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "tests/web/" in str(item.fspath).replace(os.sep, "/") and not item.get_closest_marker(
+            "browser"
+        ):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(autouse=True)
+def _browser_available(request: pytest.FixtureRequest) -> None:
+    if not request.node.get_closest_marker("browser"):
+        return
+    missing = _missing()
+    if missing is None:
+        return
+    if _in_ci():
+        pytest.fail(f"browser test needs {missing} (CI=true: install it, do not skip)")
+    pytest.skip(f"needs {missing}")
+
+
+@pytest.fixture(autouse=True)
+def eager_bots() -> Iterator[None]:
+    """Bot turns run inside the live server's request (as with no broker)."""
+    saved = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    try:
+        yield
+    finally:
+        celery_app.conf.task_always_eager = saved
+
+
+@pytest.fixture(scope="session")
+def playwright_driver() -> Iterator[Any]:
+    """Playwright's sync API keeps an asyncio loop in this thread, which Django's ORM takes for
+    an async context; the tests' own queries are synchronous, so allow them while it runs."""
+    from playwright.sync_api import sync_playwright
+
+    saved = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as driver:
+            yield driver
+    finally:
+        if saved is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = saved
+
+
+@pytest.fixture
+def browser_context(playwright_driver: Any) -> Iterator[Any]:
+    """A fresh Chromium profile (its own --user-data-dir) with a phone-sized viewport."""
+    with tempfile.TemporaryDirectory(prefix="canasta-chromium-") as profile:
+        context = playwright_driver.chromium.launch_persistent_context(
+            profile,
+            executable_path=chromium_path(),
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport=PHONE,
+            device_scale_factor=2,
+            is_mobile=True,
+            has_touch=True,
+            timeout=60_000,
+        )
+        context.set_default_timeout(20_000)
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+@pytest.fixture
+def js_errors() -> list[str]:
+    """Uncaught JavaScript errors of ``page`` (a test asserts there were none)."""
+    return []
+
+
+@pytest.fixture
+def page(browser_context: Any, js_errors: list[str]) -> Any:
+    page = browser_context.pages[0] if browser_context.pages else browser_context.new_page()
+    page.on("pageerror", lambda exc: js_errors.append(str(exc)))
+    return page
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Any:
+    """``shots(page, "name")`` saves a screenshot (into SCREENSHOTS_DIR when set)."""
+    target = Path(os.environ.get("SCREENSHOTS_DIR") or tmp_path)
+    target.mkdir(parents=True, exist_ok=True)
+
+    def take(page: Any, name: str, full_page: bool = False) -> Path:
+        path = target / f"{name}.png"
+        page.screenshot(path=str(path), full_page=full_page)
+        return path
+
+    return take

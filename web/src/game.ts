@@ -1,0 +1,741 @@
+// The game screen: the lobby before the start, then the table with your hand and the actions
+// the API lists as legal for you. Everything comes from GET /games/{id}/ and the events feed.
+import {
+  type Action,
+  ApiError,
+  api,
+  type GameDetail,
+  type GameEvent,
+  type MeldGroup,
+  type Scorecard,
+  myPlayerId,
+  type TableView,
+} from "./api";
+import { type BoardModel, boardMeld, renderBoard } from "./board";
+import { cardEl, isBlackThree, isWild, labels, meldRankOf, rankOf, removeCards, sortCards } from "./cards";
+import { clear, h } from "./dom";
+import { describe, seatName } from "./replay";
+
+const POLL_MS = 1500;
+const LOG_SIZE = 40;
+
+const PHASE_HINT: Record<string, string> = {
+  draw: "Your turn: draw from the stock or take the pile.",
+  play: "Meld or lay off if you like, then discard one card.",
+  answer: "Your partner asks to go out: answer yes or no.",
+};
+
+const PERMISSION_TEXT: Record<string, string> = {
+  asked: "Waiting for your partner's answer…",
+  yes: "Your partner said yes: you must go out this turn.",
+  no: "Your partner said no: you may not go out this turn.",
+};
+
+interface Message {
+  kind: "error" | "info";
+  text: string;
+  code?: string;
+}
+
+/** Split a selection into meld groups: naturals by rank, wild cards added where needed. */
+export function autoGroups(cards: string[]): MeldGroup[] {
+  const byRank = new Map<string, string[]>();
+  const wilds: string[] = [];
+  for (const c of cards) {
+    if (isWild(c)) wilds.push(c);
+    else {
+      const r = isBlackThree(c) ? "3" : rankOf(c);
+      byRank.set(r, [...(byRank.get(r) ?? []), c]);
+    }
+  }
+  const groups = [...byRank.entries()].map(([rank, cs]) => ({ rank, cards: cs }));
+  if (groups.length === 0) return wilds.length ? [{ cards: wilds }] : [];
+  for (const w of wilds) {
+    const short = groups.find((g) => g.cards.length < 3) ?? groups[0];
+    short.cards.push(w);
+  }
+  return groups;
+}
+
+function actionText(a: Action): string {
+  switch (a.type) {
+    case "meld":
+      return `Meld ${(a.melds ?? []).map((g) => labels(g.cards)).join(" | ")}`;
+    case "take_pile": {
+      const extra = (a.melds ?? []).length
+        ? ` + meld ${(a.melds ?? []).map((g) => labels(g.cards)).join(" | ")}`
+        : "";
+      return (a.cards ?? []).length
+        ? `Take pile with ${labels(a.cards ?? [])}${extra}`
+        : `Take pile (lay top card off)${extra}`;
+    }
+    default:
+      return a.type;
+  }
+}
+
+export class GameScreen {
+  private game: GameDetail | null = null;
+  private selected = new Set<number>();
+  private staged: string[][] = [];
+  private lastSeq = 0;
+  private log: string[] = [];
+  private message: Message | null = null;
+  private busy = false;
+  private timer: number | undefined;
+  private modal: HTMLElement | null = null;
+  private disposed = false;
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly id: number,
+  ) {}
+
+  async mount(): Promise<void> {
+    this.root.append(h("p", { class: "loading" }, "Loading the table…"));
+    try {
+      this.game = await api.game(this.id);
+    } catch (err) {
+      this.fail(err);
+      return;
+    }
+    this.lastSeq = Math.max(0, this.game.version - 12);
+    await this.pullEvents(true);
+    this.render();
+    this.timer = window.setInterval(() => void this.poll(), POLL_MS);
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    window.clearInterval(this.timer);
+  }
+
+  // ------------------------------------------------------------------ data
+  private get state(): TableView | null {
+    return this.game?.state ?? null;
+  }
+
+  private get myTurn(): boolean {
+    const g = this.game;
+    return !!g && g.status === "active" && g.state !== null && g.state.to_act === g.your_seat;
+  }
+
+  private nameOf = (seat: number): string =>
+    seatName(this.game?.seats ?? [], seat, this.game?.your_seat ?? null);
+
+  private async poll(): Promise<void> {
+    if (this.disposed || this.busy || !this.game || this.modal) return;
+    if (this.game.status === "finished") return;
+    if (this.myTurn) return;
+    await this.refresh();
+  }
+
+  private async refresh(): Promise<void> {
+    try {
+      const before = this.game?.version;
+      this.game = await api.game(this.id);
+      if (this.game.version !== before) {
+        await this.pullEvents(false);
+        this.pruneSelection();
+        this.render();
+      }
+    } catch (err) {
+      this.showError(err);
+    }
+  }
+
+  private async pullEvents(initial: boolean): Promise<void> {
+    let page;
+    try {
+      page = await api.events(this.id, this.lastSeq);
+    } catch {
+      return;
+    }
+    const fresh: GameEvent[] = page.events;
+    for (const ev of fresh) {
+      for (const line of describe(ev, this.nameOf)) this.log.unshift(line);
+      this.lastSeq = Math.max(this.lastSeq, ev.seq);
+    }
+    this.log = this.log.slice(0, LOG_SIZE);
+    if (initial) return;
+    const ended = fresh.flatMap((ev) => ev.effects).filter((e) => e.kind === "round_ended");
+    if (ended.length) await this.showRoundSummary();
+  }
+
+  private pruneSelection(): void {
+    const hand = this.handAvailable();
+    for (const i of [...this.selected]) if (i >= hand.length) this.selected.delete(i);
+    if (!this.myTurn) {
+      this.selected.clear();
+      this.staged = [];
+    }
+  }
+
+  /** Your sorted hand less the cards staged into meld groups. */
+  private handAvailable(): string[] {
+    const hand = sortCards(this.state?.hand ?? []);
+    return removeCards(hand, this.staged.flat());
+  }
+
+  private selectedCards(): string[] {
+    const hand = this.handAvailable();
+    return [...this.selected].sort((a, b) => a - b).map((i) => hand[i]);
+  }
+
+  private legal(type: string): Action[] {
+    return (this.state?.legal_actions ?? []).filter((a) => a.type === type);
+  }
+
+  private can(type: string): boolean {
+    return this.myTurn && this.legal(type).length > 0;
+  }
+
+  // ------------------------------------------------------------------ actions
+  private async act(action: Action): Promise<void> {
+    if (!this.game || this.busy) return;
+    this.busy = true;
+    this.message = null;
+    this.render();
+    try {
+      const res = await api.act(this.id, action, this.game.version);
+      this.game = res.game;
+      this.selected.clear();
+      this.staged = [];
+      // Bots answer at once on the server: read the table again to see their moves.
+      this.game = await api.game(this.id);
+      await this.pullEvents(false);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === "stale_version") {
+        this.game = await api.game(this.id);
+        await this.pullEvents(false);
+        this.message = { kind: "info", text: "The table changed meanwhile; here it is now. Try again." };
+      } else {
+        this.showError(err, false);
+      }
+    } finally {
+      this.busy = false;
+      this.render();
+    }
+  }
+
+  private draw = () => void this.act({ type: "draw" });
+
+  private discard = () => {
+    const cards = this.selectedCards();
+    if (cards.length !== 1) {
+      this.message = { kind: "info", text: "Select exactly one card to discard." };
+      this.render();
+      return;
+    }
+    void this.act({ type: "discard", card: cards[0] });
+  };
+
+  private meld = () => {
+    const groups: MeldGroup[] = [
+      ...this.staged.map((g) => autoGroups(g)[0] ?? { cards: g }),
+      ...autoGroups(this.selectedCards()),
+    ];
+    if (!groups.length) {
+      this.message = { kind: "info", text: "Select the cards to meld first." };
+      this.render();
+      return;
+    }
+    void this.act({ type: "meld", melds: groups });
+  };
+
+  private layOff = (_team: number, rank: string) => {
+    const cards = this.selectedCards();
+    if (!cards.length) {
+      this.message = { kind: "info", text: `Select cards to lay off on your ${rank}s.` };
+      this.render();
+      return;
+    }
+    const staged = this.staged.map((g) => autoGroups(g)[0] ?? { cards: g });
+    void this.act({ type: "meld", melds: [...staged, { rank, cards }] });
+  };
+
+  private takePile = () => {
+    const top = this.state?.pile.top;
+    const cards = this.selectedCards();
+    if (!top) return;
+    if (!cards.length && !this.staged.length) {
+      const suggestion = this.legal("take_pile")[0];
+      if (suggestion) void this.act(suggestion);
+      return;
+    }
+    // The selection's cards of the top card's rank (and wild cards, if needed) go with the top
+    // card; everything else selected or staged is melded alongside (for the initial minimum).
+    const rank = meldRankOf(top);
+    const same = cards.filter((c) => !isWild(c) && rankOf(c) === rank);
+    let rest = removeCards(cards, same);
+    const withTop = [...same];
+    if (same.length < 2) {
+      const wild = rest.find(isWild);
+      if (wild && same.length === 1) {
+        withTop.push(wild);
+        rest = removeCards(rest, [wild]);
+      }
+    }
+    const melds = [...this.staged.map((g) => autoGroups(g)[0] ?? { cards: g }), ...autoGroups(rest)];
+    void this.act({ type: "take_pile", cards: withTop, melds });
+  };
+
+  private stage = () => {
+    const cards = this.selectedCards();
+    if (!cards.length) return;
+    this.staged.push(cards);
+    this.selected.clear();
+    this.message = {
+      kind: "info",
+      text: "Group set aside. Add more groups, then Meld (or take the pile) to play them together.",
+    };
+    this.render();
+  };
+
+  private clearSelection = () => {
+    this.selected.clear();
+    this.staged = [];
+    this.message = null;
+    this.render();
+  };
+
+  // ------------------------------------------------------------------ messages
+  private showError(err: unknown, render = true): void {
+    if (err instanceof ApiError) {
+      this.message = { kind: "error", text: err.problem.detail || err.problem.title, code: err.code };
+    } else {
+      this.message = { kind: "error", text: String(err) };
+    }
+    if (render) this.render();
+  }
+
+  private fail(err: unknown): void {
+    clear(this.root);
+    const text = err instanceof ApiError ? err.problem.detail : String(err);
+    this.root.append(
+      h(
+        "div",
+        { class: "panel" },
+        h("p", { class: "message error", testid: "message" }, text),
+        h("a", { href: "#/" }, "Back to the lobby"),
+      ),
+    );
+  }
+
+  // ------------------------------------------------------------------ round summary / scorecard
+  private async showRoundSummary(): Promise<void> {
+    let card: Scorecard;
+    try {
+      card = await api.scorecard(this.id);
+    } catch {
+      return;
+    }
+    const last = card.rounds[card.rounds.length - 1];
+    if (!last) return;
+    const finished = card.status === "finished";
+    const title = finished
+      ? `Game over: ${card.winner_team === this.myTeam() ? "your side wins!" : `team ${(card.winner_team ?? 0) + 1} wins`}`
+      : `Round ${last.round} is over`;
+    const why =
+      last.reason === "went_out" && last.went_out !== null
+        ? `${this.nameOf(last.went_out)} went out${last.concealed ? " concealed" : ""}.`
+        : last.reason === "stock_exhausted"
+          ? "The stock ran out."
+          : "The last stock card was a red three.";
+    this.openModal(
+      h(
+        "div",
+        { class: "modal-body", testid: "round-summary" },
+        h("h2", {}, title),
+        h("p", {}, why),
+        roundTable(card, last.round, (t) => this.teamLabel(t)),
+        h(
+          "div",
+          { class: "row" },
+          h("button", { class: "primary", testid: "close-summary", onclick: () => this.closeModal() }, finished ? "Close" : "Next round"),
+          h("button", { testid: "open-scorecard", onclick: () => void this.showScorecard() }, "Full scorecard"),
+          finished ? h("a", { class: "button", href: `#/replay/${this.id}`, testid: "summary-replay" }, "Replay") : "",
+        ),
+      ),
+    );
+  }
+
+  private async showScorecard(): Promise<void> {
+    let card: Scorecard;
+    try {
+      card = await api.scorecard(this.id);
+    } catch (err) {
+      this.showError(err);
+      return;
+    }
+    this.openModal(
+      h(
+        "div",
+        { class: "modal-body", testid: "scorecard" },
+        h("h2", {}, `Scorecard (target ${card.target_score})`),
+        card.rounds.length ? scorecardTable(card, (t) => this.teamLabel(t)) : h("p", {}, "No round has ended yet."),
+        h("button", { class: "primary", testid: "close-scorecard", onclick: () => this.closeModal() }, "Close"),
+      ),
+    );
+  }
+
+  private openModal(body: HTMLElement): void {
+    this.closeModal();
+    this.modal = h("div", { class: "modal", onclick: (e: Event) => e.target === this.modal && this.closeModal() }, body);
+    document.body.append(this.modal);
+  }
+
+  private closeModal(): void {
+    this.modal?.remove();
+    this.modal = null;
+  }
+
+  private myTeam(): number | null {
+    const g = this.game;
+    if (!g || g.your_seat === null) return null;
+    return g.seats[g.your_seat]?.team ?? null;
+  }
+
+  private teamLabel(team: number): string {
+    const seats = (this.game?.seats ?? []).filter((s) => s.team === team).map((s) => this.nameOf(s.index));
+    return seats.join(" & ");
+  }
+
+  // ------------------------------------------------------------------ rendering
+  private render(): void {
+    if (this.disposed || !this.game) return;
+    const scroll = window.scrollY;
+    clear(this.root);
+    const g = this.game;
+    this.root.append(this.header(g));
+    if (g.status === "lobby" || !g.state) this.root.append(this.lobby(g));
+    else this.root.append(this.table(g, g.state));
+    window.scrollTo(0, scroll);
+  }
+
+  private header(g: GameDetail): HTMLElement {
+    const s = g.state;
+    return h(
+      "header",
+      { class: "game-header" },
+      h("a", { href: "#/", class: "home", title: "Lobby" }, "♠ Canasta"),
+      h(
+        "span",
+        { class: "game-title" },
+        `Table #${g.id}`,
+        s ? ` · round ${s.round}` : "",
+        ` · to ${g.options.target_score}`,
+      ),
+      h(
+        "span",
+        { class: "header-buttons" },
+        g.status !== "lobby" ? h("button", { testid: "scorecard-button", onclick: () => void this.showScorecard() }, "Scores") : "",
+        g.status !== "lobby" ? h("a", { class: "button", href: `#/replay/${g.id}`, testid: "replay-button" }, "Replay") : "",
+      ),
+    );
+  }
+
+  private lobby(g: GameDetail): HTMLElement {
+    const me = g.your_seat;
+    const creator = g.created_by.id === myPlayerId();
+    const empty = g.seats.filter((s) => s.kind === "empty").length;
+    const fill = h("input", { type: "checkbox", checked: true, id: "fill-bots" }) as HTMLInputElement;
+    const level = h(
+      "select",
+      { id: "fill-level" },
+      h("option", { value: "easy" }, "easy"),
+      h("option", { value: "medium" }, "medium"),
+      h("option", { value: "hard" }, "hard"),
+    ) as HTMLSelectElement;
+    const link = `${location.origin}/#/join/${g.join_code ?? ""}`;
+    return h(
+      "div",
+      { class: "panel lobby", testid: "lobby" },
+      h("h2", {}, `Waiting to start (${g.preset})`),
+      g.join_code
+        ? h(
+            "p",
+            {},
+            "Join code ",
+            h("code", { testid: "join-code" }, g.join_code),
+            " — link: ",
+            h("a", { href: link }, link),
+          )
+        : "",
+      h(
+        "ul",
+        { class: "seat-list" },
+        ...g.seats.map((s) =>
+          h(
+            "li",
+            {},
+            `Seat ${s.index + 1} (team ${s.team + 1}): `,
+            s.kind === "player" ? (s.index === me ? "You" : s.player?.display_name ?? "") : s.kind === "bot" ? `bot (${s.bot_level})` : "open",
+            s.kind === "empty" && me === null
+              ? h("button", { onclick: () => void this.lobbyCall(() => api.join(g.id, { seat: s.index, join_code: g.join_code ?? undefined })) }, "Sit here")
+              : "",
+          ),
+        ),
+      ),
+      me !== null && !creator
+        ? h("button", { onclick: () => void this.lobbyCall(() => api.leave(g.id)) }, "Leave the table")
+        : "",
+      creator
+        ? h(
+            "div",
+            { class: "row" },
+            empty ? h("label", {}, fill, ` fill ${empty} open seat(s) with bots `, level) : "",
+            h(
+              "button",
+              {
+                class: "primary",
+                testid: "start-game",
+                onclick: () =>
+                  void this.lobbyCall(() => api.start(g.id, { fill_with_bots: fill.checked, bot_level: level.value as "easy" })),
+              },
+              "Start the game",
+            ),
+          )
+        : h("p", {}, "The table's creator starts the game."),
+      this.messageEl(),
+    );
+  }
+
+  private async lobbyCall(fn: () => Promise<GameDetail>): Promise<void> {
+    try {
+      this.game = await fn();
+      this.message = null;
+      await this.pullEvents(true);
+    } catch (err) {
+      this.showError(err, false);
+    }
+    this.render();
+  }
+
+  private messageEl(): HTMLElement {
+    const m = this.message;
+    return h(
+      "div",
+      { class: `message ${m?.kind ?? "empty"}`, testid: "message", role: "status", "aria-live": "polite" },
+      m ? m.text : "",
+      m?.code ? h("span", { class: "code" }, ` (${m.code})`) : "",
+    );
+  }
+
+  private model(g: GameDetail, s: TableView): BoardModel {
+    return {
+      seats: g.seats,
+      viewer: g.your_seat,
+      active: s.to_act >= 0 ? s.to_act : null,
+      stock: s.stock_count,
+      pileTop: s.pile.top,
+      pileSize: s.pile.size,
+      pileFrozen: s.pile.frozen,
+      pileFrozenForYou: !s.pile.frozen && s.pile.frozen_for_viewer === true,
+      pileBlocked: s.pile.blocked,
+      handCounts: s.hand_counts,
+      teams: s.teams.map((t) => ({
+        team: t.team,
+        seats: t.seats,
+        score: t.score,
+        melds: t.melds.map((m) => ({ ...boardMeld(m.rank, m.cards), canasta: m.canasta_kind ?? null })),
+        redThrees: t.red_threes,
+        note: t.opened
+          ? `${t.canastas} canasta${t.canastas === 1 ? "" : "s"}`
+          : `needs ${t.initial_meld_minimum} to open`,
+      })),
+    };
+  }
+
+  private statusLine(g: GameDetail, s: TableView): string {
+    if (g.status === "finished" || s.phase === "game_over") {
+      const w = g.winner_team ?? s.winner_team;
+      return w === null ? "The game is over." : w === this.myTeam() ? "Game over: your side wins!" : `Game over: ${this.teamLabel(w)} win.`;
+    }
+    if (this.myTurn) {
+      const perm = s.phase === "play" ? PERMISSION_TEXT[s.permission] : "";
+      const extra = s.must_end_without_discard ? " Meld what you can, then end the round." : "";
+      return `${PHASE_HINT[s.phase] ?? ""}${perm ? ` ${perm}` : ""}${extra}`;
+    }
+    const who = this.nameOf(s.to_act);
+    if (s.phase === "answer") return `${who} must answer a question to go out…`;
+    return `${who} ${who === "You" ? "are" : "is"} playing…`;
+  }
+
+  private table(g: GameDetail, s: TableView): HTMLElement {
+    const mine = this.myTurn;
+    const hand = this.handAvailable();
+    const sel = this.selectedCards();
+    const discardOk =
+      mine && sel.length === 1 && this.legal("discard").some((a) => a.card === sel[0]);
+    const board = renderBoard(this.model(g, s), {
+      onStock: g.your_seat !== null ? this.draw : undefined,
+      stockEnabled: this.can("draw") && !this.busy,
+      onPile: g.your_seat !== null ? this.takePile : undefined,
+      pileEnabled: this.can("take_pile") && !this.busy,
+      onMeld: this.layOff,
+      meldTargets: this.can("meld") && sel.length > 0 && !this.busy,
+    });
+
+    const handEl = h(
+      "div",
+      { class: "hand", testid: "hand" },
+      ...hand.map((c, i) => {
+        const el = cardEl(c, `big ${this.selected.has(i) ? "selected" : ""}`);
+        el.setAttribute("role", "button");
+        el.tabIndex = 0;
+        el.dataset.testid = `hand-card`;
+        el.onclick = () => {
+          if (this.selected.has(i)) this.selected.delete(i);
+          else this.selected.add(i);
+          this.render();
+        };
+        return el;
+      }),
+    );
+
+    const btn = (testid: string, text: string, enabled: boolean, onclick: () => void, cls = "") =>
+      h("button", { testid, class: cls, disabled: !enabled || this.busy, onclick }, text);
+
+    const actions = h(
+      "div",
+      { class: "actions", testid: "actions" },
+      btn("draw", "Draw", this.can("draw"), this.draw),
+      btn("take-pile", sel.length || this.staged.length ? "Take pile with selected" : "Take pile", this.can("take_pile"), this.takePile),
+      btn("meld", "Meld selected", this.can("meld") && (sel.length > 0 || this.staged.length > 0), this.meld, "primary"),
+      btn("discard", "Discard", discardOk, this.discard, "primary"),
+      this.legal("ask_partner").length || s.permission !== "none"
+        ? btn("ask-partner", "Ask partner to go out", this.can("ask_partner"), () => void this.act({ type: "ask_partner" }))
+        : "",
+      this.can("answer_partner") ? btn("answer-yes", "Yes, go out", true, () => void this.act({ type: "answer_partner", allow: true }), "primary") : "",
+      this.can("answer_partner") ? btn("answer-no", "No", true, () => void this.act({ type: "answer_partner", allow: false })) : "",
+      this.can("decline_pile") ? btn("decline-pile", "Decline the pile", true, () => void this.act({ type: "decline_pile" })) : "",
+      this.can("end_round") ? btn("end-round", "End the round", true, () => void this.act({ type: "end_round" }), "primary") : "",
+      btn("stage", "Group", mine && sel.length > 0 && (this.can("meld") || this.can("take_pile")), this.stage),
+      btn("clear", "Clear", sel.length > 0 || this.staged.length > 0, this.clearSelection),
+    );
+
+    const staged = this.staged.length
+      ? h(
+          "div",
+          { class: "staged", testid: "staged" },
+          "Set aside: ",
+          ...this.staged.map((g2) => h("span", { class: "group" }, ...g2.map((c) => cardEl(c, "mini")))),
+        )
+      : "";
+
+    const suggestions = mine
+      ? [...this.legal("take_pile"), ...this.legal("meld")].slice(0, 8)
+      : [];
+    const hints = suggestions.length
+      ? h(
+          "div",
+          { class: "suggestions", testid: "suggestions" },
+          h("span", { class: "muted" }, "Possible: "),
+          ...suggestions.map((a) =>
+            h("button", { class: "chip", testid: `suggest-${a.type}`, disabled: this.busy, onclick: () => void this.act(a) }, actionText(a)),
+          ),
+        )
+      : "";
+
+    const status = h(
+      "div",
+      { class: `status ${mine && !this.busy ? "mine" : ""}`, testid: "status", "aria-busy": this.busy ? "true" : "false" },
+      this.busy ? "…" : this.statusLine(g, s),
+    );
+
+    const handCount = g.your_seat !== null ? `${s.hand?.length ?? 0} cards` : "";
+    const youSection =
+      g.your_seat !== null
+        ? h(
+            "section",
+            { class: `you ${mine ? "active" : ""}` },
+            h("header", {}, h("span", {}, "Your hand"), h("span", { class: "count", testid: "hand-count" }, handCount)),
+            staged,
+            handEl,
+            h("div", { class: "action-bar" }, this.messageEl(), actions),
+            hints,
+          )
+        : h("p", { class: "muted" }, "You are watching this table.");
+
+    return h(
+      "div",
+      { class: "table", testid: "table" },
+      status,
+      board,
+      youSection,
+      h(
+        "details",
+        { class: "log", open: true },
+        h("summary", {}, "What happened"),
+        h("ul", { testid: "log" }, ...this.log.slice(0, 15).map((line) => h("li", {}, line))),
+      ),
+      g.status === "finished"
+        ? h("p", { class: "row" }, h("a", { class: "button primary", href: `#/replay/${g.id}` }, "Replay this game"), h("a", { class: "button", href: "#/" }, "New game"))
+        : "",
+    );
+  }
+}
+
+const COMPONENTS: [string, string][] = [
+  ["meld_cards", "Melded cards"],
+  ["hand_cards", "Cards left in hand"],
+  ["natural_canastas", "Natural canastas"],
+  ["mixed_canastas", "Mixed canastas"],
+  ["wild_canastas", "Wild canastas"],
+  ["red_threes", "Red threes"],
+  ["going_out", "Going out"],
+  ["concealed_bonus", "Concealed bonus"],
+  ["total", "Round total"],
+  ["cumulative", "Score"],
+];
+
+export function roundTable(card: Scorecard, round: number, teamLabel: (t: number) => string): HTMLElement {
+  const r = card.rounds.find((x) => x.round === round);
+  if (!r) return h("p", {}, "");
+  return h(
+    "table",
+    { class: "scores" },
+    h("thead", {}, h("tr", {}, h("th", {}, ""), ...r.teams.map((t) => h("th", {}, teamLabel(t.team))))),
+    h(
+      "tbody",
+      {},
+      ...COMPONENTS.filter(([key]) => key === "total" || key === "cumulative" || r.teams.some((t) => (t as Record<string, number>)[key] !== 0)).map(([key, text]) =>
+        h(
+          "tr",
+          { class: key === "total" || key === "cumulative" ? "sum" : "" },
+          h("th", {}, text),
+          ...r.teams.map((t) => h("td", {}, String((t as Record<string, number>)[key]))),
+        ),
+      ),
+    ),
+  );
+}
+
+export function scorecardTable(card: Scorecard, teamLabel: (t: number) => string): HTMLElement {
+  return h(
+    "table",
+    { class: "scores" },
+    h(
+      "thead",
+      {},
+      h("tr", {}, h("th", {}, "Round"), ...card.teams.map((t) => h("th", { colspan: 2 }, teamLabel(t.team)))),
+    ),
+    h(
+      "tbody",
+      {},
+      ...card.rounds.map((r) =>
+        h(
+          "tr",
+          {},
+          h("th", {}, String(r.round)),
+          ...r.teams.flatMap((t) => [
+            h("td", { title: COMPONENTS.map(([k, txt]) => `${txt}: ${(t as Record<string, number>)[k]}`).join("\n") }, `${t.total >= 0 ? "+" : ""}${t.total}`),
+            h("td", { class: "sum" }, String(t.cumulative)),
+          ]),
+        ),
+      ),
+      h("tr", { class: "sum" }, h("th", {}, "Total"), ...card.totals.map((x) => h("td", { colspan: 2 }, String(x)))),
+    ),
+  );
+}

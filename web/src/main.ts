@@ -1,0 +1,350 @@
+// Entry point: a hash router over three screens (lobby, table, replay).
+//   #/              sign up, create a table against bots, join by code, your games
+//   #/game/{id}     the table (or its waiting room)
+//   #/replay/{id}   the move log step by step
+//   #/join/{code}   join a table through its link
+import "./style.css";
+import {
+  ApiError,
+  api,
+  type BotLevel,
+  forget,
+  type GameCreateRequest,
+  type GameSummary,
+  playerName,
+  type Rules,
+  signUp,
+  token,
+} from "./api";
+import { clear, h } from "./dom";
+import { GameScreen } from "./game";
+import { ReplayScreen } from "./replayView";
+
+const root = document.getElementById("app")!;
+let screen: { dispose(): void } | null = null;
+
+function problemText(err: unknown): string {
+  if (err instanceof ApiError) {
+    const fields = (err.problem.errors ?? []).map((e) => `${e.field ?? ""}: ${e.message}`).join("; ");
+    return `${err.problem.detail}${fields ? ` — ${fields}` : ""}`;
+  }
+  return String(err);
+}
+
+function messageBox(): HTMLElement {
+  return h("div", { class: "message empty", testid: "message", role: "status" });
+}
+
+function say(box: HTMLElement, text: string, kind: "error" | "info" = "error"): void {
+  box.className = `message ${kind}`;
+  box.textContent = text;
+}
+
+// ---------------------------------------------------------------------------- sign-up
+function renderSignUp(): void {
+  const name = h("input", {
+    id: "display-name",
+    maxlength: 40,
+    placeholder: "Your name",
+    autocomplete: "nickname",
+    required: true,
+  }) as HTMLInputElement;
+  const box = messageBox();
+  const form = h(
+    "form",
+    {
+      class: "panel",
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        try {
+          await signUp(name.value.trim() || "Guest");
+          route();
+        } catch (err) {
+          say(box, problemText(err));
+        }
+      },
+    },
+    h("h2", {}, "Play Canasta against bots or friends"),
+    h("p", {}, "Pick a name to play as a guest; no password needed."),
+    h("div", { class: "row" }, name, h("button", { class: "primary", type: "submit", testid: "sign-up" }, "Play")),
+    box,
+  );
+  root.append(form);
+  name.focus();
+}
+
+// ---------------------------------------------------------------------------- create a table
+const OPTION_TEXT: Record<string, string> = {
+  players: "Players",
+  draw_count: "Cards drawn per turn",
+  canastas_to_go_out: "Canastas needed to go out",
+  target_score: "Target score",
+  wild_ratio: "Wild cards in a meld",
+  pile_new_meld_needs_two_naturals: "Pile: new meld needs a natural pair",
+  pile_to_canasta: "Pile top card may go on a canasta",
+  one_card_pile_restriction: "One card in hand may not take a one-card pile",
+  red_three_reveal: "Red threes revealed",
+  stock_exhausted: "When the stock runs out",
+  ask_partner_to_go_out: "May ask partner to go out",
+  first_upcard_black_three_turns: "Black three upcard is covered",
+  red_three_discard: "Red threes may be discarded",
+  max_wilds_per_meld: "Most wild cards per meld",
+  wild_canasta: "Wild canastas",
+  concealed_requires_canasta: "Concealed going out needs a canasta",
+  last_red_three: "Red three as last stock card",
+};
+
+function createForm(rules: Rules): HTMLElement {
+  const box = messageBox();
+  const presetSel = h(
+    "select",
+    { id: "preset", testid: "preset" },
+    ...Object.keys(rules.presets).map((p) => h("option", { value: p }, p.replace("_", " "))),
+  ) as HTMLSelectElement;
+  const seatsBox = h("div", { class: "seat-choices", testid: "seat-choices" });
+  const optionsBox = h("div", { class: "options-grid" });
+  const inputs = new Map<string, HTMLInputElement | HTMLSelectElement>();
+  const isPublic = h("input", { type: "checkbox", id: "is-public" }) as HTMLInputElement;
+
+  const presetValues = () => rules.presets[presetSel.value] as unknown as Record<string, unknown>;
+  const players = () => Number(inputs.get("players")?.value ?? presetValues().players);
+
+  function buildOptions(): void {
+    clear(optionsBox);
+    inputs.clear();
+    for (const [name, spec] of Object.entries(rules.options)) {
+      const value = presetValues()[name];
+      let input: HTMLInputElement | HTMLSelectElement;
+      if (spec.choices) {
+        input = h("select", { id: `opt-${name}` }, ...spec.choices.map((c) => h("option", { value: c, selected: c === value }, c.replace(/_/g, " ")))) as HTMLSelectElement;
+      } else if (spec.type === "bool") {
+        input = h("input", { type: "checkbox", id: `opt-${name}`, checked: Boolean(value) }) as HTMLInputElement;
+      } else {
+        input = h("input", { type: "number", id: `opt-${name}`, min: spec.min, max: spec.max, step: name === "target_score" ? 50 : 1, value: String(value) }) as HTMLInputElement;
+      }
+      if (name === "players") input.addEventListener("change", buildSeats);
+      inputs.set(name, input);
+      if (name === "target_score") continue; // shown above the fold
+      optionsBox.append(h("label", { for: `opt-${name}` }, h("span", {}, OPTION_TEXT[name] ?? name), input));
+    }
+    buildSeats();
+  }
+
+  function buildSeats(): void {
+    clear(seatsBox);
+    const n = players();
+    for (let seat = 1; seat < n; seat++) {
+      const partner = n === 4 && seat === 2;
+      seatsBox.append(
+        h(
+          "label",
+          {},
+          h("span", {}, `Seat ${seat + 1}${partner ? " (partner)" : n === 4 ? " (opponent)" : ""}`),
+          h(
+            "select",
+            { id: `seat-${seat}`, testid: `seat-choice-${seat}` },
+            ...rules.bot_levels.map((l) => h("option", { value: l }, `bot: ${l}`)),
+            h("option", { value: "open" }, "open seat for a friend"),
+          ),
+        ),
+      );
+    }
+  }
+
+  presetSel.addEventListener("change", buildOptions);
+  buildOptions();
+  const target = inputs.get("target_score")!;
+  presetSel.addEventListener("change", () => {
+    const t = inputs.get("target_score")!;
+    targetSlot.replaceChildren(t);
+  });
+  const targetSlot = h("span", {}, target);
+
+  async function create(e: Event): Promise<void> {
+    e.preventDefault();
+    const preset = presetSel.value;
+    const options: Record<string, unknown> = {};
+    for (const [name, input] of inputs) {
+      const spec = rules.options[name];
+      const value =
+        input instanceof HTMLInputElement && input.type === "checkbox"
+          ? input.checked
+          : spec.type === "int"
+            ? Number(input.value)
+            : input.value;
+      if (value !== presetValues()[name]) options[name] = value;
+    }
+    const bots: { seat: number; level: BotLevel }[] = [];
+    let open = 0;
+    for (let seat = 1; seat < players(); seat++) {
+      const v = (document.getElementById(`seat-${seat}`) as HTMLSelectElement).value;
+      if (v === "open") open++;
+      else bots.push({ seat, level: v as BotLevel });
+    }
+    const body: GameCreateRequest = {
+      preset: preset as GameCreateRequest["preset"],
+      options: options as GameCreateRequest["options"],
+      is_public: isPublic.checked,
+      bots,
+      seat: 0,
+      spectate: false,
+    };
+    try {
+      let game = await api.createGame(body);
+      if (open === 0) game = await api.start(game.id, { fill_with_bots: false, bot_level: "easy" });
+      location.hash = `#/game/${game.id}`;
+    } catch (err) {
+      say(box, problemText(err));
+    }
+  }
+
+  return h(
+    "form",
+    { class: "panel create", onsubmit: create, testid: "create-form" },
+    h("h2", {}, "New table"),
+    h("div", { class: "options-grid" }, h("label", { for: "preset" }, h("span", {}, "Rules"), presetSel), h("label", { for: "opt-target_score" }, h("span", {}, "Target score"), targetSlot)),
+    seatsBox,
+    h("details", {}, h("summary", {}, "More rule options"), optionsBox),
+    h("label", { class: "inline" }, isPublic, " list the table publicly (otherwise friends join with its code)"),
+    h("div", { class: "row" }, h("button", { class: "primary", type: "submit", testid: "create-game" }, "Create and play")),
+    box,
+  );
+}
+
+// ---------------------------------------------------------------------------- join, lists
+function joinForm(): HTMLElement {
+  const code = h("input", { id: "join-code", placeholder: "Join code", maxlength: 16, autocapitalize: "characters" }) as HTMLInputElement;
+  const box = messageBox();
+  return h(
+    "form",
+    {
+      class: "panel",
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        try {
+          const game = await api.joinByCode(code.value.trim());
+          location.hash = `#/game/${game.id}`;
+        } catch (err) {
+          say(box, problemText(err));
+        }
+      },
+    },
+    h("h2", {}, "Join a friend's table"),
+    h("div", { class: "row" }, code, h("button", { type: "submit", testid: "join-game" }, "Join")),
+    box,
+  );
+}
+
+function gamesList(title: string, games: GameSummary[], open: boolean): HTMLElement {
+  return h(
+    "section",
+    { class: "panel" },
+    h("h2", {}, title),
+    games.length
+      ? h(
+          "ul",
+          { class: "games" },
+          ...games.map((g) =>
+            h(
+              "li",
+              {},
+              h("a", { href: `#/game/${g.id}` }, `#${g.id} ${g.preset.replace("_", " ")}`),
+              ` · ${g.status} · to ${g.target_score}`,
+              open ? ` · ${g.free_seats} free` : "",
+              g.status === "finished" ? h("a", { class: "button small", href: `#/replay/${g.id}` }, "replay") : "",
+              open
+                ? h("button", { class: "small", onclick: async () => {
+                    try {
+                      await api.join(g.id);
+                      location.hash = `#/game/${g.id}`;
+                    } catch (err) {
+                      alert(problemText(err));
+                    }
+                  } }, "join")
+                : "",
+            ),
+          ),
+        )
+      : h("p", { class: "muted" }, open ? "No open tables right now." : "None yet."),
+  );
+}
+
+async function renderHome(): Promise<void> {
+  if (!token()) {
+    renderSignUp();
+    return;
+  }
+  root.append(
+    h(
+      "header",
+      { class: "game-header" },
+      h("span", { class: "home" }, "♠ Canasta"),
+      h("span", { class: "game-title" }, `Hello, ${playerName() ?? "player"}`),
+      h("span", { class: "header-buttons" }, h("button", { onclick: () => { forget(); route(); } }, "Change name"), h("a", { class: "button", href: "/api/docs/" }, "API")),
+    ),
+  );
+  let rules: Rules;
+  try {
+    rules = await api.rules();
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) {
+      forget();
+      route();
+      return;
+    }
+    root.append(h("p", { class: "message error" }, problemText(err)));
+    return;
+  }
+  root.append(h("div", { class: "home-grid" }, createForm(rules), joinForm()));
+  try {
+    const [mine, open] = await Promise.all([api.myGames(), api.openGames()]);
+    root.append(h("div", { class: "home-grid" }, gamesList("Your games", mine.results, false), gamesList("Open public tables", open.results, true)));
+  } catch {
+    /* the lists are a convenience */
+  }
+}
+
+// ---------------------------------------------------------------------------- router
+async function joinByLink(code: string): Promise<void> {
+  if (!token()) {
+    renderSignUp();
+    return;
+  }
+  try {
+    const game = await api.joinByCode(code);
+    location.replace(`#/game/${game.id}`);
+  } catch (err) {
+    root.append(h("p", { class: "message error", testid: "message" }, problemText(err)), h("a", { href: "#/" }, "Back"));
+  }
+}
+
+function route(): void {
+  screen?.dispose();
+  screen = null;
+  document.querySelectorAll(".modal").forEach((m) => m.remove());
+  clear(root);
+  const hash = location.hash.replace(/^#/, "") || "/";
+  const game = hash.match(/^\/game\/(\d+)/);
+  const replay = hash.match(/^\/replay\/(\d+)/);
+  const join = hash.match(/^\/join\/([A-Za-z0-9]+)/);
+  if ((game || replay) && !token()) {
+    renderSignUp();
+    return;
+  }
+  if (game) {
+    const s = new GameScreen(root, Number(game[1]));
+    screen = s;
+    void s.mount();
+  } else if (replay) {
+    const s = new ReplayScreen(root, Number(replay[1]));
+    screen = s;
+    void s.mount();
+  } else if (join) {
+    void joinByLink(join[1]);
+  } else {
+    void renderHome();
+  }
+}
+
+window.addEventListener("hashchange", route);
+route();
