@@ -471,11 +471,12 @@ def game_import(
     players = plan.options.players
     if seat is not None and not 0 <= seat < players:
         raise errors.InvalidSeat(f"Seat {seat} does not exist: seats are 0 to {players - 1}.")
-    levels = {
+    wanted = {
         s.get("index"): s.get("bot_level")
         for s in plan.seats
         if s.get("bot_level") in BotLevel.values
     }
+    levels = [None if i == seat else wanted.get(i, BotLevel.EASY) for i in range(players)]
     now = timezone.now()
     over = plan.state.game_over
     with transaction.atomic():
@@ -505,7 +506,7 @@ def game_import(
                     index=i,
                     team=i % plan.options.teams,
                     player=creator if i == seat else None,
-                    bot_level=None if i == seat else levels.get(i, BotLevel.EASY),
+                    bot_level=levels[i],
                     joined_at=now,
                 )
                 for i in range(players)
@@ -519,7 +520,7 @@ def game_import(
                     seat=entry.seat,
                     type=entry.type,
                     source=entry.source,
-                    payload=_import_payload(entry, plan),
+                    payload=_import_payload(entry, plan, levels),
                     effects=effects,
                 )
                 for entry, effects in plan.steps
@@ -531,7 +532,7 @@ def game_import(
     return ImportResult(game, len(plan.steps), state_digest(plan.state))
 
 
-def _import_payload(entry: LogEntry, plan: ImportPlan) -> dict[str, Any]:
+def _import_payload(entry: LogEntry, plan: ImportPlan, levels: list[str | None]) -> dict[str, Any]:
     """The payload stored for an imported event: the action's canonical text form, or for
     ``game_started`` what the service records at a start."""
     if entry.seq == 1:
@@ -540,7 +541,8 @@ def _import_payload(entry: LogEntry, plan: ImportPlan) -> dict[str, Any]:
             "rules_version": plan.rules_version,
             "seed_commitment": seed_commitment(plan.seed),
             "seats": [
-                {"index": i, "team": i % plan.options.teams} for i in range(plan.options.players)
+                {"index": i, "team": i % plan.options.teams, "bot_level": level}
+                for i, level in enumerate(levels)
             ],
         }
     assert entry.seat is not None
@@ -580,6 +582,7 @@ def game_fairness_get(*, game: Game) -> dict[str, Any]:
         "problems": [],
     }
     if finished:
+        rules_version_check(game.rules_version)  # the deal is recomputed by this engine
         report = check_game(game_options(game), game.seed, deals, published_commitment)
         checks = {c.round: c for c in report.rounds}
         for entry, round_seed_text in zip(rounds, round_seeds(game.seed, len(rounds)), strict=True):

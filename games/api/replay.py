@@ -183,8 +183,15 @@ class _DocumentShapeSerializer(Base):
     final = serializers.DictField(required=False, allow_null=True)
 
 
+@extend_schema_field(GameExportSerializer)
+class ImportDocumentField(serializers.JSONField):
+    """An export document, used as sent once its members' types are checked."""
+
+
 class GameImportSerializer(Base):
-    document = ReplayObjectField(help_text="A document from the export endpoint (GameExport).")
+    document = ImportDocumentField(
+        help_text="A document from the export endpoint, or written for teaching with a seed."
+    )
     seat = serializers.IntegerField(
         required=False,
         min_value=0,
@@ -199,12 +206,6 @@ class GameImportSerializer(Base):
         shape = _DocumentShapeSerializer(data=value)
         shape.is_valid(raise_exception=True)
         return value
-
-
-# The document is validated by GameExportSerializer and then used as sent; the schema shows it.
-GameImportSerializer._declared_fields["document"] = extend_schema_field(GameExportSerializer)(
-    ReplayObjectField
-)(help_text="A document from the export endpoint, or written for teaching with a seed.")
 
 
 class ImportResultSerializer(Base):
@@ -510,7 +511,7 @@ class GameFairnessApi(APIView):
         "the check that they reproduce every dealt hand and upcard (`verified`). Checking it "
         "yourself: `python manage.py replay GAME_ID --fairness`, or recompute from the seed.",
         parameters=[GAME_ID],
-        responses={200: FairnessSerializer, **problems(401, 404, 409)},
+        responses={200: FairnessSerializer, **problems(401, 404, 409, 422)},
     )
     def get(self, request: Request, game_id: int) -> Response:
         game, _ = _game(request, game_id)

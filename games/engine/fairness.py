@@ -80,7 +80,7 @@ def published_deals(effects: list[dict[str, Any]]) -> list[dict[str, Any]]:
         public = effect.get("public", {})
         private = {int(s): part for s, part in (effect.get("private") or {}).items()}
         seats = len(public.get("hand_counts", [])) or len(private)
-        hands = [private[s].get("hand") for s in range(seats)] if seats else None
+        hands = [private.get(s, {}).get("hand") for s in range(seats)] if seats else None
         deals.append(
             {
                 "round": public.get("round"),
