@@ -174,6 +174,20 @@ CELERY_TASK_ALWAYS_EAGER = CELERY_BROKER_URL is None
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TIMEZONE = TIME_ZONE
 
+# Turn timers (games/timers.py). Each expiry is a task with an ETA at the deadline; beat also
+# sweeps every TURN_TIMER_SWEEP_SECONDS for passed deadlines whose task was lost (a dead worker).
+# A sweep that waited a whole interval in the queue is dropped (expires): the next one covers it.
+TURN_TIMER_SWEEP_SECONDS = env_int("TURN_TIMER_SWEEP_SECONDS", default=5, minimum=1, maximum=3600)
+# The timer fires this long after the deadline it shows, so a move sent just before it wins.
+TURN_TIMER_GRACE_MS = env_int("TURN_TIMER_GRACE_MS", default=1000, minimum=0, maximum=60_000)
+CELERY_BEAT_SCHEDULE = {
+    "turn-timers-sweep": {
+        "task": "games.turn_timers_sweep",
+        "schedule": float(TURN_TIMER_SWEEP_SECONDS),
+        "options": {"expires": float(TURN_TIMER_SWEEP_SECONDS)},
+    },
+}
+
 # ----------------------------------------------------------------------------- logging
 LOG_LEVEL = (env_str("LOG_LEVEL", default="INFO") or "INFO").upper()
 if LOG_LEVEL not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):

@@ -18,6 +18,7 @@ from games import errors
 from games.engine import Event, GameState, seed_commitment
 from games.engine.view import event_view, player_view
 from games.models import Game, GameEvent, GameStatus, Player, RoundScore, Seat
+from games.timers import game_touch, timer_view
 
 
 # ============================================================================== games
@@ -27,6 +28,7 @@ def game_get_visible(*, game_id: int, player: Player) -> Game:
     game = Game.objects.select_related("created_by").filter(pk=game_id).first()
     if game is None:
         raise errors.GameNotFound()
+    game = game_touch(game, player)  # an overdue turn timer applies first (games.timers)
     insider = game.created_by_id == player.pk or game.seats.filter(player=player).exists()
     if not game.is_public and not insider:
         raise errors.GameNotFound()
@@ -94,6 +96,7 @@ def game_detail_get(*, game: Game, player: Player | None) -> dict[str, Any]:
         "seed": game.seed if game.status == GameStatus.FINISHED else None,
         "winner_team": game.winner_team,
         "state": player_view(state, mine) if started and state is not None else None,
+        "timer": timer_view(game, seats),
     }
 
 

@@ -57,6 +57,7 @@ from games.models import (
     Seat,
 )
 from games.selectors import action_response_build
+from games.timers import TimerOptions, turn_timer_arm
 
 logger = logging.getLogger(__name__)
 
@@ -113,6 +114,7 @@ def game_create(
     bots: list[BotSeatSpec] | None = None,
     seat: int | None = None,
     spectate: bool = False,
+    timer: TimerOptions | None = None,
 ) -> Game:
     """A new table in the lobby.
 
@@ -160,6 +162,7 @@ def game_create(
             is_public=is_public,
             join_code=_join_code_new(),
             created_by=creator,
+            **(timer or TimerOptions()).fields(),  # the turn timer (games.timers)
         )
         teams = opts.teams
         Seat.objects.bulk_create(
@@ -287,6 +290,7 @@ def game_start(
         game.started_at = now
         game.version = 1
         _projections_write(game, state)
+        turn_timer_arm(game, seats)  # the first turn's deadline (games.timers)
         game.save()
         _bot_turn_register(game, seats)
     return game
@@ -417,6 +421,7 @@ def game_action_apply(
             game.status = GameStatus.FINISHED
             game.finished_at = timezone.now()
         _projections_write(game, state)
+        turn_timer_arm(game, seats, acted=seat, source=source)  # next deadline (games.timers)
         game.save()
         result = ActionResult(game=game, event=event, seat=seat)
         if player is not None:

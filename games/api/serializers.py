@@ -16,7 +16,8 @@ from rest_framework import serializers
 from canasta_service.problems import ProblemSerializer
 from games.engine import ACTION_TYPES, PRESETS, describe_options
 from games.errors import ENGINE_ERROR_CODES, SERVICE_ERROR_CODES
-from games.models import BotLevel, EventSource, GameStatus
+from games.models import BotLevel, EventSource, GameStatus, TimeoutOutcome
+from games.timers import TIMEOUT_LIMIT_MAX, TIMER_EVENT_TYPES, TURN_SECONDS_MAX, TURN_SECONDS_MIN
 
 Base = serializers.Serializer[Any]
 
@@ -241,6 +242,74 @@ class TableViewSerializer(Base):
     )
 
 
+# ============================================================================== turn timer
+class TimerSeatSerializer(Base):
+    index = serializers.IntegerField()
+    timeouts = serializers.IntegerField(help_text="Consecutive turns this seat lost to the timer.")
+    stand_in = serializers.BooleanField(
+        help_text="A bot plays this seat until its player makes a request again."
+    )
+
+
+class TimerOffProposalSerializer(Base):
+    proposed_by = serializers.IntegerField(help_text="The seat that proposed it.")
+    accepted = serializers.ListField(child=serializers.IntegerField())
+    waiting_for = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Seats with a player still to accept."
+    )
+    proposed_at = serializers.DateTimeField()
+
+
+class TurnTimerSerializer(Base):
+    """The turn timer. Draw a countdown from `deadline` and `server_time` (not the client's
+    clock). When the deadline passes (plus `grace_ms`) the seat's turn is completed for it
+    (logged with source `timer`); after `timeout_limit` consecutive timeouts the seat is played
+    by a bot until its player is back, or the game is abandoned (`timeout_outcome`)."""
+
+    enabled = serializers.BooleanField()
+    turn_seconds = serializers.IntegerField(allow_null=True, help_text="Null: no timer.")
+    timeout_limit = serializers.IntegerField(help_text="0: timeouts never hand the seat over.")
+    timeout_outcome = serializers.ChoiceField(choices=TimeoutOutcome.choices)
+    deadline = serializers.DateTimeField(
+        allow_null=True, help_text="When the seat to act loses its turn; null: none running."
+    )
+    server_time = serializers.DateTimeField(help_text="The server's time of this response.")
+    seconds_left = serializers.FloatField(allow_null=True)
+    grace_ms = serializers.IntegerField(
+        help_text="The timer fires this long after the deadline; a move sent before wins."
+    )
+    seat = serializers.IntegerField(allow_null=True, help_text="The seat the deadline is for.")
+    seats = TimerSeatSerializer(many=True)
+    proposal = TimerOffProposalSerializer(
+        allow_null=True, help_text="A pending proposal to turn the timer off."
+    )
+
+
+@extend_schema_field(OpenApiTypes.OBJECT)
+class TimerPayloadField(serializers.JSONField):
+    pass
+
+
+class TimerEventSerializer(Base):
+    seq = serializers.IntegerField()
+    type = serializers.CharField(help_text="One of: " + ", ".join(TIMER_EVENT_TYPES) + ".")
+    seat = serializers.IntegerField(allow_null=True)
+    at_version = serializers.IntegerField(help_text="The game's version when it happened.")
+    payload = TimerPayloadField(
+        help_text="For `turn_timed_out`: deadline, via (task, sweep or request), consecutive, "
+        "events (first and last seq of the moves the timer played)."
+    )
+    created_at = serializers.DateTimeField()
+
+
+class TimerDetailSerializer(Base):
+    game = serializers.IntegerField()
+    version = serializers.IntegerField()
+    timer = TurnTimerSerializer()
+    events = TimerEventSerializer(many=True, help_text="The timer's log, oldest first.")
+    has_more = serializers.BooleanField()
+
+
 class GameDetailSerializer(Base):
     id = serializers.IntegerField()
     preset = serializers.CharField()
@@ -268,6 +337,7 @@ class GameDetailSerializer(Base):
     )
     winner_team = serializers.IntegerField(allow_null=True)
     state = TableViewSerializer(allow_null=True, help_text="Null until the game starts.")
+    timer = TurnTimerSerializer(help_text="The turn timer (deadline and server time).")
 
 
 class GameSummarySerializer(Base):
@@ -312,6 +382,25 @@ class GameCreateSerializer(Base):
     )
     spectate = serializers.BooleanField(
         default=False, help_text="Take no seat (for example to watch a table of bots)."
+    )
+    turn_seconds = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=TURN_SECONDS_MIN,
+        max_value=TURN_SECONDS_MAX,
+        help_text="Turn timer: seconds per turn (null or absent: no timer).",
+    )
+    timeout_limit = serializers.IntegerField(
+        default=3,
+        min_value=0,
+        max_value=TIMEOUT_LIMIT_MAX,
+        help_text="Consecutive timeouts of a seat before `timeout_outcome` (0: never).",
+    )
+    timeout_outcome = serializers.ChoiceField(
+        choices=TimeoutOutcome.choices,
+        default=TimeoutOutcome.BOT,
+        help_text="`bot`: a bot plays the seat until its player is back; `abandon`: the game "
+        "is abandoned.",
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games.api import replay, views
+from games.api import replay, timers, views
 
 urlpatterns = [
     path("players/", views.PlayerCreateApi.as_view(), name="player-create"),
@@ -26,4 +26,20 @@ urlpatterns = [
     ),
     path("games/<int:game_id>/export/", replay.GameExportApi.as_view(), name="game-export"),
     path("games/<int:game_id>/fairness/", replay.GameFairnessApi.as_view(), name="game-fairness"),
+    path("games/<int:game_id>/timer/", timers.GameTimerApi.as_view(), name="game-timer"),
+    path(
+        "games/<int:game_id>/timer/off/propose/",
+        timers.GameTimerOffProposeApi.as_view(),
+        name="game-timer-off-propose",
+    ),
+    path(
+        "games/<int:game_id>/timer/off/accept/",
+        timers.GameTimerOffAcceptApi.as_view(),
+        name="game-timer-off-accept",
+    ),
+    path(
+        "games/<int:game_id>/timer/off/decline/",
+        timers.GameTimerOffDeclineApi.as_view(),
+        name="game-timer-off-decline",
+    ),
 ]

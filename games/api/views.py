@@ -43,6 +43,7 @@ from games.api.serializers import (
 )
 from games.engine import ACTION_TYPES, PRESETS, RULES_VERSION, describe_options
 from games.models import BotLevel, Game, Player
+from games.timers import TimerOptions
 
 _PROBLEM_TEXT = {
     400: "Bad request: `invalid_request` (see `errors`), `malformed_body`, or an engine code "
@@ -218,6 +219,11 @@ class GameListCreateApi(GenericAPIView[Any]):
             ],
             seat=v.get("seat"),
             spectate=v["spectate"],
+            timer=TimerOptions(
+                turn_seconds=v.get("turn_seconds"),
+                timeout_limit=v["timeout_limit"],
+                timeout_outcome=v["timeout_outcome"],
+            ),
         )
         return _detail(game, player, status.HTTP_201_CREATED)
 

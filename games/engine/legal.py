@@ -33,7 +33,9 @@ from .cards import (
     VALUE_OF,
     WILD_RANK,
 )
+from .options import Options
 from .rules import (
+    _meld_all,
     discard_error,
     going_out_plan,
     initial_meld_minimum,
@@ -42,6 +44,7 @@ from .rules import (
     pile_blocked,
     single_meld_ok,
     take_pile_error,
+    wild_cap,
 )
 from .state import (
     PERMISSION_NONE,
@@ -113,46 +116,69 @@ def _cheapest_wild(wilds: list[int], exclude: tuple[int, ...] = ()) -> int | Non
     return best
 
 
-def _opening_groups(
-    naturals: dict[int, list[int]], wilds: list[int], skip_rank: int, used: tuple[int, ...]
-) -> list[MeldGroup]:
-    """New-meld groups from the hand, most valuable first, for reaching the initial minimum."""
-    groups: list[MeldGroup] = []
+def _openings(
+    options: Options,
+    naturals: dict[int, list[int]],
+    wilds: list[int],
+    skip_rank: int,
+    used: tuple[int, ...],
+    start: int,
+    minimum: int,
+) -> list[tuple[MeldGroup, ...]]:
+    """Combinations of new melds from the hand reaching the initial minimum (with ``start``
+    points already shown): the richest combination, one trimmed to just reach the minimum,
+    and each single meld of the richest that reaches it alone. Empty when none reaches it."""
+    if start >= minimum:
+        return [()]
     spare = [w for w in wilds]
     for c in used:
         if c in spare:
             spare.remove(c)
-    pairs: list[list[int]] = []
+    spare.sort(key=lambda c: -VALUE_OF[c])  # the most valuable wild cards first
+    specs: list[tuple[int, list[int], list[int]]] = []  # rank, naturals, wild cards
     for rank, cards in naturals.items():
-        if rank in (skip_rank, THREE):
-            continue
-        if len(cards) >= 3:
-            groups.append(MeldGroup(rank, tuple(cards)))
-        elif len(cards) == 2:
-            pairs.append(cards)
-    pairs.sort(key=lambda cs: -sum(VALUE_OF[c] for c in cs))
-    spare.sort(key=lambda c: VALUE_OF[c])
-    for cards in pairs:
-        if not spare:
-            break
-        groups.append(MeldGroup(RANK_OF[cards[0]], (*cards, spare.pop(0))))
-    groups.sort(key=lambda g: -sum(VALUE_OF[c] for c in g.cards))
-    return groups
-
-
-def _reach_minimum(
-    groups: list[MeldGroup], start: int, minimum: int
-) -> tuple[MeldGroup, ...] | None:
-    if start >= minimum:
-        return ()
-    chosen: list[MeldGroup] = []
-    total = start
-    for g in groups:
-        chosen.append(g)
-        total += sum(VALUE_OF[c] for c in g.cards)
-        if total >= minimum:
-            return tuple(chosen)
-    return None
+        if rank not in (skip_rank, THREE) and len(cards) >= 2:
+            specs.append((rank, cards, []))
+    # A wild card is worth the same in any meld, but on a pair it also lets the pair be melded.
+    specs.sort(key=lambda sp: (len(sp[1]) > 2, -sum(VALUE_OF[c] for c in sp[1])))
+    for w in spare:
+        for _rank, cards, ws in specs:
+            if len(ws) < wild_cap(options, len(cards)) and (len(cards) > 2 or not ws):
+                ws.append(w)
+                break
+        else:
+            for _rank, cards, ws in specs:
+                if len(ws) < wild_cap(options, len(cards)):
+                    ws.append(w)
+                    break
+    richest = [(r, cs, ws) for r, cs, ws in specs if len(cs) + len(ws) >= 3]
+    total = start + sum(VALUE_OF[c] for _, cs, ws in richest for c in (*cs, *ws))
+    if total < minimum:
+        return []
+    # Trim: drop spare wild cards, then whole melds, cheapest first, while the minimum holds.
+    trimmed = [(r, cs, list(ws)) for r, cs, ws in richest]
+    extras = sorted(
+        ((VALUE_OF[w], i, w) for i, (_, cs, ws) in enumerate(trimmed) for w in ws[len(cs) < 3 :]),
+    )
+    for value, i, w in extras:
+        if total - value >= minimum:
+            trimmed[i][2].remove(w)
+            total -= value
+    keep = []
+    for r, cs, ws in sorted(trimmed, key=lambda sp: sum(VALUE_OF[c] for c in (*sp[1], *sp[2]))):
+        value = sum(VALUE_OF[c] for c in (*cs, *ws))
+        if total - value >= minimum:
+            total -= value
+        else:
+            keep.append((r, cs, ws))
+    out = [
+        tuple(MeldGroup(r, (*cs, *ws)) for r, cs, ws in keep),
+        tuple(MeldGroup(r, (*cs, *ws)) for r, cs, ws in richest),
+    ]
+    for r, cs, ws in richest:
+        if start + sum(VALUE_OF[c] for c in (*cs, *ws)) >= minimum:
+            out.append((MeldGroup(r, (*cs, *ws)),))
+    return list(dict.fromkeys(out))
 
 
 def _draw_phase(st: GameState, seat: int) -> list[Action]:
@@ -184,16 +210,58 @@ def _pile_takes(st: GameState, seat: int) -> list[Action]:
     opened = st.opened[team]
     minimum = initial_meld_minimum(st.scores[team])
     for cards in ways:
-        extras: tuple[MeldGroup, ...] = ()
-        if not opened:
+        if opened:
+            options: list[tuple[MeldGroup, ...]] = [()]
+        else:
             start = VALUE_OF[top] + sum(VALUE_OF[c] for c in cards)
-            reach = _reach_minimum(_opening_groups(naturals, wilds, rank, cards), start, minimum)
-            if reach is None:
-                continue
-            extras = reach
-        action = TakePile(seat, cards, extras)
-        if take_pile_error(st, action) is None:
-            out.append(action)
+            options = _openings(st.options, naturals, wilds, rank, cards, start, minimum)
+        for extras in options:
+            action = TakePile(seat, cards, extras)
+            if take_pile_error(st, action) is None:
+                out.append(action)
+                break
+    if not out and opened and len(st.hands[seat]) <= 4:
+        out = _short_hand_takes(st, seat, same, wilds)
+    return out
+
+
+def _short_hand_takes(st: GameState, seat: int, same: list[int], wilds: list[int]) -> list[Action]:
+    """Takes for a hand of a few cards, which the plain ways may leave with too few cards
+    without the canastas to go out: take more of the hand with the top card, and meld the rest
+    of the hand (keeping one card to discard or none) when that makes the canastas."""
+    hand = st.hands[seat]
+    top = st.pile[-1]
+    rank = RANK_OF[top]
+    team = st.team_of(seat)
+    melds = st.melds[team]
+    pile_rest = sum(1 for c in st.pile[:-1] if not IS_RED_THREE[c])
+    usable = [*same, *wilds]
+    out: list[Action] = []
+    tried: set[tuple[int, ...]] = set()
+    for mask in range(1 << len(usable)):
+        cards = tuple(sorted(c for i, c in enumerate(usable) if mask >> i & 1))
+        if cards in tried or (not cards and rank not in melds):
+            continue
+        tried.add(cards)
+        rest = hand[:]
+        for c in cards:
+            rest.remove(c)
+        options: list[tuple[MeldGroup, ...]] = [()]
+        if rest and pile_rest == 0:
+            merged = dict(melds)
+            merged[rank] = [*melds.get(rank, []), top, *cards]
+            for kept in [None, *sorted(set(rest))]:
+                to_meld = rest[:]
+                if kept is not None:
+                    to_meld.remove(kept)
+                groups = _meld_all(st, team, to_meld, merged, True) if to_meld else None
+                if groups:
+                    options.append(groups)
+        for extras in options:
+            action = TakePile(seat, cards, extras)
+            if take_pile_error(st, action) is None:
+                out.append(action)
+                break
     return out
 
 
@@ -228,16 +296,22 @@ def _play_phase(st: GameState, seat: int) -> list[Action]:
         for rank, cards in naturals.items():
             if rank == THREE:
                 continue
+            # As many of the rank's natural cards as may go while keeping enough cards.
+            most = min(len(cards), size - keep) if plain else 0
             if rank in melds or len(cards) >= 3:
                 group = MeldGroup(rank, tuple(cards))
                 if (plain and size - len(cards) >= keep) or single_meld_ok(st, seat, group):
                     out.append(Meld(seat, (group,)))
+                elif most >= (1 if rank in melds else 3):
+                    out.append(Meld(seat, (MeldGroup(rank, tuple(cards[:most])),)))
                 if rank in melds:
                     continue
             if wild is not None and len(cards) >= 2:
                 group = MeldGroup(rank, (*cards, wild))
                 if (plain and size - len(cards) > keep) or single_meld_ok(st, seat, group):
                     out.append(Meld(seat, (group,)))
+                elif 2 <= most - 1 < len(cards):
+                    out.append(Meld(seat, (MeldGroup(rank, (*cards[: most - 1], wild)),)))
         if wilds:
             # Whether one wild card may be laid off depends on the meld, not on which wild card.
             kinds = sorted(set(wilds))
@@ -255,14 +329,8 @@ def _play_phase(st: GameState, seat: int) -> list[Action]:
                 out.append(Meld(seat, (group,)))
     candidates: list[tuple[MeldGroup, ...]] = []
     if not st.opened[team]:
-        groups = _opening_groups(naturals, wilds, -1, ())
         minimum = initial_meld_minimum(st.scores[team])
-        for g in groups:
-            if sum(VALUE_OF[c] for c in g.cards) >= minimum:
-                candidates.append((g,))
-        smallest = _reach_minimum(groups, 0, minimum)
-        if smallest and len(smallest) > 1:
-            candidates.append(smallest)
+        candidates += _openings(st.options, naturals, wilds, -1, (), 0, minimum)
     blacks = tuple(c for c in hand if IS_BLACK_THREE[c])
     if len(blacks) in (3, 4) and len(hand) - len(blacks) <= 1:
         candidates.append((MeldGroup(THREE, blacks),))

@@ -449,7 +449,12 @@ def _plan_melds(
     started: list[int] = []
     value = 0
     seen: set[int] = set()
+    if pile_group is None and not groups:
+        raise IllegalAction("invalid_action", "Name at least one meld.")
     all_groups = ((pile_group,) if pile_group else ()) + groups
+    for group in groups:
+        if not group.cards:
+            raise IllegalAction("invalid_action", "Each meld must name at least one card.")
     used = [c for g in groups for c in g.cards]
     if pile_group is not None:
         used += pile_group.cards[1:]  # the first card of the pile group is the pile's top

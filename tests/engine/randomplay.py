@@ -44,7 +44,7 @@ from games.engine import (
     replay,
 )
 from games.engine.actions import Action
-from games.engine.cards import CODE_OF_TEXT, N_CODES, RANK_OF, WILD_RANK, card_text
+from games.engine.cards import CODE_OF_TEXT, IS_WILD, N_CODES, RANK_OF, WILD_RANK, card_text
 from games.engine.view import event_view, player_view
 
 SCORE_PARTS = (
@@ -124,6 +124,38 @@ def random_action(rng: random.Random, st: GameState) -> Action:
     return EndRound(seat)
 
 
+def plausible_action(rng: random.Random, st: GameState) -> Action:
+    """A random pile take or meld built from the hand's cards of one rank (often legal)."""
+    seat = st.to_act
+    hand = st.hands[seat]
+    wilds = [c for c in hand if IS_WILD[c]]
+    by_rank: dict[int, list[int]] = {}
+    for c in hand:
+        if not IS_WILD[c]:
+            by_rank.setdefault(RANK_OF[c], []).append(c)
+
+    def pick(cards: list[int], low: int) -> list[int]:
+        k = rng.randint(min(low, len(cards)), len(cards))
+        return rng.sample(cards, k)
+
+    def group(rank: int) -> MeldGroup:
+        cards = pick(by_rank.get(rank, []), 1) + pick(wilds, 0)[: rng.randint(0, 3)]
+        return MeldGroup(rank, tuple(cards) or tuple(wilds[:1]))
+
+    team_ranks = list(st.melds[st.team_of(seat)])
+    ranks = list(by_rank) + team_ranks
+    if st.phase == "draw" and st.pile:
+        top_rank = RANK_OF[st.pile[-1]]
+        same = pick(by_rank.get(top_rank, []), 0) + pick(wilds, 0)[: rng.randint(0, 2)]
+        extra = [r for r in by_rank if r != top_rank]
+        groups = tuple(group(r) for r in rng.sample(extra, min(len(extra), rng.randint(0, 2))))
+        return TakePile(seat, tuple(same), groups)
+    if not ranks:
+        return Draw(seat)
+    chosen = rng.sample(ranks, min(len(set(ranks)), rng.randint(1, 2)))
+    return Meld(seat, tuple(group(r) for r in dict.fromkeys(chosen)))
+
+
 def random_dict(rng: random.Random) -> Any:
     """A random, often malformed, action in text form."""
     cards = [rng.choice([*CODE_OF_TEXT, "1H", "ZZ", "", 7, None]) for _ in range(rng.randint(0, 3))]
@@ -142,6 +174,28 @@ def random_dict(rng: random.Random) -> Any:
         None,
     ]
     return rng.choice(choices)
+
+
+def check_exhaustive_kinds(
+    rng: random.Random, st: GameState, actions: list[Action], before: str
+) -> None:
+    """Draws, discards, declines, questions, answers and round ends are listed exhaustively:
+    each is accepted exactly when it is listed."""
+    seat = st.to_act
+    if seat < 0 or rng.random() > 0.3:
+        return
+    tries: list[Action] = [Draw(seat), DeclinePile(seat), AskPartner(seat), EndRound(seat)]
+    tries += [AnswerPartner(seat, True), AnswerPartner(seat, False)]
+    tries += [Discard(seat, c) for c in set(st.hands[seat])]
+    for action in tries:
+        trial = st.clone()
+        try:
+            apply(trial, action)
+        except EngineError:
+            assert state_json(trial) == before
+            assert action not in actions, f"listed but refused: {action}"
+        else:
+            assert action in actions, f"accepted but not listed: {action}"
 
 
 def check_views(st: GameState) -> None:
@@ -262,7 +316,22 @@ def check_game(
                     raise AssertionError(f"listed action refused: {action} -> {exc!r}") from exc
                 assert trial.cards_conserved()
                 assert state_json(st) == before, "clone shares mutable state with the original"
+        check_exhaustive_kinds(rng, st, actions, before)
         for _ in range(probes):
+            probe = plausible_action(rng, st)
+            trial = st.clone()
+            try:
+                apply(trial, probe)
+            except EngineError:
+                assert state_json(trial) == before, f"refused {probe} changed the state"
+                assert probe not in actions, f"listed action refused: {probe}"
+            else:
+                kind = type(probe)
+                assert any(isinstance(a, kind) for a in actions), f"{probe} accepted, none listed"
+                if isinstance(probe, Meld) and st.opened[st.team_of(probe.seat)]:
+                    listed = {g.rank for a in actions if isinstance(a, Meld) for g in a.melds}
+                    ranks = {g.rank for g in probe.melds}
+                    assert ranks & listed, f"{probe} accepted, no meld of its ranks listed"
             probe = random_action(rng, st)
             trial = st.clone()
             try:
