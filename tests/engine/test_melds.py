@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine import Meld, apply, legal_actions
+from games.engine import Meld, MeldGroup, apply, legal_actions
 from games.engine.rules import initial_meld_minimum
 
 from .helpers import group, meld, meld_text, opts, position, refused
@@ -231,3 +231,29 @@ def test_example_1800_points_ninety_exactly_but_leaving_one_card_without_a_canas
     refused(st, meld(0, "5H 5H 5D 5D", "9D 9D 9H", "KH KD KD KC"), "cannot_go_out")
     refused(st, meld(0, "9D 9D 9H", "KH KD KD KC"), "initial_meld_below_minimum")  # 70
     assert not any(isinstance(a, Meld) for a in legal_actions(st))
+
+
+def test_an_empty_meld_is_refused_and_does_not_open_the_team() -> None:
+    st = play("QH QS 5C 6C")
+    refused(st, Meld(0, ()), "invalid_action")
+    opened = play("QH QS 5C 6C", melds=[{"Q": "QD QD QC"}])
+    refused(opened, Meld(0, (MeldGroup(group("QH").rank, ()),)), "invalid_action")
+
+
+# -- what the legal-action list offers ----------------------------------------------------------
+
+
+def test_a_partial_lay_off_is_listed_when_laying_off_all_would_keep_one_card() -> None:
+    st = play("7D 7H 7S KD", melds=[{"7": "7C 7D 7S"}])
+    refused(st, meld(0, "7D 7H 7S"), "cannot_go_out")
+    listed = [a for a in legal_actions(st) if isinstance(a, Meld)]
+    assert listed == [meld(0, "7D 7H")]
+    apply(st, listed[0])
+
+
+def test_listed_initial_melds_use_the_joker_to_reach_the_minimum() -> None:
+    st = play("6C 6D 2D JK 9S 10H 4C")
+    listed = [a for a in legal_actions(st) if isinstance(a, Meld)]
+    assert meld(0, "6C 6D JK") in listed  # 60; with the deuce it would be 30
+    for action in listed:
+        apply(st.clone(), action)

@@ -4,7 +4,7 @@ meld with the top card), including the worked examples of the cardgames.io rules
 
 from __future__ import annotations
 
-from games.engine import Draw, apply, legal_actions
+from games.engine import Draw, TakePile, apply, legal_actions
 from games.engine.rules import pile_blocked, pile_frozen_for
 
 from .helpers import hand, held, meld_text, opts, position, refused, take, text
@@ -194,3 +194,18 @@ def test_the_pile_is_taken_only_instead_of_drawing() -> None:
     refused(st, take(0, "8C 8S"), "wrong_phase")
     empty = position(opts(), ["8C 8S 5H", "", "", ""], melds=[OPENED])
     refused(empty, take(0, "8C 8S"), "pile_empty")
+
+
+def test_a_short_hand_may_take_the_pile_to_go_out() -> None:
+    # One card in hand and a one-card pile: laying the queen off would keep a single card
+    # without the two canastas needed; melding the 8 as well completes the second canasta.
+    melds = [
+        {},
+        {"Q": "QC QD QH QS", "J": "JC JD JH JS JS 2C JK", "8": "8C 8C 8H 8H 8S 8S"},
+    ]
+    st = position(opts("two_player"), ["4C", "8D"], pile="QS", melds=melds, turn=1)
+    refused(st, take(1), "cannot_go_out")
+    listed = [a for a in legal_actions(st) if isinstance(a, TakePile)]
+    assert listed == [take(1, "", "8D")]
+    apply(st, listed[0])
+    assert st.rounds[-1]["went_out"] == 1
