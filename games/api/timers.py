@@ -1,0 +1,108 @@
+"""The turn timer's endpoints: its state and log, and turning it off by agreement.
+
+Turning the timer off needs every seat with a player: one proposes (which counts as their
+acceptance), each other accepts, or anyone declines (the proposal is dropped). Each step is a
+row of the timer's log; the timer goes off with the last acceptance.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import selectors, timers
+from games.api.serializers import TimerDetailSerializer
+from games.api.views import GAME_ID, player_of, problems
+from games.models import Game
+
+TIMER_TAGS = ["timer"]
+
+
+def _timer_detail(game_id: int, after: int = 0) -> Response:
+    game = Game.objects.get(pk=game_id)
+    return Response(TimerDetailSerializer(timers.timer_detail_get(game=game, after=after)).data)
+
+
+class GameTimerApi(APIView):
+    @extend_schema(
+        operation_id="games_timer_retrieve",
+        tags=TIMER_TAGS,
+        summary="The turn timer and its log",
+        description="The timer's options, the current deadline with the server's time, each "
+        "seat's run of timeouts and stand-in bot, a pending proposal to turn it off, and the "
+        "timer's log (timeouts, seats handed to a bot and back, proposals) after `after`. "
+        "The moves a timer played are in the game's event log with source `timer`.",
+        parameters=[
+            GAME_ID,
+            OpenApiParameter("after", int, description="Log entries after this seq (0)."),
+        ],
+        responses={200: TimerDetailSerializer, **problems(401, 404)},
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        player = player_of(request)
+        selectors.game_get_visible(game_id=game_id, player=player)
+        try:
+            after = max(0, int(request.query_params.get("after", 0)))
+        except ValueError:
+            after = 0
+        return _timer_detail(game_id, after)
+
+
+_OFF_PROBLEMS = problems(401, 403, 404, 409)
+
+
+class GameTimerOffProposeApi(APIView):
+    @extend_schema(
+        operation_id="games_timer_off_propose",
+        tags=TIMER_TAGS,
+        summary="Propose to turn the turn timer off",
+        description="A seated player proposes; it counts as their acceptance (alone at the "
+        "table with bots, the timer goes off at once). 409 `timer_not_running` without a "
+        "timer, `timer_proposal_pending` when a proposal already waits.",
+        parameters=[GAME_ID],
+        request=None,
+        responses={200: TimerDetailSerializer, **_OFF_PROBLEMS},
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        player = player_of(request)
+        selectors.game_get_visible(game_id=game_id, player=player)
+        timers.timer_off_propose(game_id=game_id, player=player)
+        return _timer_detail(game_id)
+
+
+class GameTimerOffAcceptApi(APIView):
+    @extend_schema(
+        operation_id="games_timer_off_accept",
+        tags=TIMER_TAGS,
+        summary="Accept turning the turn timer off",
+        description="When every seat with a player has accepted, the timer is off (logged as "
+        "`timer_turned_off`) and seats played by a stand-in bot go back to their players. "
+        "Accepting twice changes nothing. 409 `timer_proposal_missing` without a proposal.",
+        parameters=[GAME_ID],
+        request=None,
+        responses={200: TimerDetailSerializer, **_OFF_PROBLEMS},
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        player = player_of(request)
+        selectors.game_get_visible(game_id=game_id, player=player)
+        timers.timer_off_accept(game_id=game_id, player=player)
+        return _timer_detail(game_id)
+
+
+class GameTimerOffDeclineApi(APIView):
+    @extend_schema(
+        operation_id="games_timer_off_decline",
+        tags=TIMER_TAGS,
+        summary="Decline turning the turn timer off",
+        description="Drops the pending proposal; the timer keeps running.",
+        parameters=[GAME_ID],
+        request=None,
+        responses={200: TimerDetailSerializer, **_OFF_PROBLEMS},
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        player = player_of(request)
+        selectors.game_get_visible(game_id=game_id, player=player)
+        timers.timer_off_decline(game_id=game_id, player=player)
+        return _timer_detail(game_id)
