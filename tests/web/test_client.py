@@ -153,4 +153,13 @@ def test_play_a_game_against_bots(
     page.get_by_test_id("replay-last").click()
     expect(page.get_by_test_id("replay-text")).to_contain_text("Game over")
     expect(page.get_by_test_id("replay-round-end")).to_be_visible()
+
+    # Without the replay service (an older server) the client rebuilds the table from the log.
+    page.route("**/replay/?at=*", lambda route: route.fulfill(status=404, json={"code": "x"}))
+    page.reload()
+    expect(page.get_by_test_id("replay")).to_have_attribute("data-mode", "log")
+    expect(page.get_by_test_id("replay-text")).to_contain_text("Round 1 dealt")
+    expect(page.get_by_test_id("hand").locator(".card")).to_have_count(11)
+    page.get_by_test_id("replay-last").click()
+    expect(page.get_by_test_id("replay-text")).to_contain_text("Game over")
     assert not js_errors, js_errors

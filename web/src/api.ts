@@ -35,6 +35,20 @@ export type ActionResult = S["ActionResult"];
 export type Problem = S["GameProblem"];
 export type BotLevel = S["BotLevelEnum"];
 
+/** GET /games/{id}/replay/?at=N (the replay service; spelled out here so that the client
+ * still builds against a schema without it: the replay screen then falls back to the log). */
+export interface ReplayState {
+  game: number;
+  at: number;
+  version: number;
+  status: GameDetail["status"];
+  viewer: number | null;
+  full_information: boolean;
+  event: GameEvent;
+  state: TableView;
+  hands: string[][] | null;
+}
+
 const TOKEN_KEY = "canasta.token";
 const NAME_KEY = "canasta.name";
 const ID_KEY = "canasta.playerId";
@@ -139,6 +153,7 @@ export const api = {
   events: (id: number, after: number, limit = 500) =>
     call<GameEventList>("GET", `/games/${id}/events/?after=${after}&limit=${limit}`),
   scorecard: (id: number) => call<Scorecard>("GET", `/games/${id}/scorecard/`),
+  replayAt: (id: number, at: number) => call<ReplayState>("GET", `/games/${id}/replay/?at=${at}`),
 };
 
 /** Every event of a game after ``after``, following ``has_more``. */

@@ -1,5 +1,5 @@
 // The table drawn from a plain model, shared by the live game and the replay.
-import type { Seat } from "./api";
+import type { GameDetail, Seat, TableView } from "./api";
 import { cardEl, isBlackThree, isRedThree, isWild, labels } from "./cards";
 import { h } from "./dom";
 import { seatName } from "./replay";
@@ -30,6 +30,32 @@ export interface BoardModel {
     redThrees: string[];
     note?: string;
   }[];
+}
+
+/** The model of a table view from the API (the live game, or a replay step). */
+export function tableModel(g: Pick<GameDetail, "seats" | "your_seat">, s: TableView): BoardModel {
+  return {
+    seats: g.seats,
+    viewer: g.your_seat,
+    active: s.to_act >= 0 ? s.to_act : null,
+    stock: s.stock_count,
+    pileTop: s.pile.top,
+    pileSize: s.pile.size,
+    pileFrozen: s.pile.frozen,
+    pileFrozenForYou: !s.pile.frozen && s.pile.frozen_for_viewer === true,
+    pileBlocked: s.pile.blocked,
+    handCounts: s.hand_counts,
+    teams: s.teams.map((t) => ({
+      team: t.team,
+      seats: t.seats,
+      score: t.score,
+      melds: t.melds.map((m) => ({ ...boardMeld(m.rank, m.cards), canasta: m.canasta_kind ?? null })),
+      redThrees: t.red_threes,
+      note: t.opened
+        ? `${t.canastas} canasta${t.canastas === 1 ? "" : "s"}`
+        : `needs ${t.initial_meld_minimum} to open`,
+    })),
+  };
 }
 
 export function boardMeld(rank: string, cards: string[]): BoardMeld {

@@ -11,7 +11,7 @@ import {
   myPlayerId,
   type TableView,
 } from "./api";
-import { type BoardModel, boardMeld, renderBoard } from "./board";
+import { renderBoard, tableModel } from "./board";
 import { cardEl, isBlackThree, isWild, labels, meldRankOf, rankOf, removeCards, sortCards } from "./cards";
 import { clear, h } from "./dom";
 import { describe, seatName } from "./replay";
@@ -522,31 +522,6 @@ export class GameScreen {
     );
   }
 
-  private model(g: GameDetail, s: TableView): BoardModel {
-    return {
-      seats: g.seats,
-      viewer: g.your_seat,
-      active: s.to_act >= 0 ? s.to_act : null,
-      stock: s.stock_count,
-      pileTop: s.pile.top,
-      pileSize: s.pile.size,
-      pileFrozen: s.pile.frozen,
-      pileFrozenForYou: !s.pile.frozen && s.pile.frozen_for_viewer === true,
-      pileBlocked: s.pile.blocked,
-      handCounts: s.hand_counts,
-      teams: s.teams.map((t) => ({
-        team: t.team,
-        seats: t.seats,
-        score: t.score,
-        melds: t.melds.map((m) => ({ ...boardMeld(m.rank, m.cards), canasta: m.canasta_kind ?? null })),
-        redThrees: t.red_threes,
-        note: t.opened
-          ? `${t.canastas} canasta${t.canastas === 1 ? "" : "s"}`
-          : `needs ${t.initial_meld_minimum} to open`,
-      })),
-    };
-  }
-
   private statusLine(g: GameDetail, s: TableView): string {
     if (g.status === "finished" || s.phase === "game_over") {
       const w = g.winner_team ?? s.winner_team;
@@ -568,7 +543,7 @@ export class GameScreen {
     const sel = this.selectedCards();
     const discardOk =
       mine && sel.length === 1 && this.legal("discard").some((a) => a.card === sel[0]);
-    const board = renderBoard(this.model(g, s), {
+    const board = renderBoard(tableModel(g, s), {
       onStock: g.your_seat !== null ? this.draw : undefined,
       stockEnabled: this.can("draw") && !this.busy,
       onPile: g.your_seat !== null ? this.takePile : undefined,

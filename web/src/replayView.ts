@@ -1,17 +1,38 @@
-// Step-by-step replay of a game from its move log (GET /games/{id}/events/), as you may see it.
-import { allEvents, api, type GameDetail, type GameEvent } from "./api";
-import { type BoardModel, boardMeld, pileFlags, renderBoard } from "./board";
+// Step-by-step replay of a game. With the replay service (GET /games/{id}/replay/?at=N) each
+// step is the server's own rebuild of the table (every hand once the game is finished); without
+// it the table is rebuilt here from the move log (GET /games/{id}/events/) as you may see it.
+import { ApiError, allEvents, api, type GameDetail, type GameEvent, type ReplayState } from "./api";
+import { type BoardModel, boardMeld, pileFlags, renderBoard, tableModel } from "./board";
 import { cardEl, sortCards } from "./cards";
 import { clear, h } from "./dom";
 import { applyEvent, describe, emptyTable, type ReplayTable, seatName } from "./replay";
 
+interface RoundEnd {
+  round: number;
+  scores: number[];
+  hands: string[][];
+}
+
+function roundEndOf(ev: GameEvent | undefined): RoundEnd | null {
+  const e = ev?.effects.find((x) => x.kind === "round_ended") as Record<string, unknown> | undefined;
+  if (!e) return null;
+  return {
+    round: Number(e.round),
+    scores: (e.scores as number[]) ?? [],
+    hands: (e.hands as string[][]) ?? [],
+  };
+}
+
 export class ReplayScreen {
   private game: GameDetail | null = null;
   private events: GameEvent[] = [];
+  private mode: "server" | "log" = "server";
+  private states = new Map<number, ReplayState>();
   private tables: ReplayTable[] = [];
-  private step = 0;
+  private step = 1;
   private timer: number | undefined;
   private disposed = false;
+  private error = "";
 
   constructor(
     private readonly root: HTMLElement,
@@ -25,19 +46,24 @@ export class ReplayScreen {
       this.events = await allEvents(this.id);
     } catch (err) {
       clear(this.root);
-      this.root.append(h("p", { class: "message error", testid: "message" }, String((err as Error).message)), h("a", { href: "#/" }, "Back"));
+      this.root.append(
+        h("p", { class: "message error", testid: "message" }, String((err as Error).message)),
+        h("a", { href: "#/" }, "Back"),
+      );
       return;
     }
-    const g = this.game;
-    const teams = Math.max(...g.seats.map((s) => s.team)) + 1;
-    const teamOf = (seat: number) => g.seats[seat]?.team ?? 0;
-    let t = emptyTable(teams, g.seats.length);
-    this.tables = [t];
-    for (const ev of this.events) {
-      t = applyEvent(t, ev, teamOf, g.your_seat);
-      this.tables.push(t);
+    if (!this.events.length) {
+      clear(this.root);
+      this.root.append(h("p", { class: "message info", testid: "message" }, "Nothing to replay yet."));
+      return;
     }
-    this.step = Math.min(1, this.events.length);
+    try {
+      this.states.set(1, await api.replayAt(this.id, 1));
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 404)) throw err;
+      this.mode = "log"; // no replay service on this server: rebuild from the log
+      this.buildTables();
+    }
     this.render();
     window.addEventListener("keydown", this.onKey);
   }
@@ -48,13 +74,35 @@ export class ReplayScreen {
     window.removeEventListener("keydown", this.onKey);
   }
 
+  private buildTables(): void {
+    const g = this.game!;
+    const teams = Math.max(...g.seats.map((s) => s.team)) + 1;
+    const teamOf = (seat: number) => g.seats[seat]?.team ?? 0;
+    let t = emptyTable(teams, g.seats.length);
+    this.tables = [t];
+    for (const ev of this.events) {
+      t = applyEvent(t, ev, teamOf, g.your_seat);
+      this.tables.push(t);
+    }
+  }
+
   private onKey = (e: KeyboardEvent) => {
-    if (e.key === "ArrowRight") this.go(this.step + 1);
-    if (e.key === "ArrowLeft") this.go(this.step - 1);
+    if (e.key === "ArrowRight") void this.go(this.step + 1);
+    if (e.key === "ArrowLeft") void this.go(this.step - 1);
   };
 
-  private go(step: number): void {
-    this.step = Math.max(0, Math.min(this.events.length, step));
+  private async go(step: number): Promise<void> {
+    this.step = Math.max(1, Math.min(this.events.length, step));
+    if (this.mode === "server" && !this.states.has(this.step)) {
+      const wanted = this.step;
+      try {
+        this.states.set(wanted, await api.replayAt(this.id, wanted));
+        this.error = "";
+      } catch (err) {
+        this.error = err instanceof ApiError ? err.problem.detail : String(err);
+      }
+      if (wanted !== this.step) return; // a later click won
+    }
     this.render();
   }
 
@@ -65,23 +113,19 @@ export class ReplayScreen {
     } else {
       this.timer = window.setInterval(() => {
         if (this.step >= this.events.length) this.togglePlay();
-        else this.go(this.step + 1);
-      }, 700);
+        else void this.go(this.step + 1);
+      }, 800);
     }
     this.render();
   };
 
-  private render(): void {
-    if (this.disposed || !this.game) return;
-    const g = this.game;
-    const t = this.tables[this.step];
-    const ev = this.step > 0 ? this.events[this.step - 1] : null;
-    const nameOf = (seat: number) => seatName(g.seats, seat, g.your_seat);
+  private logModel(t: ReplayTable, ev: GameEvent): BoardModel {
+    const g = this.game!;
     const flags = pileFlags(t.pile);
-    const model: BoardModel = {
+    return {
       seats: g.seats,
       viewer: g.your_seat,
-      active: ev?.seat ?? null,
+      active: ev.seat ?? null,
       stock: t.stock,
       pileTop: t.pile[t.pile.length - 1] ?? null,
       pileSize: t.pile.length,
@@ -96,7 +140,34 @@ export class ReplayScreen {
         redThrees: t.redThrees[team],
       })),
     };
-    const roundEnd = ev?.effects.some((e) => e.kind === "round_ended") ? t.lastRound : null;
+  }
+
+  private render(): void {
+    if (this.disposed || !this.game) return;
+    const g = this.game;
+    const nameOf = (seat: number) => seatName(g.seats, seat, g.your_seat);
+    const n = this.events.length;
+    let model: BoardModel | null = null;
+    let event: GameEvent = this.events[this.step - 1];
+    let myHand: string[] | null = null;
+    let hands: string[][] | null = null;
+    let round = 0;
+    if (this.mode === "server") {
+      const st = this.states.get(this.step);
+      if (st) {
+        event = st.event;
+        model = { ...tableModel(g, st.state), active: st.event.seat ?? null };
+        myHand = st.state.hand;
+        hands = st.hands;
+        round = st.state.round;
+      }
+    } else {
+      const t = this.tables[this.step];
+      model = this.logModel(t, event);
+      myHand = t.hand;
+      round = t.round;
+    }
+    const roundEnd = roundEndOf(event);
     clear(this.root);
     this.root.append(
       h(
@@ -108,40 +179,56 @@ export class ReplayScreen {
       ),
       h(
         "div",
-        { class: "replay", testid: "replay" },
+        { class: "replay", testid: "replay", "data-mode": this.mode },
         h(
           "div",
           { class: "replay-controls" },
-          h("button", { testid: "replay-first", onclick: () => this.go(0), title: "First step" }, "« first"),
-          h("button", { testid: "replay-prev", onclick: () => this.go(this.step - 1), title: "Previous step" }, "‹ back"),
+          h("button", { testid: "replay-first", onclick: () => void this.go(1), title: "First step" }, "« first"),
+          h("button", { testid: "replay-prev", onclick: () => void this.go(this.step - 1), title: "Previous step" }, "‹ back"),
           h("button", { testid: "replay-play", onclick: this.togglePlay }, this.timer !== undefined ? "pause" : "play"),
-          h("button", { testid: "replay-next", onclick: () => this.go(this.step + 1), title: "Next step" }, "next ›"),
-          h("button", { testid: "replay-last", onclick: () => this.go(this.events.length), title: "Last step" }, "last »"),
+          h("button", { testid: "replay-next", onclick: () => void this.go(this.step + 1), title: "Next step" }, "next ›"),
+          h("button", { testid: "replay-last", onclick: () => void this.go(n), title: "Last step" }, "last »"),
           h("input", {
             type: "range",
-            min: 0,
-            max: this.events.length,
+            min: 1,
+            max: n,
             value: this.step,
             testid: "replay-slider",
-            oninput: (e: Event) => this.go(Number((e.target as HTMLInputElement).value)),
+            "aria-label": "Step",
+            onchange: (e: Event) => void this.go(Number((e.target as HTMLInputElement).value)),
           }),
-          h("span", { class: "step", testid: "replay-step" }, `Step ${this.step} / ${this.events.length}`),
+          h("span", { class: "step", testid: "replay-step" }, `Step ${this.step} / ${n}`),
         ),
+        this.error ? h("p", { class: "message error", testid: "message" }, this.error) : "",
         h(
           "div",
           { class: "status", testid: "replay-text" },
-          ev ? describe(ev, nameOf).join(" ") : "Before the first move.",
-          t.round ? h("span", { class: "muted" }, ` (round ${t.round})`) : "",
+          describe(event, nameOf).join(" "),
+          round ? h("span", { class: "muted" }, ` (round ${round})`) : "",
         ),
-        renderBoard(model),
-        t.hand !== null
+        model ? renderBoard(model) : h("p", { class: "loading" }, "Loading…"),
+        hands
           ? h(
               "section",
-              { class: "you" },
-              h("header", {}, h("span", {}, "Your hand"), h("span", { class: "count" }, `${t.hand.length} cards`)),
-              h("div", { class: "hand", testid: "hand" }, ...sortCards(t.hand).map((c) => cardEl(c, "big"))),
+              { class: "you", testid: "replay-hands" },
+              h("header", {}, h("span", {}, "Every hand (the game is over)")),
+              ...hands.map((hand, seat) =>
+                h(
+                  "div",
+                  { class: "hand-row" },
+                  h("span", { class: "seat-name" }, nameOf(seat)),
+                  h("span", { class: "hand", testid: seat === g.your_seat ? "hand" : `hand-${seat}` }, ...sortCards(hand).map((c) => cardEl(c, "mini"))),
+                ),
+              ),
             )
-          : "",
+          : myHand !== null
+            ? h(
+                "section",
+                { class: "you" },
+                h("header", {}, h("span", {}, "Your hand"), h("span", { class: "count" }, `${myHand.length} cards`)),
+                h("div", { class: "hand", testid: "hand" }, ...sortCards(myHand).map((c) => cardEl(c, "big"))),
+              )
+            : "",
         roundEnd
           ? h(
               "section",
