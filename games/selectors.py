@@ -29,8 +29,9 @@ def game_get_visible(*, game_id: int, player: Player) -> Game:
     if game is None:
         raise errors.GameNotFound()
     game = game_touch(game, player)  # an overdue turn timer applies first (games.timers)
-    insider = game.created_by_id == player.pk or game.seats.filter(player=player).exists()
-    if not game.is_public and not insider:
+    if game.is_public or game.created_by_id == player.pk:
+        return game
+    if not game.seats.filter(player=player).exists():
         raise errors.GameNotFound()
     return game
 
@@ -111,6 +112,7 @@ def game_list_open(
     qs = (
         Game.objects.filter(status=GameStatus.LOBBY, is_public=True)
         .select_related("created_by")
+        .prefetch_related("seats__player")
         .annotate(
             free_seats=Count(
                 "seats", filter=Q(seats__player__isnull=True, seats__bot_level__isnull=True)
@@ -131,6 +133,7 @@ def game_list_mine(*, player: Player) -> QuerySet[Game]:
         Game.objects.filter(Q(created_by=player) | Q(seats__player=player))
         .distinct()
         .select_related("created_by")
+        .prefetch_related("seats__player")
         .annotate(
             free_seats=Count(
                 "seats", filter=Q(seats__player__isnull=True, seats__bot_level__isnull=True)
@@ -141,7 +144,8 @@ def game_list_mine(*, player: Player) -> QuerySet[Game]:
 
 
 def game_summary(game: Game) -> dict[str, Any]:
-    """One line of the table list (no cards, no code)."""
+    """One line of the table list (no cards, no code); seats may be prefetched."""
+    seats = sorted(game.seats.all(), key=lambda s: s.index)
     return {
         "id": game.pk,
         "preset": game.preset,
@@ -149,13 +153,11 @@ def game_summary(game: Game) -> dict[str, Any]:
         "target_score": game.options.get("target_score"),
         "status": game.status,
         "is_public": game.is_public,
-        "free_seats": getattr(game, "free_seats", None)
-        if getattr(game, "free_seats", None) is not None
-        else sum(1 for s in game.seats.all() if s.is_empty),
+        "free_seats": sum(1 for s in seats if s.is_empty),
         "version": game.version,
         "created_by": {"id": game.created_by.pk, "display_name": game.created_by.display_name},
         "created_at": game.created_at,
-        "seats": [seat_view(s) for s in _seats(game)],
+        "seats": [seat_view(s) for s in seats],
     }
 
 

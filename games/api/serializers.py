@@ -359,10 +359,16 @@ class BotSeatSerializer(Base):
     level = serializers.ChoiceField(choices=BotLevel.choices, default=BotLevel.EASY)
 
 
+@extend_schema_field(GameOptionOverridesSerializer)
+class OptionOverridesField(serializers.DictField):
+    """A free object for validation (the engine judges names and values, naming a refused one
+    in ``invalid_option``); the schema shows the option fields."""
+
+
 class GameCreateSerializer(Base):
     preset = serializers.ChoiceField(choices=list(PRESETS), default="classic")
-    options = serializers.DictField(
-        required=False, help_text="Overrides of the preset's options (see GameOptionOverrides)."
+    options = OptionOverridesField(
+        required=False, help_text="Overrides of the preset's options; any subset of them."
     )
     players = serializers.IntegerField(
         required=False,
@@ -413,15 +419,6 @@ class GameCreateSerializer(Base):
             options["players"] = attrs["players"]
         attrs["options"] = options
         return attrs
-
-
-# GameCreateSerializer.options is a free dict for validation (the engine judges values and
-# names them in `invalid_option`); the schema shows its fields.
-GameCreateSerializer._declared_fields["options"] = extend_schema_field(
-    GameOptionOverridesSerializer
-)(serializers.DictField)(
-    required=False, help_text="Overrides of the preset's options; any subset of them."
-)
 
 
 class GameListParamsSerializer(Base):

@@ -175,7 +175,7 @@ class GameListCreateApi(GenericAPIView[Any]):
             ),
             OpenApiParameter("mine", bool, description="Your games instead of open tables."),
         ],
-        responses={200: GameSummarySerializer(many=True), **problems(400, 401)},
+        responses={200: GameSummarySerializer(many=True), **problems(400, 401, 404)},
     )
     def get(self, request: Request) -> Response:
         params = GameListParamsSerializer(data=request.query_params)
@@ -191,7 +191,7 @@ class GameListCreateApi(GenericAPIView[Any]):
             )
         page = self.paginate_queryset(qs)
         rows = [selectors.game_summary(g) for g in (page if page is not None else qs)]
-        return self.get_paginated_response(GameSummarySerializer(rows, many=True).data)
+        return self.get_paginated_response(rows)
 
     @extend_schema(
         operation_id="games_create",
@@ -228,11 +228,13 @@ class GameListCreateApi(GenericAPIView[Any]):
         return _detail(game, player, status.HTTP_201_CREATED)
 
 
-def _detail(game: Game, player: Player, code: int = status.HTTP_200_OK) -> Response:
-    """The game as ``player`` sees it now (re-read: bots may have played since the service)."""
-    fresh = Game.objects.select_related("created_by").get(pk=game.pk)
-    body = selectors.game_detail_get(game=fresh, player=player)
-    return Response(GameDetailSerializer(body).data, status=code)
+def _detail(
+    game: Game, player: Player, code: int = status.HTTP_200_OK, *, reload: bool = True
+) -> Response:
+    """The game as ``player`` sees it now (re-read after a service: bots may have played)."""
+    if reload:
+        game = Game.objects.select_related("created_by").get(pk=game.pk)
+    return Response(selectors.game_detail_get(game=game, player=player), status=code)
 
 
 class GameDetailApi(APIView):
@@ -248,7 +250,7 @@ class GameDetailApi(APIView):
     def get(self, request: Request, game_id: int) -> Response:
         player = player_of(request)
         game = selectors.game_get_visible(game_id=game_id, player=player)
-        return _detail(game, player)
+        return _detail(game, player, reload=False)
 
 
 class GameJoinApi(APIView):
@@ -412,7 +414,7 @@ class GameEventListApi(APIView):
             after=params.validated_data["after"],
             limit=params.validated_data["limit"],
         )
-        return Response(GameEventListSerializer(body).data)
+        return Response(body)
 
 
 class GameScorecardApi(APIView):
@@ -426,4 +428,4 @@ class GameScorecardApi(APIView):
     def get(self, request: Request, game_id: int) -> Response:
         player = player_of(request)
         game = selectors.game_get_visible(game_id=game_id, player=player)
-        return Response(ScorecardSerializer(selectors.game_scorecard_get(game=game)).data)
+        return Response(selectors.game_scorecard_get(game=game))

@@ -12,9 +12,21 @@ from canasta_service.celery import app as celery_app
 from games.engine import GameState
 from games.models import Game
 from games.services import FALLBACK_PREFERENCE
+from tests.api.schema_check import check_response
 
 
-class PlayerClient(APIClient):
+class SchemaCheckedClient(APIClient):
+    """An API client that checks every /api/v1/ response against openapi.yaml."""
+
+    def request(self, **kwargs: Any) -> Any:
+        response = super().request(**kwargs)
+        path = kwargs.get("PATH_INFO", "")
+        if path.startswith("/api/v1/") and not path.startswith("/api/v1/health/"):
+            check_response(kwargs["REQUEST_METHOD"], path, response)
+        return response
+
+
+class PlayerClient(SchemaCheckedClient):
     """An API client signed in as one guest player."""
 
     player_id: int
@@ -60,7 +72,9 @@ def eager_bots() -> Iterator[None]:
 @pytest.fixture
 def make_player(db: None) -> Callable[..., PlayerClient]:
     def make(name: str = "Ada") -> PlayerClient:
-        response = APIClient().post("/api/v1/players/", {"display_name": name}, format="json")
+        response = SchemaCheckedClient().post(
+            "/api/v1/players/", {"display_name": name}, format="json"
+        )
         assert response.status_code == 201, response.content
         body = response.json()
         client = PlayerClient()

@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import pytest
-from rest_framework.test import APIClient
 
-from tests.api.conftest import PlayerClient, problem
+from tests.api.conftest import PlayerClient, SchemaCheckedClient, problem
 
 pytestmark = pytest.mark.django_db
 
 
 def test_guest_sign_up_returns_a_token_that_authenticates() -> None:
-    response = APIClient().post("/api/v1/players/", {"display_name": "Ada"}, format="json")
+    response = SchemaCheckedClient().post(
+        "/api/v1/players/", {"display_name": "Ada"}, format="json"
+    )
     assert response.status_code == 201
     body = response.json()
     assert body["display_name"] == "Ada" and body["token"] and body["id"]
 
-    client = APIClient()
+    client = SchemaCheckedClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {body['token']}")
     me = client.get("/api/v1/players/me/")
     assert me.status_code == 200
@@ -27,24 +28,26 @@ def test_guest_sign_up_returns_a_token_that_authenticates() -> None:
 @pytest.mark.parametrize("payload", [{}, {"display_name": ""}, {"display_name": "x" * 41}])
 def test_sign_up_needs_a_display_name(payload: dict[str, str]) -> None:
     body = problem(
-        APIClient().post("/api/v1/players/", payload, format="json"), 400, "invalid_request"
+        SchemaCheckedClient().post("/api/v1/players/", payload, format="json"),
+        400,
+        "invalid_request",
     )
     assert body["errors"][0]["field"] == "display_name"
 
 
 def test_malformed_json_is_a_problem() -> None:
-    response = APIClient().post(
+    response = SchemaCheckedClient().post(
         "/api/v1/players/", data="{not json", content_type="application/json"
     )
     problem(response, 400, "malformed_body")
 
 
 def test_me_needs_a_token() -> None:
-    problem(APIClient().get("/api/v1/players/me/"), 401, "not_authenticated")
+    problem(SchemaCheckedClient().get("/api/v1/players/me/"), 401, "not_authenticated")
 
 
 def test_a_wrong_token_is_refused() -> None:
-    client = APIClient()
+    client = SchemaCheckedClient()
     client.credentials(HTTP_AUTHORIZATION="Token not-a-real-token")
     problem(client.get("/api/v1/players/me/"), 401, "authentication_failed")
 
@@ -60,7 +63,7 @@ def test_a_wrong_token_is_refused() -> None:
     ],
 )
 def test_game_endpoints_need_a_token(path: str) -> None:
-    problem(APIClient().get(path), 401, "not_authenticated")
+    problem(SchemaCheckedClient().get(path), 401, "not_authenticated")
 
 
 @pytest.mark.parametrize(
@@ -75,7 +78,7 @@ def test_game_endpoints_need_a_token(path: str) -> None:
     ],
 )
 def test_game_writes_need_a_token(path: str) -> None:
-    problem(APIClient().post(path, {}, format="json"), 401, "not_authenticated")
+    problem(SchemaCheckedClient().post(path, {}, format="json"), 401, "not_authenticated")
 
 
 def test_rules_describe_presets_and_options(ada: PlayerClient) -> None:
