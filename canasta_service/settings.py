@@ -180,11 +180,17 @@ CELERY_TIMEZONE = TIME_ZONE
 TURN_TIMER_SWEEP_SECONDS = env_int("TURN_TIMER_SWEEP_SECONDS", default=5, minimum=1, maximum=3600)
 # The timer fires this long after the deadline it shows, so a move sent just before it wins.
 TURN_TIMER_GRACE_MS = env_int("TURN_TIMER_GRACE_MS", default=1000, minimum=0, maximum=60_000)
+# A queue of their own for the timer tasks (a worker with -Q <it>), so that expiries never wait
+# behind bot turns; unset: the default queue.
+TURN_TIMER_QUEUE = env_str("TURN_TIMER_QUEUE")
 CELERY_BEAT_SCHEDULE = {
     "turn-timers-sweep": {
         "task": "games.turn_timers_sweep",
         "schedule": float(TURN_TIMER_SWEEP_SECONDS),
-        "options": {"expires": float(TURN_TIMER_SWEEP_SECONDS)},
+        "options": {
+            "expires": float(TURN_TIMER_SWEEP_SECONDS),
+            **({"queue": TURN_TIMER_QUEUE} if TURN_TIMER_QUEUE else {}),
+        },
     },
 }
 

@@ -30,9 +30,7 @@ def turn_timer_expire(game_id: int, version: int) -> bool:
     """
     result = timers.turn_timer_expire_apply(game_id, version, via="task")
     if result.outcome is timers.Expiry.NOT_DUE and result.due is not None:
-        turn_timer_expire.apply_async(
-            (game_id, version), eta=result.due, **timers.TIMER_TASK_OPTIONS
-        )
+        turn_timer_expire.apply_async((game_id, version), eta=result.due, **timers.task_options())
     return result.applied
 
 

@@ -70,8 +70,6 @@ MAX_TIMER_ACTIONS = 12  # actions one expiry may apply for a seat (a turn is 2-4
 MAX_LAZY_EXPIRIES = 8  # expiries one request applies in a row (stand-ins play at once)
 SWEEP_BATCH = 500
 
-# Extra options for the timer task messages (tests route them to a queue of their own).
-TIMER_TASK_OPTIONS: dict[str, Any] = {}
 
 # Timer log types.
 TURN_TIMED_OUT = "turn_timed_out"
@@ -92,6 +90,12 @@ TIMER_EVENT_TYPES = (
     TIMER_OFF_DECLINED,
     TIMER_TURNED_OFF,
 )
+
+
+def task_options() -> dict[str, Any]:
+    """Routing of the timer task messages (``TURN_TIMER_QUEUE``: a queue of their own)."""
+    queue = getattr(settings, "TURN_TIMER_QUEUE", None)
+    return {"queue": queue} if queue else {}
 
 
 def grace() -> timedelta:
@@ -225,7 +229,7 @@ def turn_timer_schedule(game_id: int) -> None:
         last.clear()
     from games.tasks import turn_timer_expire
 
-    turn_timer_expire.apply_async((game_id, version), eta=deadline + grace(), **TIMER_TASK_OPTIONS)
+    turn_timer_expire.apply_async((game_id, version), eta=deadline + grace(), **task_options())
 
 
 # ============================================================================== expiry

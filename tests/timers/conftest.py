@@ -1,0 +1,87 @@
+"""Fixtures and helpers for the turn timer tests: two-player tables of humans with a timer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import pytest
+from django.utils import timezone
+
+from canasta_service.celery import app as celery_app
+from games import services, timers
+from games.engine import GameState
+from games.models import EventSource, Game, GameEvent, Player, TimerEvent
+from games.services import game_replay_state
+from games.timers import TimerOptions
+
+
+@pytest.fixture(autouse=True)
+def eager_unless_worker(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Outside the ``worker`` tests nothing goes to a broker: the tests drive the timer paths
+    (with a broker configured, ETA messages would otherwise reach a running worker)."""
+    if request.node.get_closest_marker("worker"):
+        yield
+        return
+    saved = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    try:
+        yield
+    finally:
+        celery_app.conf.task_always_eager = saved
+
+
+@dataclass
+class Table:
+    game_id: int
+    players: list[Player]  # by seat
+
+    def game(self) -> Game:
+        return Game.objects.get(pk=self.game_id)
+
+
+def timed_table(
+    turn_seconds: int | None = 30, timeout_limit: int = 3, timeout_outcome: str = "bot"
+) -> Table:
+    """A started two-player table of humans (Ada at seat 0, Bob at seat 1)."""
+    ada = services.player_create(display_name="Ada")[0]
+    bob = services.player_create(display_name="Bob")[0]
+    game = services.game_create(
+        creator=ada,
+        preset="two_player",
+        options={"target_score": 1000},
+        timer=TimerOptions(turn_seconds, timeout_limit, timeout_outcome),
+    )
+    services.game_join(player=bob, game_id=game.pk)
+    services.game_start(game_id=game.pk, player=ada)
+    return Table(game.pk, [ada, bob])
+
+
+def overdue(game_id: int, seconds: float = 60) -> None:
+    """Move the deadline into the past, as if the seat had been away for ``seconds``."""
+    Game.objects.filter(pk=game_id).update(
+        turn_deadline=timezone.now() - timedelta(seconds=seconds)
+    )
+
+
+def after_deadline(game: Game) -> datetime:
+    assert game.turn_deadline is not None
+    return game.turn_deadline + timers.grace() + timedelta(seconds=1)
+
+
+def timeouts(game_id: int) -> list[TimerEvent]:
+    return list(TimerEvent.objects.filter(game_id=game_id, type=timers.TURN_TIMED_OUT))
+
+
+def timer_moves(game_id: int) -> list[GameEvent]:
+    return list(GameEvent.objects.filter(game_id=game_id, source=EventSource.TIMER))
+
+
+def assert_log_consistent(game_id: int) -> None:
+    """No gap or duplicate in the move log, and the log replays to the snapshot."""
+    game = Game.objects.get(pk=game_id)
+    seqs = list(GameEvent.objects.filter(game=game).values_list("seq", flat=True))
+    assert seqs == list(range(1, game.version + 1))
+    assert game.snapshot is not None
+    assert game_replay_state(game) == GameState.from_dict(game.snapshot)
