@@ -163,3 +163,27 @@ def test_play_a_game_against_bots(
     page.get_by_test_id("replay-last").click()
     expect(page.get_by_test_id("replay-text")).to_contain_text("Game over")
     assert not js_errors, js_errors
+
+
+def test_turn_timer_countdown_and_quick_chat(
+    live_server: Any, page: Any, js_errors: list[str]
+) -> None:
+    sign_up(page, live_server.url, "Bea")
+    page.select_option("#turn-seconds", "30")
+    page.get_by_test_id("create-game").click()
+    expect(page.get_by_test_id("table")).to_be_visible()
+    countdown = page.get_by_test_id("countdown")
+    expect(countdown).to_be_visible()
+    first = countdown.inner_text()
+    assert first.startswith("0:"), first
+    page.wait_for_timeout(2200)
+    assert countdown.inner_text() < first, (first, countdown.inner_text())
+
+    # Quick chat, where the server has it (GET /chat/phrases/).
+    if page.get_by_test_id("chat").count():
+        page.get_by_test_id("chat").locator("summary").click()
+        chip = page.get_by_test_id("chat").locator("button.chip").first
+        said = chip.inner_text()
+        chip.click()
+        expect(page.get_by_test_id("chat-lines")).to_contain_text(f"You: {said}")
+    assert not js_errors, js_errors

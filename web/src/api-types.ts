@@ -88,6 +88,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/games/{game_id}/export/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The whole game as one JSON document
+         * @description Format `canasta-game` version 1: preset, complete options, rules version, seats, every event (the action and its effects). While the game runs the document is redacted for you (others' private parts removed, no seed) and cannot be imported; once it is finished it holds the seed and everything, and imports to the same game.
+         */
+        get: operations["games_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/games/{game_id}/fairness/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Provably fair dealing: commitments, and after the end the seed and the check
+         * @description Each round's seed commitment (SHA-256 of the round's seed) as published when it was dealt. Once the game is finished: the game's seed, each round's seed and the check that they reproduce every dealt hand and upcard (`verified`). Checking it yourself: `python manage.py replay GAME_ID --fairness`, or recompute from the seed.
+         */
+        get: operations["games_fairness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/games/{game_id}/join/": {
         parameters: {
             query?: never;
@@ -125,6 +165,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/games/{game_id}/replay/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The table after event N, rebuilt from the move log
+         * @description Replays the log up to event `at` (default: the last) through the rules engine. While the game is running you see it as your seat saw it then (spectators see no hand; never more than you saw at the time). Once the game is finished anyone may see every hand at every step (`hands`, and every private part of the event).
+         */
+        get: operations["games_replay_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/games/{game_id}/replay/steps/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every step of the game in one line each (a timeline)
+         * @description Seq, acting seat, type and a short text of what happened, as you saw it (everything once the game is finished). Ask the replay with `at=seq` for the table.
+         */
+        get: operations["games_replay_steps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/games/{game_id}/scorecard/": {
         parameters: {
             query?: never;
@@ -156,6 +236,26 @@ export interface paths {
          * @description Deals the first round. Empty seats are refused (409 `seats_empty`) unless `fill_with_bots`, which gives them to bots of `bot_level`.
          */
         post: operations["games_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/games/import/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a game from an export document
+         * @description Replays the document's events through the rules engine into a new game ("load this position" for bug reports and teaching). The document needs its seed: a finished game's export, or one written with a seed. Refused with the first event that does not apply (`import_event_rejected`: its `seq` and the engine's code and message) or records other effects than the engine's (`import_event_mismatch`). The new game is finished if its log finishes it, else active where the log leaves it; you sit at `seat` if given, every other seat is a bot (the document's level, else easy), and bots play on when it is their turn.
+         */
+        post: operations["games_import"];
         delete?: never;
         options?: never;
         head?: never;
@@ -377,6 +477,114 @@ export interface components {
          * @enum {string}
          */
         CheckStatusEnum: "ok" | "eager" | "error";
+        ExportEvent: {
+            /** @description 1, 2, ... (counted if left out). */
+            seq?: number;
+            /** @description The acting seat. */
+            seat: number | null;
+            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`. Default: the payload's `type`. */
+            type?: string;
+            source?: components["schemas"]["SourceEnum"];
+            /** @description The action (see Action); for `game_started`: the start. */
+            payload: {
+                [key: string]: unknown;
+            };
+            /** @description Stored form `{kind, seat, public, private}`, `private` by seat number. On import, when present, they must equal what the engine produces (private parts left out are not compared). */
+            effects?: {
+                [key: string]: unknown;
+            }[];
+        };
+        ExportEventRequest: {
+            /** @description 1, 2, ... (counted if left out). */
+            seq?: number;
+            /** @description The acting seat. */
+            seat: number | null;
+            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`. Default: the payload's `type`. */
+            type?: string;
+            source?: components["schemas"]["SourceEnum"];
+            /** @description The action (see Action); for `game_started`: the start. */
+            payload: {
+                [key: string]: unknown;
+            };
+            /** @description Stored form `{kind, seat, public, private}`, `private` by seat number. On import, when present, they must equal what the engine produces (private parts left out are not compared). */
+            effects?: {
+                [key: string]: unknown;
+            }[];
+        };
+        ExportFinal: {
+            version: number;
+            status: components["schemas"]["GameStatusEnum"];
+            scores: number[] | null;
+            winner_team: number | null;
+            /** @description Rounds finished. */
+            rounds: number;
+            /** @description SHA-256 of the final engine state (finished games); checked on import. */
+            state_sha256: string | null;
+        };
+        ExportFinalRequest: {
+            version: number;
+            status: components["schemas"]["GameStatusEnum"];
+            scores: number[] | null;
+            winner_team: number | null;
+            /** @description Rounds finished. */
+            rounds: number;
+            /** @description SHA-256 of the final engine state (finished games); checked on import. */
+            state_sha256: string | null;
+        };
+        ExportSeat: {
+            index: number;
+            team: number;
+            kind: components["schemas"]["KindEnum"];
+            display_name?: string | null;
+            bot_level?: (components["schemas"]["BotLevelEnum"] | components["schemas"]["NullEnum"]) | null;
+        };
+        ExportSeatRequest: {
+            index: number;
+            team: number;
+            kind: components["schemas"]["KindEnum"];
+            display_name?: string | null;
+            bot_level?: (components["schemas"]["BotLevelEnum"] | components["schemas"]["NullEnum"]) | null;
+        };
+        /**
+         * @description Provably fair dealing. Round n is shuffled by ``random.Random(round_seed).shuffle`` of
+         *     the 108-card deck, where ``round_seed = sha256("canasta:{seed}:{n}")`` (hex); its hash was
+         *     published at the deal. After the end, anyone can recompute every deal from ``seed``.
+         */
+        Fairness: {
+            game: number;
+            status: components["schemas"]["GameStatusEnum"];
+            /** @description The game is finished and its seed revealed. */
+            revealed: boolean;
+            /** @description SHA-256 of the game's seed. */
+            seed_commitment: string;
+            seed: string | null;
+            rounds: components["schemas"]["FairnessRound"][];
+            /** @description Every deal checked against the seed (null until the end). */
+            verified: boolean | null;
+            problems: string[];
+        };
+        FairnessRound: {
+            round: number;
+            dealer: number;
+            upcards: string[];
+            /** @description SHA-256 of the round's seed, published when the round was dealt. */
+            seed_commitment: string;
+            /** @description The round's seed (revealed at the end). */
+            round_seed: string | null;
+            /** @description The seed reproduces this deal (null until the end). */
+            ok: boolean | null;
+            problem: string | null;
+        };
+        /**
+         * @description * `canasta-game` - canasta-game
+         * @enum {string}
+         */
+        FormatEnum: "canasta-game";
+        /**
+         * @description * `1` - 1
+         * @enum {integer}
+         */
+        FormatVersionEnum: 1;
         GameCreateRequest: {
             /** @default classic */
             preset: components["schemas"]["PresetEnum"];
@@ -398,6 +606,21 @@ export interface components {
              * @default false
              */
             spectate: boolean;
+            /** @description Turn timer: seconds per turn (null or absent: no timer). */
+            turn_seconds?: number | null;
+            /**
+             * @description Consecutive timeouts of a seat before `timeout_outcome` (0: never).
+             * @default 3
+             */
+            timeout_limit: number;
+            /**
+             * @description `bot`: a bot plays the seat until its player is back; `abandon`: the game is abandoned.
+             *
+             *     * `bot` - Bot
+             *     * `abandon` - Abandon
+             * @default bot
+             */
+            timeout_outcome: components["schemas"]["TimeoutOutcomeEnum"];
         };
         GameDetail: {
             id: number;
@@ -426,6 +649,8 @@ export interface components {
             winner_team: number | null;
             /** @description Null until the game starts. */
             state: components["schemas"]["TableView"] | null;
+            /** @description The turn timer (deadline and server time). */
+            timer: components["schemas"]["TurnTimer"];
         };
         GameEvent: {
             seq: number;
@@ -466,6 +691,72 @@ export interface components {
          * @enum {string}
          */
         GameEventTypeEnum: "game_started" | "draw" | "take_pile" | "meld" | "discard" | "ask_partner" | "answer_partner" | "decline_pile" | "end_round";
+        /**
+         * @description One game as a JSON document: configuration, rules version, seats, every event, and the
+         *     seed once the game is finished. A finished game's document can be imported.
+         */
+        GameExport: {
+            format: components["schemas"]["FormatEnum"];
+            format_version: components["schemas"]["FormatVersionEnum"];
+            /** Format: date-time */
+            exported_at?: string;
+            source_game?: number | null;
+            preset: components["schemas"]["PresetEnum"];
+            /** @description The complete rule options. */
+            options: components["schemas"]["GameOptions"];
+            /** @description The rules the game was played under. */
+            rules_version: string;
+            status?: components["schemas"]["GameStatusEnum"];
+            version?: number;
+            /** @description SHA-256 of the seed. */
+            seed_commitment?: string;
+            /** @description The game's seed: only once the game is finished. */
+            seed: string | null;
+            /** @description The exporting seat (its private parts). */
+            viewer?: number | null;
+            /** @description True while the game runs: others' private parts are removed. */
+            redacted?: boolean;
+            seats: components["schemas"]["ExportSeat"][];
+            events: components["schemas"]["ExportEvent"][];
+            final?: components["schemas"]["ExportFinal"];
+        };
+        /**
+         * @description One game as a JSON document: configuration, rules version, seats, every event, and the
+         *     seed once the game is finished. A finished game's document can be imported.
+         */
+        GameExportRequest: {
+            format: components["schemas"]["FormatEnum"];
+            format_version: components["schemas"]["FormatVersionEnum"];
+            /** Format: date-time */
+            exported_at?: string;
+            source_game?: number | null;
+            preset: components["schemas"]["PresetEnum"];
+            /** @description The complete rule options. */
+            options: components["schemas"]["GameOptionsRequest"];
+            /** @description The rules the game was played under. */
+            rules_version: string;
+            status?: components["schemas"]["GameStatusEnum"];
+            version?: number;
+            /** @description SHA-256 of the seed. */
+            seed_commitment?: string;
+            /** @description The game's seed: only once the game is finished. */
+            seed: string | null;
+            /** @description The exporting seat (its private parts). */
+            viewer?: number | null;
+            /** @description True while the game runs: others' private parts are removed. */
+            redacted?: boolean;
+            seats: components["schemas"]["ExportSeatRequest"][];
+            events: components["schemas"]["ExportEventRequest"][];
+            final?: components["schemas"]["ExportFinalRequest"];
+        };
+        GameImportRequest: {
+            /** @description A document from the export endpoint, or written for teaching with a seed. */
+            document: components["schemas"]["GameExportRequest"];
+            /** @description Sit at this seat of the new game (default: none; every seat is a bot). */
+            seat?: number;
+            /** @default false */
+            is_public: boolean;
+        };
         GameJoinByCodeRequest: {
             /** @description Default: the lowest free seat. */
             seat?: number;
@@ -475,63 +766,6 @@ export interface components {
             join_code?: string;
             /** @description Default: the lowest free seat. */
             seat?: number;
-        };
-        /** @description Options that differ from the preset; any subset of the option names. */
-        GameOptionOverrides: {
-            /** @description Default (classic): `4`. */
-            players?: number;
-            /** @description Default (classic): `1`. */
-            draw_count?: number;
-            /** @description Default (classic): `1`. */
-            canastas_to_go_out?: number;
-            /** @description Default (classic): `5000`. */
-            target_score?: number;
-            /**
-             * @description Default (classic): `naturals_exceed_wilds`.
-             *
-             *     * `naturals_exceed_wilds` - naturals_exceed_wilds
-             *     * `wilds_not_exceed_naturals` - wilds_not_exceed_naturals
-             */
-            wild_ratio?: components["schemas"]["WildRatioEnum"];
-            /** @description Default (classic): `False`. */
-            pile_new_meld_needs_two_naturals?: boolean;
-            /** @description Default (classic): `True`. */
-            pile_to_canasta?: boolean;
-            /** @description Default (classic): `False`. */
-            one_card_pile_restriction?: boolean;
-            /**
-             * @description Default (classic): `on_turn`.
-             *
-             *     * `on_turn` - on_turn
-             *     * `at_deal` - at_deal
-             */
-            red_three_reveal?: components["schemas"]["RedThreeRevealEnum"];
-            /**
-             * @description Default (classic): `end_round`.
-             *
-             *     * `end_round` - end_round
-             *     * `play_on` - play_on
-             */
-            stock_exhausted?: components["schemas"]["StockExhaustedEnum"];
-            /** @description Default (classic): `True`. */
-            ask_partner_to_go_out?: boolean;
-            /** @description Default (classic): `False`. */
-            first_upcard_black_three_turns?: boolean;
-            /** @description Default (classic): `False`. */
-            red_three_discard?: boolean;
-            /** @description Default (classic): `3`. */
-            max_wilds_per_meld?: number;
-            /** @description Default (classic): `False`. */
-            wild_canasta?: boolean;
-            /** @description Default (classic): `True`. */
-            concealed_requires_canasta?: boolean;
-            /**
-             * @description Default (classic): `meld_then_end`.
-             *
-             *     * `meld_then_end` - meld_then_end
-             *     * `end_now` - end_now
-             */
-            last_red_three?: components["schemas"]["LastRedThreeEnum"];
         };
         /** @description Options that differ from the preset; any subset of the option names. */
         GameOptionOverridesRequest: {
@@ -647,6 +881,63 @@ export interface components {
              */
             last_red_three: components["schemas"]["LastRedThreeEnum"];
         };
+        /** @description The complete rule options of a game (RULES.md section 9). */
+        GameOptionsRequest: {
+            /** @description Default (classic): `4`. */
+            players: number;
+            /** @description Default (classic): `1`. */
+            draw_count: number;
+            /** @description Default (classic): `1`. */
+            canastas_to_go_out: number;
+            /** @description Default (classic): `5000`. */
+            target_score: number;
+            /**
+             * @description Default (classic): `naturals_exceed_wilds`.
+             *
+             *     * `naturals_exceed_wilds` - naturals_exceed_wilds
+             *     * `wilds_not_exceed_naturals` - wilds_not_exceed_naturals
+             */
+            wild_ratio: components["schemas"]["WildRatioEnum"];
+            /** @description Default (classic): `False`. */
+            pile_new_meld_needs_two_naturals: boolean;
+            /** @description Default (classic): `True`. */
+            pile_to_canasta: boolean;
+            /** @description Default (classic): `False`. */
+            one_card_pile_restriction: boolean;
+            /**
+             * @description Default (classic): `on_turn`.
+             *
+             *     * `on_turn` - on_turn
+             *     * `at_deal` - at_deal
+             */
+            red_three_reveal: components["schemas"]["RedThreeRevealEnum"];
+            /**
+             * @description Default (classic): `end_round`.
+             *
+             *     * `end_round` - end_round
+             *     * `play_on` - play_on
+             */
+            stock_exhausted: components["schemas"]["StockExhaustedEnum"];
+            /** @description Default (classic): `True`. */
+            ask_partner_to_go_out: boolean;
+            /** @description Default (classic): `False`. */
+            first_upcard_black_three_turns: boolean;
+            /** @description Default (classic): `False`. */
+            red_three_discard: boolean;
+            /** @description Default (classic): `3`. */
+            max_wilds_per_meld: number;
+            /** @description Default (classic): `False`. */
+            wild_canasta: boolean;
+            /** @description Default (classic): `True`. */
+            concealed_requires_canasta: boolean;
+            /**
+             * @description Default (classic): `meld_then_end`.
+             *
+             *     * `meld_then_end` - meld_then_end
+             *     * `end_now` - end_now
+             */
+            last_red_three: components["schemas"]["LastRedThreeEnum"];
+        };
         /**
          * @description An RFC 9457 problem document (`application/problem+json`) from a game endpoint. Switch on `code`; the game is unchanged whenever an error is returned.
          *
@@ -671,6 +962,19 @@ export interface components {
          *     | `not_game_creator` | 403 | Only the player who created the table may start it. |
          *     | `join_code_invalid` | 403 | This table is private: a valid join code is needed to sit at it. |
          *     | `idempotency_key_reused` | 422 | This Idempotency-Key was already used with a different request. |
+         *     | `rules_version_unsupported` | 422 | The game was played under rules this engine no longer plays; it is not replayed or continued under changed rules. |
+         *     | `replay_step_out_of_range` | 400 | There is no event with that number in the game's log. |
+         *     | `import_format_unsupported` | 400 | The document is not a game export this server reads. |
+         *     | `import_log_invalid` | 400 | The document's event list is malformed (numbering, types). |
+         *     | `import_seed_missing` | 422 | The document has no seed: only a finished game's export (or a document written with a seed, for teaching) can be imported. |
+         *     | `import_seed_mismatch` | 422 | The document's seed is not the one its log committed to. |
+         *     | `import_event_rejected` | 422 | An event of the document does not apply. |
+         *     | `import_event_mismatch` | 422 | An event of the document records other effects than the engine's. |
+         *     | `import_final_state_mismatch` | 422 | The log replays to another final state than the document records. |
+         *     | `timer_option_invalid` | 400 | A turn timer option is out of range. |
+         *     | `timer_not_running` | 409 | The game has no turn timer (it was never set or is already off). |
+         *     | `timer_proposal_pending` | 409 | A proposal to turn the timer off is already waiting for answers. |
+         *     | `timer_proposal_missing` | 409 | Nobody has proposed to turn the timer off. |
          *     | `invalid_option` | 400 | An option is unknown or its value is out of range. |
          *     | `invalid_action` | 400 | The action is malformed (unknown type, missing or unreadable field). |
          *     | `game_over` | 422 | The game has ended; no further actions are accepted. |
@@ -775,6 +1079,14 @@ export interface components {
          * @enum {string}
          */
         HealthStatusEnum: "ok" | "unavailable";
+        ImportResult: {
+            /** @description The new game, as you see it. */
+            game: components["schemas"]["GameDetail"];
+            /** @description Events replayed into the new game. */
+            events: number;
+            /** @description SHA-256 of the replayed final state. */
+            final_state_sha256: string;
+        };
         /**
          * @description * `player` - player
          *     * `bot` - bot
@@ -810,6 +1122,21 @@ export interface components {
         };
         /** @enum {unknown} */
         NullEnum: null;
+        OptionDescription: {
+            type: components["schemas"]["OptionDescriptionTypeEnum"];
+            /** @description The classic default. */
+            default: unknown;
+            choices?: string[];
+            min?: number;
+            max?: number;
+        };
+        /**
+         * @description * `int` - int
+         *     * `bool` - bool
+         *     * `str` - str
+         * @enum {string}
+         */
+        OptionDescriptionTypeEnum: "int" | "bool" | "str";
         PaginatedGameSummaryList: {
             /** @example 123 */
             count: number;
@@ -909,12 +1236,68 @@ export interface components {
          * @enum {string}
          */
         RedThreeRevealEnum: "on_turn" | "at_deal";
+        ReplayEvent: {
+            seq: number;
+            /** @description The acting seat. */
+            seat: number | null;
+            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`. */
+            type: string;
+            source: components["schemas"]["SourceEnum"];
+            /** @description The action as played (for `game_started`: the start). */
+            payload: {
+                [key: string]: unknown;
+            };
+            /** @description What the event caused, as you saw it then (see GameEvent). Once the game is finished every private part is shown: each seat's dealt `hands` at a round's start, the acting seat's drawn and taken cards. */
+            effects: {
+                [key: string]: unknown;
+            }[];
+        };
+        ReplayState: {
+            game: number;
+            /** @description The event after which the table is shown. */
+            at: number;
+            /** @description The game's last event now. */
+            version: number;
+            status: components["schemas"]["GameStatusEnum"];
+            /** @description Your seat; null: spectator. */
+            viewer: number | null;
+            /** @description True once the game is finished: every hand at every step is shown. */
+            full_information: boolean;
+            /** @description Event `at` itself. */
+            event: components["schemas"]["ReplayEvent"];
+            /** @description The table after event `at` as your seat saw it then (no legal actions). */
+            state: components["schemas"]["TableView"];
+            /** @description Every seat's hand after event `at`; null while the game is running. */
+            hands: string[][] | null;
+        };
+        ReplayStep: {
+            seq: number;
+            seat: number | null;
+            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`. */
+            type: string;
+            source: components["schemas"]["SourceEnum"];
+            /** @description What happened, in words, as you saw it. */
+            text: string;
+        };
+        ReplayStepList: {
+            game: number;
+            version: number;
+            status: components["schemas"]["GameStatusEnum"];
+            /** @description Your seat; null: spectator. */
+            viewer: number | null;
+            full_information: boolean;
+            steps: components["schemas"]["ReplayStep"][];
+        };
         Rules: {
             rules_version: string;
             /** @description Each preset's complete options, by name. */
-            presets: components["schemas"]["GameOptionOverrides"];
+            presets: {
+                [key: string]: components["schemas"]["GameOptions"];
+            };
             /** @description Each option's type, range and default. */
-            options: components["schemas"]["GameOptionOverrides"];
+            options: {
+                [key: string]: components["schemas"]["OptionDescription"];
+            };
             action_types: string[];
             bot_levels: string[];
         };
@@ -1023,6 +1406,61 @@ export interface components {
             red_threes: string[];
         };
         /**
+         * @description * `bot` - Bot
+         *     * `abandon` - Abandon
+         * @enum {string}
+         */
+        TimeoutOutcomeEnum: "bot" | "abandon";
+        TimerOffProposal: {
+            /** @description The seat that proposed it. */
+            proposed_by: number;
+            accepted: number[];
+            /** @description Seats with a player still to accept. */
+            waiting_for: number[];
+            /** Format: date-time */
+            proposed_at: string;
+        };
+        TimerSeat: {
+            index: number;
+            /** @description Consecutive turns this seat lost to the timer. */
+            timeouts: number;
+            /** @description A bot plays this seat until its player makes a request again. */
+            stand_in: boolean;
+        };
+        /**
+         * @description The turn timer. Draw a countdown from `deadline` and `server_time` (not the client's
+         *     clock). When the deadline passes (plus `grace_ms`) the seat's turn is completed for it
+         *     (logged with source `timer`); after `timeout_limit` consecutive timeouts the seat is played
+         *     by a bot until its player is back, or the game is abandoned (`timeout_outcome`).
+         */
+        TurnTimer: {
+            enabled: boolean;
+            /** @description Null: no timer. */
+            turn_seconds: number | null;
+            /** @description 0: timeouts never hand the seat over. */
+            timeout_limit: number;
+            timeout_outcome: components["schemas"]["TimeoutOutcomeEnum"];
+            /**
+             * Format: date-time
+             * @description When the seat to act loses its turn; null: none running.
+             */
+            deadline: string | null;
+            /**
+             * Format: date-time
+             * @description The server's time of this response.
+             */
+            server_time: string;
+            /** Format: double */
+            seconds_left: number | null;
+            /** @description The timer fires this long after the deadline; a move sent before wins. */
+            grace_ms: number;
+            /** @description The seat the deadline is for. */
+            seat: number | null;
+            seats: components["schemas"]["TimerSeat"][];
+            /** @description A pending proposal to turn the timer off. */
+            proposal: components["schemas"]["TimerOffProposal"] | null;
+        };
+        /**
          * @description * `naturals_exceed_wilds` - naturals_exceed_wilds
          *     * `wilds_not_exceed_naturals` - wilds_not_exceed_naturals
          * @enum {string}
@@ -1089,6 +1527,15 @@ export interface operations {
             };
             /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description `not_found`: no such game, or a private game you are not at. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1326,6 +1773,113 @@ export interface operations {
             };
         };
     };
+    games_export: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameExport"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description `not_found`: no such game, or a private game you are not at. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description `game_not_active`: the game has not started, so its log is empty. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+        };
+    };
+    games_fairness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fairness"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description `not_found`: no such game, or a private game you are not at. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description `game_not_active`: the game has not started, so its log is empty. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description `rules_version_unsupported` (the game is pinned to rules this engine does not play; with `rules_version` and `supported_rules_versions`); on import also `import_seed_missing`, `import_seed_mismatch`, `import_event_rejected` (with `seq`, `engine_code`, `engine_message`: the first event that does not apply), `import_event_mismatch` (with `seq`), `import_final_state_mismatch`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+        };
+    };
     games_join: {
         parameters: {
             query?: never;
@@ -1455,6 +2009,116 @@ export interface operations {
             };
         };
     };
+    games_replay_retrieve: {
+        parameters: {
+            query?: {
+                /** @description Event number, 1 to the game's version. */
+                at?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayState"];
+                };
+            };
+            /** @description `invalid_request` (see `errors`), `replay_step_out_of_range` (with `current_version`), `import_format_unsupported`, `import_log_invalid` (with `seq`), `invalid_option`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description `not_found`: no such game, or a private game you are not at. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description `game_not_active`: the game has not started, so its log is empty. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description `rules_version_unsupported` (the game is pinned to rules this engine does not play; with `rules_version` and `supported_rules_versions`); on import also `import_seed_missing`, `import_seed_mismatch`, `import_event_rejected` (with `seq`, `engine_code`, `engine_message`: the first event that does not apply), `import_event_mismatch` (with `seq`), `import_final_state_mismatch`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+        };
+    };
+    games_replay_steps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayStepList"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description `not_found`: no such game, or a private game you are not at. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+        };
+    };
     games_scorecard: {
         parameters: {
             query?: never;
@@ -1557,6 +2221,56 @@ export interface operations {
             };
             /** @description Conflict with the game's state: e.g. `stale_version` (with `current_version`), `game_not_active`, `game_already_started`, `seat_taken`, `game_full`, `seats_empty`, `already_seated`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+        };
+    };
+    games_import: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GameImportRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportResult"];
+                };
+            };
+            /** @description `invalid_request` (see `errors`), `replay_step_out_of_range` (with `current_version`), `import_format_unsupported`, `import_log_invalid` (with `seq`), `invalid_option`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description `rules_version_unsupported` (the game is pinned to rules this engine does not play; with `rules_version` and `supported_rules_versions`); on import also `import_seed_missing`, `import_seed_mismatch`, `import_event_rejected` (with `seq`, `engine_code`, `engine_message`: the first event that does not apply), `import_event_mismatch` (with `seq`), `import_final_state_mismatch`. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1702,6 +2416,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WorkerProbeStatus"];
+                };
+            };
+            /** @description No such resource (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };

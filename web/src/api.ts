@@ -49,6 +49,27 @@ export interface ReplayState {
   hands: string[][] | null;
 }
 
+/** Quick chat (GET /chat/phrases/, POST /games/{id}/chat/, GET /games/{id}/table/events/),
+ * spelled out here too: the client hides the chat on a server without it. */
+export interface ChatPhrase {
+  id: string;
+  text: string;
+}
+export interface TableEvent {
+  seq: number;
+  kind: string;
+  seat: number | null;
+  player: { id: number; display_name: string } | null;
+  data: Record<string, unknown>;
+  created_at: string;
+}
+export interface TableEventList {
+  game: number;
+  table_seq: number;
+  events: TableEvent[];
+  has_more: boolean;
+}
+
 const TOKEN_KEY = "canasta.token";
 const NAME_KEY = "canasta.name";
 const ID_KEY = "canasta.playerId";
@@ -153,6 +174,10 @@ export const api = {
   events: (id: number, after: number, limit = 500) =>
     call<GameEventList>("GET", `/games/${id}/events/?after=${after}&limit=${limit}`),
   scorecard: (id: number) => call<Scorecard>("GET", `/games/${id}/scorecard/`),
+  chatPhrases: () => call<ChatPhrase[]>("GET", "/chat/phrases/"),
+  chatSend: (id: number, phrase: string) => call<TableEvent>("POST", `/games/${id}/chat/`, { phrase }),
+  tableEvents: (id: number, after: number) =>
+    call<TableEventList>("GET", `/games/${id}/table/events/?after=${after}`),
   replayAt: (id: number, at: number) => call<ReplayState>("GET", `/games/${id}/replay/?at=${at}`),
 };
 

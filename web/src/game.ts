@@ -3,6 +3,7 @@
 import {
   type Action,
   ApiError,
+  type ChatPhrase,
   api,
   type GameDetail,
   type GameEvent,
@@ -85,6 +86,10 @@ export class GameScreen {
   private timer: number | undefined;
   private modal: HTMLElement | null = null;
   private disposed = false;
+  /** The turn timer's deadline on this page's clock (performance.now()), from `seconds_left`. */
+  private deadline: number | null = null;
+  private ticker: number | undefined;
+  private chat: { phrases: ChatPhrase[]; lines: string[]; after: number } | null = null;
 
   constructor(
     private readonly root: HTMLElement,
@@ -99,16 +104,71 @@ export class GameScreen {
       this.fail(err);
       return;
     }
+    this.syncTimer();
     this.lastSeq = Math.max(0, this.game.version - 12);
     await this.pullEvents(true);
+    try {
+      this.chat = { phrases: await api.chatPhrases(), lines: [], after: 0 };
+      await this.pullChat();
+    } catch {
+      this.chat = null; // no quick chat on this server
+    }
     this.render();
     this.timer = window.setInterval(() => void this.poll(), POLL_MS);
+    this.ticker = window.setInterval(() => this.tick(), 250);
   }
 
   dispose(): void {
     this.disposed = true;
     window.clearInterval(this.timer);
+    window.clearInterval(this.ticker);
   }
+
+  // ------------------------------------------------------------------ turn timer
+  private syncTimer(): void {
+    const t = this.game?.timer;
+    this.deadline =
+      t && t.enabled && t.seconds_left !== null && t.seat !== null && this.game?.status === "active"
+        ? performance.now() + t.seconds_left * 1000
+        : null;
+  }
+
+  private secondsLeft(): number | null {
+    return this.deadline === null ? null : Math.max(0, (this.deadline - performance.now()) / 1000);
+  }
+
+  private tick(): void {
+    const left = this.secondsLeft();
+    const el = this.root.querySelector<HTMLElement>("[data-testid=countdown]");
+    if (!el || left === null) return;
+    el.textContent = clock(left);
+    el.classList.toggle("urgent", left < 10);
+  }
+
+  // ------------------------------------------------------------------ quick chat
+  private async pullChat(): Promise<void> {
+    if (!this.chat) return;
+    const page = await api.tableEvents(this.id, this.chat.after);
+    let news = false;
+    for (const ev of page.events) {
+      this.chat.after = Math.max(this.chat.after, ev.seq);
+      if (ev.kind !== "chat") continue;
+      const who = ev.seat !== null ? this.nameOf(ev.seat) : (ev.player?.display_name ?? "Someone");
+      this.chat.lines.unshift(`${who}: ${String(ev.data.text ?? ev.data.phrase ?? "")}`);
+      news = true;
+    }
+    this.chat.lines = this.chat.lines.slice(0, 20);
+    if (news && !this.busy) this.render();
+  }
+
+  private say = async (phrase: string): Promise<void> => {
+    try {
+      await api.chatSend(this.id, phrase);
+      await this.pullChat();
+    } catch (err) {
+      this.showError(err);
+    }
+  };
 
   // ------------------------------------------------------------------ data
   private get state(): TableView | null {
@@ -125,8 +185,11 @@ export class GameScreen {
 
   private async poll(): Promise<void> {
     if (this.disposed || this.busy || !this.game || this.modal) return;
+    if (this.chat) await this.pullChat().catch(() => undefined);
     if (this.game.status === "finished") return;
-    if (this.myTurn) return;
+    const left = this.secondsLeft();
+    const expired = left !== null && left <= 0 && performance.now() - this.deadline! > 1500;
+    if (this.myTurn && !expired) return;
     await this.refresh();
   }
 
@@ -134,6 +197,7 @@ export class GameScreen {
     try {
       const before = this.game?.version;
       this.game = await api.game(this.id);
+      this.syncTimer();
       if (this.game.version !== before) {
         await this.pullEvents(false);
         this.pruneSelection();
@@ -203,10 +267,12 @@ export class GameScreen {
       this.staged = [];
       // Bots answer at once on the server: read the table again to see their moves.
       this.game = await api.game(this.id);
+      this.syncTimer();
       await this.pullEvents(false);
     } catch (err) {
       if (err instanceof ApiError && err.code === "stale_version") {
         this.game = await api.game(this.id);
+        this.syncTimer();
         await this.pullEvents(false);
         this.message = { kind: "info", text: "The table changed meanwhile; here it is now. Try again." };
       } else {
@@ -504,6 +570,7 @@ export class GameScreen {
   private async lobbyCall(fn: () => Promise<GameDetail>): Promise<void> {
     try {
       this.game = await fn();
+      this.syncTimer();
       this.message = null;
       await this.pullEvents(true);
     } catch (err) {
@@ -535,6 +602,29 @@ export class GameScreen {
     const who = this.nameOf(s.to_act);
     if (s.phase === "answer") return `${who} must answer a question to go out…`;
     return `${who} ${who === "You" ? "are" : "is"} playing…`;
+  }
+
+  private chatEl(): HTMLElement {
+    const chat = this.chat!;
+    return h(
+      "section",
+      { class: "chat", testid: "chat" },
+      chat.lines.length
+        ? h("ul", { class: "chat-lines", testid: "chat-lines" }, ...chat.lines.slice(0, 4).map((l) => h("li", {}, l)))
+        : "",
+      h(
+        "details",
+        {},
+        h("summary", {}, "Quick chat"),
+        h(
+          "div",
+          { class: "suggestions" },
+          ...chat.phrases.map((p) =>
+            h("button", { class: "chip", testid: `chat-${p.id}`, onclick: () => void this.say(p.id) }, p.text),
+          ),
+        ),
+      ),
+    );
   }
 
   private table(g: GameDetail, s: TableView): HTMLElement {
@@ -617,6 +707,14 @@ export class GameScreen {
       "div",
       { class: `status ${mine && !this.busy ? "mine" : ""}`, testid: "status", "aria-busy": this.busy ? "true" : "false" },
       this.busy ? "…" : this.statusLine(g, s),
+      this.deadline !== null && g.timer?.seat !== null && g.timer?.seat !== undefined
+        ? h(
+            "span",
+            { class: "countdown", title: `${this.nameOf(g.timer.seat)} to move before the timer runs out` },
+            "time ",
+            h("b", { testid: "countdown" }, clock(this.secondsLeft() ?? 0)),
+          )
+        : "",
     );
 
     const handCount = g.your_seat !== null ? `${s.hand?.length ?? 0} cards` : "";
@@ -639,6 +737,7 @@ export class GameScreen {
       status,
       board,
       youSection,
+      this.chat ? this.chatEl() : "",
       h(
         "details",
         { class: "log", open: true },
@@ -650,6 +749,11 @@ export class GameScreen {
         : "",
     );
   }
+}
+
+function clock(seconds: number): string {
+  const s = Math.ceil(seconds);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
 const COMPONENTS: [string, string][] = [

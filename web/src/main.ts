@@ -105,6 +105,12 @@ function createForm(rules: Rules): HTMLElement {
   const optionsBox = h("div", { class: "options-grid" });
   const inputs = new Map<string, HTMLInputElement | HTMLSelectElement>();
   const isPublic = h("input", { type: "checkbox", id: "is-public" }) as HTMLInputElement;
+  const timerSel = h(
+    "select",
+    { id: "turn-seconds", testid: "turn-seconds" },
+    h("option", { value: "" }, "no timer"),
+    ...[30, 60, 120, 300].map((sec) => h("option", { value: String(sec) }, sec < 120 ? `${sec} s` : `${sec / 60} min`)),
+  ) as HTMLSelectElement;
 
   const presetValues = () => rules.presets[presetSel.value] as unknown as Record<string, unknown>;
   const players = () => Number(inputs.get("players")?.value ?? presetValues().players);
@@ -188,6 +194,9 @@ function createForm(rules: Rules): HTMLElement {
       bots,
       seat: 0,
       spectate: false,
+      turn_seconds: timerSel.value ? Number(timerSel.value) : null,
+      timeout_limit: 3,
+      timeout_outcome: "bot",
     };
     try {
       let game = await api.createGame(body);
@@ -202,7 +211,7 @@ function createForm(rules: Rules): HTMLElement {
     "form",
     { class: "panel create", onsubmit: create, testid: "create-form" },
     h("h2", {}, "New table"),
-    h("div", { class: "options-grid" }, h("label", { for: "preset" }, h("span", {}, "Rules"), presetSel), h("label", { for: "opt-target_score" }, h("span", {}, "Target score"), targetSlot)),
+    h("div", { class: "options-grid" }, h("label", { for: "preset" }, h("span", {}, "Rules"), presetSel), h("label", { for: "opt-target_score" }, h("span", {}, "Target score"), targetSlot), h("label", { for: "turn-seconds" }, h("span", {}, "Turn timer"), timerSel)),
     seatsBox,
     h("details", {}, h("summary", {}, "More rule options"), optionsBox),
     h("label", { class: "inline" }, isPublic, " list the table publicly (otherwise friends join with its code)"),
