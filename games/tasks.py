@@ -30,7 +30,7 @@ def turn_timer_expire(game_id: int, version: int) -> bool:
     """
     result = timers.turn_timer_expire_apply(game_id, version, via="task")
     if result.outcome is timers.Expiry.NOT_DUE and result.due is not None:
-        turn_timer_expire.apply_async((game_id, version), eta=result.due, **timers.task_options())
+        timers.turn_timer_resend(game_id, version, result.due)
     return result.applied
 
 

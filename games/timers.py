@@ -232,6 +232,16 @@ def turn_timer_schedule(game_id: int) -> None:
     turn_timer_expire.apply_async((game_id, version), eta=deadline + grace(), **task_options())
 
 
+def turn_timer_resend(game_id: int, version: int, due: datetime) -> None:
+    """A timer task that arrived before its time sends itself again for ``due`` (never in eager
+    mode, where the message would run at once, again and again)."""
+    if celery_app.conf.task_always_eager:
+        return
+    from games.tasks import turn_timer_expire
+
+    turn_timer_expire.apply_async((game_id, version), eta=due, **task_options())
+
+
 # ============================================================================== expiry
 class Expiry(enum.Enum):
     APPLIED = "applied"  # this call completed the turn (or abandoned the game)

@@ -23,7 +23,7 @@ from tests.timers.conftest import (
     timer_moves,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def client_for(player: Player) -> APIClient:

@@ -1,0 +1,136 @@
+"""The three expiry paths racing on real PostgreSQL (threads, each with its own connection):
+exactly one expiry applies, and none after a real move."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from functools import partial
+from typing import Any
+
+import pytest
+from django.db import connection, transaction
+from django.test import override_settings
+from django.utils import timezone
+
+from games import services, tasks
+from games.engine import GameState, action_to_dict, legal_actions
+from games.models import EventSource, Game, GameEvent
+from tests.timers.conftest import assert_log_consistent, overdue, timed_table, timeouts
+from tests.timers.test_timers import client_for
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+
+def race(calls: list[Callable[[], Any]], start: threading.Event | None = None) -> list[Any]:
+    """Run ``calls`` at the same moment (after ``start`` if given), one thread each."""
+    barrier = threading.Barrier(len(calls))
+    results: list[Any] = [None] * len(calls)
+
+    def run(i: int) -> None:
+        try:
+            if start is not None:
+                start.wait(timeout=20)
+            barrier.wait(timeout=20)
+            results[i] = calls[i]()
+        except BaseException as exc:  # reported by the assertions
+            results[i] = exc
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    return results
+
+
+def test_task_sweeper_and_request_racing_apply_one_expiry() -> None:
+    table = timed_table()
+    ada, bob = (client_for(p) for p in table.players)
+    for round_no in range(4):
+        overdue(table.game_id)
+        game = table.game()
+        version, seat = game.version, game.to_act
+        before = len(timeouts(table.game_id))
+        results = race(
+            [
+                partial(tasks.turn_timer_expire, table.game_id, version),  # the ETA task
+                partial(tasks.turn_timer_expire, table.game_id, version),  # ... redelivered
+                tasks.turn_timers_sweep,  # beat's sweep
+                lambda: ada.get(f"/api/v1/games/{table.game_id}/").status_code,  # requests
+                lambda: bob.get(f"/api/v1/games/{table.game_id}/events/").status_code,
+            ]
+        )
+        assert not [r for r in results if isinstance(r, BaseException)], results
+        applied = [r for r in results[:3] if r is True or r == 1]
+        assert len(applied) <= 1, results  # a request may have been the one
+        after = timeouts(table.game_id)
+        assert len(after) == before + 1, (round_no, results)
+        assert after[-1].seat == seat and after[-1].at_version == version
+        game.refresh_from_db()
+        assert game.version == version + 2 and game.to_act == 1 - (seat or 0)
+    assert GameEvent.objects.filter(game_id=table.game_id, source=EventSource.TIMER).count() == 8
+    assert_log_consistent(table.game_id)
+
+
+@override_settings(TURN_TIMER_GRACE_MS=100)
+def test_a_move_being_written_at_the_deadline_wins_over_every_timer_path() -> None:
+    """The player's move takes the row lock just before the deadline and commits after it;
+    the timer paths that fire meanwhile wait for the lock, then find the version moved on."""
+    table = timed_table()
+    game = table.game()
+    version, seat = game.version, game.to_act
+    assert seat is not None
+    deadline = timezone.now() + timedelta(seconds=0.5)
+    Game.objects.filter(pk=table.game_id).update(turn_deadline=deadline)
+    locked, fire = threading.Event(), threading.Event()
+
+    def move() -> int:
+        with transaction.atomic():
+            Game.objects.select_for_update().get(pk=table.game_id)
+            locked.set()
+            services.game_action_apply(
+                game_id=table.game_id, seat=seat, action={"type": "draw"}, expected_version=version
+            )
+            state = GameState.from_dict(Game.objects.get(pk=table.game_id).snapshot or {})
+            discard = next(a for a in legal_actions(state) if a.type == "discard")
+            services.game_action_apply(
+                game_id=table.game_id,
+                seat=seat,
+                action=action_to_dict(discard),
+                expected_version=version + 1,
+            )
+            # hold the lock past the deadline and its grace while the timer paths fire
+            while timezone.now() < deadline + timedelta(seconds=0.3):
+                time.sleep(0.02)
+            fire.set()
+            time.sleep(0.5)
+        return 1
+
+    def after_lock(call: Callable[[], Any]) -> Callable[[], Any]:
+        def run() -> Any:
+            fire.wait(timeout=20)
+            return call()
+
+        return run
+
+    ada = client_for(table.players[0])
+    results = race(
+        [
+            move,
+            after_lock(lambda: tasks.turn_timer_expire(table.game_id, version)),
+            after_lock(tasks.turn_timers_sweep),
+            after_lock(lambda: ada.get(f"/api/v1/games/{table.game_id}/").status_code),
+        ]
+    )
+    assert results == [1, False, 0, 200], results
+    assert timeouts(table.game_id) == []
+    game.refresh_from_db()
+    assert game.version == version + 2 and game.to_act == 1 - seat
+    assert not GameEvent.objects.filter(game_id=table.game_id, source=EventSource.TIMER).exists()
+    assert game.turn_deadline is not None and game.turn_deadline > deadline
+    assert_log_consistent(table.game_id)
