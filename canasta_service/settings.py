@@ -60,7 +60,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    # WhiteNoise, async-capable: the live endpoints must not hold a thread per waiting client.
+    "canasta_service.async_static.AsyncWhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -158,6 +159,8 @@ SPECTACULAR_SETTINGS = {
         "CheckStatusEnum": "canasta_service.health.CheckStatus",
         "GameStatusEnum": "games.models.GameStatus",
         "BotLevelEnum": "games.models.BotLevel",
+        "TableEventKindEnum": "games.models.TableEventKind",
+        "KindEnum": ["player", "bot", "empty"],  # a seat's kind
     },
 }
 

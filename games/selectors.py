@@ -96,9 +96,27 @@ def game_detail_get(*, game: Game, player: Player | None) -> dict[str, Any]:
         "seed_commitment": seed_commitment(game.seed) if started else None,
         "seed": game.seed if game.status == GameStatus.FINISHED else None,
         "winner_team": game.winner_team,
-        "state": player_view(state, mine) if started and state is not None else None,
+        "state": _table_view(game, state, mine) if started and state is not None else None,
         "timer": timer_view(game, seats),
     }
+
+
+def _spectator_horizon(game: Game, viewer: int | None) -> int:
+    """The last seq ``viewer`` may see: spectators of a game with a spectator delay see it
+    that many moves late (games/table.py)."""
+    from games.table import spectator_horizon
+
+    return spectator_horizon(game, viewer)
+
+
+def _table_view(game: Game, state: GameState, viewer: int | None) -> dict[str, Any]:
+    """``player_view``, for a spectator of a delayed game as it was at the horizon."""
+    horizon = _spectator_horizon(game, viewer)
+    if horizon < game.version:
+        from games.services import game_replay_state
+
+        return player_view(game_replay_state(game, upto=horizon), None, with_legal=False)
+    return player_view(state, viewer)
 
 
 def game_list_open(
@@ -197,12 +215,13 @@ def game_events_list(
     """Log entries with seq > ``after`` (at most ``limit``), redacted for the requester."""
     viewer = viewer_seat_get(game=game, player=player)
     limit = max(1, min(limit, EVENTS_PAGE_MAX))
-    rows = list(game.events.filter(seq__gt=after).order_by("seq")[: limit + 1])
+    horizon = _spectator_horizon(game, viewer)
+    rows = list(game.events.filter(seq__gt=after, seq__lte=horizon).order_by("seq")[: limit + 1])
     more = len(rows) > limit
     rows = rows[:limit]
     return {
         "game": game.pk,
-        "version": game.version,
+        "version": horizon,
         "viewer": viewer,
         "events": [event_view_get(e, viewer) for e in rows],
         "has_more": more,

@@ -205,6 +205,9 @@ def game_join(
         seats = list(game.seats.select_for_update().order_by("index"))
         if any(s.player_id == player.pk for s in seats):
             raise errors.AlreadySeated()
+        from games.table import join_block_check  # table builds on these services
+
+        join_block_check(game, player)
         if seat is None:
             free = [s for s in seats if s.is_empty]
             if not free:

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games.api import replay, timers, views
+from games.api import live, replay, table, timers, views
 
 urlpatterns = [
     path("players/", views.PlayerCreateApi.as_view(), name="player-create"),
@@ -16,7 +16,8 @@ urlpatterns = [
     path("games/<int:game_id>/leave/", views.GameLeaveApi.as_view(), name="game-leave"),
     path("games/<int:game_id>/start/", views.GameStartApi.as_view(), name="game-start"),
     path("games/<int:game_id>/actions/", views.GameActionCreateApi.as_view(), name="game-actions"),
-    path("games/<int:game_id>/events/", views.GameEventListApi.as_view(), name="game-events"),
+    # The move log, with long-poll (``wait``): an async view (games/api/live.py).
+    path("games/<int:game_id>/events/", live.GameEventListWaitApi.as_view(), name="game-events"),
     path("games/<int:game_id>/scorecard/", views.GameScorecardApi.as_view(), name="game-scorecard"),
     path("games/<int:game_id>/replay/", replay.GameReplayApi.as_view(), name="game-replay"),
     path(
@@ -41,5 +42,34 @@ urlpatterns = [
         "games/<int:game_id>/timer/off/decline/",
         timers.GameTimerOffDeclineApi.as_view(),
         name="game-timer-off-decline",
+    ),
+    # At the table (games/api/table.py) and the live stream (games/api/live.py).
+    path("chat/phrases/", table.ChatPhrasesApi.as_view(), name="chat-phrases"),
+    path("games/<int:game_id>/stream/", live.GameStreamApi.as_view(), name="game-stream"),
+    path("games/<int:game_id>/table/", table.TableSettingsApi.as_view(), name="game-table"),
+    path(
+        "games/<int:game_id>/table/events/",
+        table.TableEventListApi.as_view(),
+        name="game-table-events",
+    ),
+    path("games/<int:game_id>/chat/", table.ChatSendApi.as_view(), name="game-chat"),
+    path("games/<int:game_id>/chat/mute/", table.ChatMuteApi.as_view(), name="game-chat-mute"),
+    path("games/<int:game_id>/concede/", table.GameConcedeApi.as_view(), name="game-concede"),
+    path("games/<int:game_id>/rematch/", table.RematchApi.as_view(), name="game-rematch"),
+    path("games/<int:game_id>/spectate/", table.SpectatorViewApi.as_view(), name="game-spectate"),
+    path("games/<int:game_id>/presence/", table.PresenceApi.as_view(), name="game-presence"),
+    path("players/me/relations/", table.RelationsApi.as_view(), name="player-relations"),
+    path(
+        "players/me/blocked/<int:player_id>/",
+        table.PlayerBlockApi.as_view(),
+        name="player-block",
+    ),
+    path(
+        "players/me/favourites/<int:player_id>/",
+        table.PlayerFavouriteApi.as_view(),
+        name="player-favourite",
+    ),
+    path(
+        "players/<int:player_id>/profile/", table.PlayerProfileApi.as_view(), name="player-profile"
     ),
 ]

@@ -1,0 +1,365 @@
+"""Live updates over HTTP: the long-poll of the move log and the Server-Sent Events stream.
+
+Serving model. These views are ``async``: under ASGI (production runs gunicorn with uvicorn
+workers, see docker-compose.yml) a waiting client is a suspended coroutine of the worker's event
+loop, not a worker or a thread, and it holds no database connection while it waits (each read
+runs in a short ``sync_to_async`` call that closes its connection afterwards). Wake-ups come
+from ``games.live`` (Redis pub/sub between processes, in-process without Redis). Under WSGI
+(``make run``, the test client) the same views work, one thread per waiting request.
+
+How a client stays in sync (also in the OpenAPI descriptions below):
+
+1. ``GET /games/{id}/`` once: the state as you see it and its ``version``.
+2. Then either long-poll ``GET /games/{id}/events/?after=<version>&wait=25`` in a loop (each
+   answer carries ``version``; apply the events in ``seq`` order and ask again with
+   ``after`` = the last ``seq``; ``has_more`` means ask again at once), or open the stream
+   ``GET /games/{id}/stream/?after=<version>``, which resumes from ``Last-Event-ID`` after a
+   reconnect.
+3. Events are numbered without gaps: if one you receive is not ``last seq + 1`` (or you lost
+   track), resync: fetch ``GET /games/{id}/`` again and continue from its ``version``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from collections.abc import AsyncIterator, Callable
+from typing import Any, TypeVar
+
+from asgiref.sync import sync_to_async
+from django.db import connection
+from django.http import HttpResponseBase, StreamingHttpResponse
+from django.utils.functional import classproperty
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.utils.encoders import JSONEncoder
+from rest_framework.views import APIView
+
+from games import live, selectors, table
+from games.api.serializers import GameEventListSerializer
+from games.api.views import GAME_ID, GameEventListApi, player_of, problems
+from games.models import Game, GameStatus, Player
+
+T = TypeVar("T")
+
+WAIT_MAX_SECONDS = 30
+STREAM_SECONDS_DEFAULT = 300
+STREAM_SECONDS_MAX = 3600
+KEEPALIVE_SECONDS = 15
+RETRY_MILLISECONDS = 2000
+
+
+# ============================================================================== async plumbing
+def _release_connection() -> None:
+    """Close this thread's database connection unless a transaction (a test's) is open, so
+    that a waiting client holds no connection."""
+    if not connection.in_atomic_block:
+        connection.close()
+
+
+async def db(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run ``fn`` (ORM work) off the event loop and give its connection back afterwards."""
+
+    def call() -> T:
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _release_connection()
+
+    return await sync_to_async(call)()
+
+
+class AsyncApiView(APIView):
+    """An ``APIView`` whose handlers may be coroutines: authentication, permissions and
+    throttles run in a thread (they may touch the database), the handler on the event loop;
+    errors go through the central problem handler as in every other view."""
+
+    @classproperty
+    def view_is_async(cls) -> bool:  # noqa: N805 - a class property
+        return True
+
+    async def dispatch(self, request: Any, *args: Any, **kwargs: Any) -> HttpResponseBase:  # type: ignore[override]
+        self.args = args
+        self.kwargs = kwargs
+        drf_request = self.initialize_request(request, *args, **kwargs)
+        self.request = drf_request
+        self.headers = self.default_response_headers
+        try:
+            await db(self.initial, drf_request, *args, **kwargs)
+            method = (drf_request.method or "").lower()
+            handler = getattr(self, method, None) if method in self.http_method_names else None
+            if handler is None:
+                handler = self.http_method_not_allowed
+            response = handler(drf_request, *args, **kwargs)
+            if inspect.isawaitable(response):
+                response = await response
+        except Exception as exc:  # noqa: BLE001 - rendered by the central handler
+            response = self.handle_exception(exc)
+        self.response = self.finalize_response(drf_request, response, *args, **kwargs)
+        return self.response
+
+
+class EventStreamRenderer(BaseRenderer):
+    """``text/event-stream``: the stream itself is a StreamingHttpResponse; this renderer only
+    lets content negotiation accept the media type (and renders problem documents as JSON)."""
+
+    media_type = "text/event-stream"
+    format = "sse"
+    charset = "utf-8"
+
+    def render(
+        self, data: Any, accepted_media_type: Any = None, renderer_context: Any = None
+    ) -> bytes:
+        if data is None:
+            return b""
+        return json.dumps(data, cls=JSONEncoder).encode()
+
+
+def _visible(game_id: int, player: Player, touch: bool = True) -> Game:
+    game = selectors.game_get_visible(game_id=game_id, player=player)
+    if touch:
+        table.presence_touch(game=game, player=player)
+    return game
+
+
+# ============================================================================== long-poll
+class GameEventWaitParamsSerializer(serializers.Serializer[Any]):
+    """Query parameters of the move log with long-poll (validation only)."""
+
+    after = serializers.IntegerField(required=False, default=0, min_value=0)
+    wait = serializers.IntegerField(
+        required=False, default=0, min_value=0, max_value=WAIT_MAX_SECONDS
+    )
+
+
+def _has_news(game_id: int, after: int, horizon_of: Callable[[Game], int]) -> bool | None:
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None or game.status in (GameStatus.FINISHED, GameStatus.ABANDONED):
+        return True
+    return True if horizon_of(game) > after else None
+
+
+SYNC_TEXT = (
+    "\n\n**Staying in sync.** Fetch `GET /games/{id}/` once and remember its `version`; then "
+    "ask for `?after=<version>&wait=25` in a loop, applying the events in `seq` order and "
+    "asking again with `after` = the last `seq` received (at once when `has_more`). The log "
+    "has no gaps: seq N+1 follows seq N. If an event is not `last seq + 1`, or after any "
+    "doubt, resync: fetch `GET /games/{id}/` again and continue from its `version`. The "
+    "stream `GET /games/{id}/stream/` delivers the same events pushed."
+)
+
+
+class GameEventListWaitApi(AsyncApiView, GameEventListApi):
+    """The move log of ``GameEventListApi`` plus ``wait``: hold the request until an event
+    after ``after`` exists (or the game ends) or ``wait`` seconds pass."""
+
+    @extend_schema(
+        operation_id="games_events_list",
+        tags=["play"],
+        summary="The move log after event N, as you may see it (long-poll with `wait`)",
+        description="Events with seq > `after`, oldest first. Each is redacted for you: an "
+        "opponent's draw shows that cards were drawn, not which; your own hand at each deal "
+        "and your own draws are included. Spectators of a game with a spectator delay see "
+        "the log that many moves behind (see `/spectate/`).\n\n"
+        f"With `wait=S` (1 to {WAIT_MAX_SECONDS}) the answer is held until an event after "
+        "`after` exists or the game is over, at most S seconds; then it is the same list "
+        "(empty on time-out). Waiting clients hold no server worker: the server is ASGI and "
+        "a move wakes them (Redis pub/sub between processes)." + SYNC_TEXT,
+        parameters=[
+            GAME_ID,
+            OpenApiParameter("after", int, description="Return events after this seq (0)."),
+            OpenApiParameter("limit", int, description="At most this many (200, max 500)."),
+            OpenApiParameter(
+                "wait",
+                int,
+                description=f"Long-poll: wait up to this many seconds (0 to {WAIT_MAX_SECONDS}; "
+                "0, the default, answers at once).",
+            ),
+        ],
+        responses={200: GameEventListSerializer, **problems(400, 401, 404)},
+    )
+    async def get(self, request: Request, game_id: int) -> Response:  # type: ignore[override]
+        params = GameEventWaitParamsSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        wait = params.validated_data["wait"]
+        if wait:
+            after = params.validated_data["after"]
+            player = await db(player_of, request)
+            game = await db(_visible, game_id, player)
+            viewer = await db(selectors.viewer_seat_get, game=game, player=player)
+
+            def horizon(g: Game) -> int:
+                return table.spectator_horizon(g, viewer)
+
+            async def check() -> bool | None:
+                return await db(_has_news, game_id, after, horizon)
+
+            await live.wait_until(game_id, check, wait)
+        response: Response = await db(GameEventListApi.get, self, request, game_id)
+        return response
+
+
+# ============================================================================== SSE
+class GameStreamParamsSerializer(serializers.Serializer[Any]):
+    """Query parameters of the event stream (validation only)."""
+
+    after = serializers.IntegerField(required=False, default=0, min_value=0)
+    table_after = serializers.IntegerField(required=False, default=0, min_value=0)
+    last_event_id = serializers.CharField(required=False, max_length=40)
+    timeout = serializers.IntegerField(
+        required=False, default=STREAM_SECONDS_DEFAULT, min_value=0, max_value=STREAM_SECONDS_MAX
+    )
+
+
+def _frame(name: str, data: dict[str, Any], event_id: str | None = None) -> str:
+    lines = [f"event: {name}"]
+    if event_id is not None:
+        lines.insert(0, f"id: {event_id}")
+    lines.append("data: " + json.dumps(data, cls=JSONEncoder, separators=(",", ":")))
+    return "\n".join(lines) + "\n\n"
+
+
+async def event_stream(
+    game_id: int, player: Player, cursor: table.Cursor, seconds: int
+) -> AsyncIterator[str]:
+    """The frames of one stream: ``sync`` first, then every game and table event after
+    ``cursor`` in order, each exactly once, keep-alive comments while idle; ``end`` when the
+    game is over and everything is sent; closed after ``seconds`` (the client reconnects with
+    ``Last-Event-ID``)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    yield f"retry: {RETRY_MILLISECONDS}\n\n"
+    async with live.listening(game_id) as listener:
+        first = True
+        touched = loop.time()
+        while True:
+            batch = await db(table.live_batch_get, game_id=game_id, player=player, cursor=cursor)
+            if first:
+                first = False
+                yield _frame(
+                    "sync",
+                    {"version": batch.version, "cursor": cursor.text(), "resumed": cursor.move > 0},
+                )
+            for name, event_id, data in batch.items:
+                yield _frame(name, data, event_id)
+            moved = batch.cursor != cursor
+            cursor = batch.cursor
+            if batch.finished:
+                yield _frame("end", {"version": batch.version, "cursor": cursor.text()})
+                return
+            if moved:
+                continue
+            now = loop.time()
+            if now >= deadline:
+                return
+            if now - touched >= KEEPALIVE_SECONDS:
+                touched = now
+                await db(_visible, game_id, player)
+            woken = await listener.wait(min(deadline - now, KEEPALIVE_SECONDS))
+            if not woken and loop.time() < deadline:
+                yield ": keep-alive\n\n"
+
+
+STREAM_TEXT = (
+    "A Server-Sent Events stream (`text/event-stream`) of everything you may see happen at the "
+    "table, in the order it happened, each event exactly once per stream:\n\n"
+    "- `game_event`: a move-log entry, redacted for you like `GET .../events/` "
+    "(`data`: `{version, event}`; `version` is the game version after it, = `event.seq`);\n"
+    "- `table_event`: chat, a concession, rematch news, a settings change (`data`: "
+    "`{version, table_seq, event}`); chat of seats you muted is left out;\n"
+    "- `sync` (first, without id): `{version, cursor, resumed}`: the game's version now;\n"
+    "- `end`: the game is over and everything was sent; the server closes the stream.\n\n"
+    "Every `game_event` / `table_event` has an `id` `<move seq>-<table seq>`. Browsers' "
+    "`EventSource` resend the last one as `Last-Event-ID` when they reconnect, and the "
+    "stream resumes right after it; other clients send the header themselves (or "
+    "`?last_event_id=`). Without either, it starts after `?after=` (moves) and "
+    "`?table_after=` (table events). Comments (`: keep-alive`) come while idle; the server "
+    f"closes the stream after `timeout` seconds (default {STREAM_SECONDS_DEFAULT}) and the "
+    "client reconnects. Spectators of a game with a spectator delay get moves that many "
+    "moves late. Authenticate with the `Authorization` header or a session cookie." + SYNC_TEXT
+)
+
+STREAM_EXAMPLE = (
+    "retry: 2000\n\n"
+    "event: sync\n"
+    'data: {"version":12,"cursor":"12-3","resumed":true}\n\n'
+    "id: 13-3\n"
+    "event: game_event\n"
+    'data: {"version":13,"event":{"seq":13,"type":"draw","seat":1,"source":"bot",'
+    '"effects":[{"kind":"card_drawn","seat":1,"count":1}]}}\n\n'
+    "id: 13-4\n"
+    "event: table_event\n"
+    'data: {"version":13,"table_seq":4,"event":{"seq":4,"kind":"chat","seat":1,'
+    '"data":{"phrase":"good_luck","text":"Good luck!"}}}\n\n'
+    ": keep-alive\n\n"
+)
+
+
+class GameStreamApi(AsyncApiView):
+    renderer_classes = [JSONRenderer, EventStreamRenderer]
+
+    @extend_schema(
+        operation_id="games_stream",
+        tags=["live"],
+        summary="Live stream of the game's events (Server-Sent Events)",
+        description=STREAM_TEXT,
+        parameters=[
+            GAME_ID,
+            OpenApiParameter(
+                "Last-Event-ID",
+                str,
+                OpenApiParameter.HEADER,
+                required=False,
+                description="The id of the last event you received (`<move seq>-<table seq>`); "
+                "the stream resumes after it.",
+            ),
+            OpenApiParameter(
+                "last_event_id",
+                str,
+                description="The same as the header, for clients that cannot set headers.",
+            ),
+            OpenApiParameter("after", int, description="Without an id: moves after this seq."),
+            OpenApiParameter(
+                "table_after", int, description="Without an id: table events after this seq."
+            ),
+            OpenApiParameter(
+                "timeout",
+                int,
+                description=f"Close the stream after this many seconds (default "
+                f"{STREAM_SECONDS_DEFAULT}, at most {STREAM_SECONDS_MAX}).",
+            ),
+        ],
+        responses={
+            (200, "text/event-stream"): OpenApiResponse(
+                response=OpenApiTypes.STR,
+                description="The event stream.",
+                examples=[
+                    OpenApiExample("A resumed stream", value=STREAM_EXAMPLE, response_only=True)
+                ],
+            ),
+            **problems(400, 401, 404),
+        },
+    )
+    async def get(self, request: Request, game_id: int) -> StreamingHttpResponse:
+        params = GameStreamParamsSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        v = params.validated_data
+        player = await db(player_of, request)
+        await db(_visible, game_id, player)
+        cursor = (
+            table.Cursor.parse(request.headers.get("Last-Event-ID"))
+            or table.Cursor.parse(v.get("last_event_id"))
+            or table.Cursor(v["after"], v["table_after"])
+        )
+        response = StreamingHttpResponse(
+            event_stream(game_id, player, cursor, v["timeout"]),
+            content_type="text/event-stream; charset=utf-8",
+        )
+        response["Cache-Control"] = "no-cache"
+        response["X-Accel-Buffering"] = "no"  # no proxy buffering (nginx)
+        return response

@@ -1,0 +1,624 @@
+"""At the table over HTTP: settings, quick chat and mutes, concession, rematch, spectators,
+presence, profiles and block / favourite lists. Thin views: parse, authorise, call
+``games.table``, render; refusals are problem documents from the central handler.
+
+Asking the partner to go out needs no endpoint of its own: it is the actions ``ask_partner``
+and ``answer_partner`` of ``POST /games/{id}/actions/`` (a bot partner answers by itself), and
+both appear in the move log and the live stream as ``partner_asked`` / ``partner_answered``.
+"""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from canasta_service.problems import PROBLEM_CONTENT_TYPE, ProblemSerializer
+from games import live, selectors, table
+from games.api.live import WAIT_MAX_SECONDS, AsyncApiView, db
+from games.api.serializers import (
+    GameDetailSerializer,
+    PlayerRefSerializer,
+    SeatSerializer,
+    TableViewSerializer,
+)
+from games.api.views import GAME_ID, _detail, player_of
+from games.models import GameStatus, RelationKind, TableEventKind
+
+Base = serializers.Serializer[Any]
+
+
+# ============================================================================== problems
+_GENERAL = {
+    "invalid_request": (400, "The request failed validation; see `errors`."),
+    "not_authenticated": (401, "No token: send `Authorization: Token <token>`."),
+    "not_found": (404, "No such game (or a private game you are not at)."),
+    "not_seated": (403, "You do not occupy a seat at this table."),
+    "not_game_creator": (403, "Only the table's creator may do this."),
+    "invalid_seat": (400, "There is no seat with that number."),
+    "game_not_active": (409, "The game is not being played."),
+    "game_already_started": (409, "The game has started: this can no longer change."),
+    "game_over": (422, "The game is over."),
+}
+
+
+class TableProblemSerializer(ProblemSerializer):
+    __doc__ = (
+        "An RFC 9457 problem document from an at-the-table endpoint. Switch on `code`:\n\n"
+        "| code | status | meaning |\n| --- | --- | --- |\n"
+        + "\n".join(
+            f"| `{code}` | {st} | {text} |"
+            for code, (st, text) in {**_GENERAL, **table.TABLE_ERROR_CODES}.items()
+        )
+    )
+
+
+_TEXT = {
+    400: "Bad request: `invalid_request`, `invalid_seat`, `chat_phrase_unknown`, "
+    "`spectator_delay_invalid`, `relation_self`.",
+    401: "No or wrong token: `not_authenticated`, `authentication_failed`.",
+    403: "Not allowed: `not_seated`, `not_game_creator`, `table_talk_off`, `player_blocked`.",
+    404: "`not_found` (no such game, or private and you are not at it), `player_not_found`.",
+    409: "Conflict with the game's state: `game_not_active`, `game_already_started`, "
+    "`game_not_finished`.",
+    422: "`game_over`: the game is already over.",
+    429: "`chat_rate_limited`: too many chat messages; see `retry_after` (seconds).",
+}
+_EXAMPLE_CODE = {
+    400: ("chat_phrase_unknown", "Unknown phrase 'hi there'.", {}),
+    401: ("not_authenticated", "Authentication credentials were not provided.", {}),
+    403: ("table_talk_off", "This is a 'no table talk' game: quick chat is off.", {}),
+    404: ("not_found", "There is no such game.", {}),
+    409: ("game_not_finished", "A rematch can be asked for only once the game is over.", {}),
+    422: ("game_over", "The game is over.", {}),
+    429: (
+        "chat_rate_limited",
+        "At most 3 messages in 10 seconds; try again in 4 s.",
+        {"retry_after": 4},
+    ),
+}
+
+
+def table_problems(*statuses: int) -> dict[tuple[int, str], OpenApiResponse]:
+    out = {}
+    for code in statuses:
+        name, detail, extra = _EXAMPLE_CODE[code]
+        example = OpenApiExample(
+            name,
+            value={
+                "type": f"urn:canasta:problem:{name}",
+                "title": HTTPStatus(code).phrase,
+                "status": code,
+                "detail": detail,
+                "code": name,
+                "instance": "/api/v1/games/42/chat/",
+                **extra,
+            },
+            response_only=True,
+            status_codes=[str(code)],
+        )
+        out[(code, PROBLEM_CONTENT_TYPE)] = OpenApiResponse(
+            response=TableProblemSerializer, description=_TEXT[code], examples=[example]
+        )
+    return out
+
+
+# ============================================================================== serializers
+@extend_schema_field(OpenApiTypes.OBJECT)
+class TableEventDataField(serializers.JSONField):
+    """What happened, by kind (see TableEvent)."""
+
+
+class TableEventSerializer(Base):
+    """A table happening (not a card move): chat, a concession, rematch news, a settings
+    change. Kinds and their `data`: `chat` (phrase, text), `conceded` (team, winner_team,
+    version), `rematch_accepted` (-), `rematch_created` (game: the new game's id),
+    `settings_changed` (the changed settings)."""
+
+    seq = serializers.IntegerField(help_text="Numbered 1, 2, ... per game, apart from moves.")
+    kind = serializers.ChoiceField(choices=TableEventKind.choices)
+    seat = serializers.IntegerField(allow_null=True)
+    player = PlayerRefSerializer(allow_null=True)
+    data = TableEventDataField()  # type: ignore[assignment]  # a field, not .data (metaclass)
+    created_at = serializers.DateTimeField()
+
+
+class TableEventListSerializer(Base):
+    game = serializers.IntegerField()
+    table_seq = serializers.IntegerField(help_text="Ask again with `after` = this.")
+    events = TableEventSerializer(many=True)
+    has_more = serializers.BooleanField()
+
+
+class TableEventParamsSerializer(Base):
+    after = serializers.IntegerField(required=False, default=0, min_value=0)
+    limit = serializers.IntegerField(required=False, default=200, min_value=1, max_value=500)
+    wait = serializers.IntegerField(
+        required=False, default=0, min_value=0, max_value=WAIT_MAX_SECONDS
+    )
+
+
+class ChatPhraseSerializer(Base):
+    id = serializers.CharField()
+    text = serializers.CharField()
+
+
+class TableSettingsSerializer(Base):
+    game = serializers.IntegerField()
+    table_talk = serializers.BooleanField(help_text="False: a 'no table talk' game, no chat.")
+    spectator_delay = serializers.IntegerField(help_text="Spectators see this many moves late.")
+    rematch_of = serializers.IntegerField(allow_null=True)
+    conceded_seat = serializers.IntegerField(allow_null=True)
+    conceded_team = serializers.IntegerField(allow_null=True)
+    table_seq = serializers.IntegerField(help_text="The seq of the last table event.")
+    muted_seats = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Seats whose chat you muted."
+    )
+
+
+class TableSettingsUpdateSerializer(Base):
+    table_talk = serializers.BooleanField(required=False)
+    spectator_delay = serializers.IntegerField(
+        required=False, min_value=0, max_value=table.SPECTATOR_DELAY_MAX
+    )
+
+
+class ChatSendSerializer(Base):
+    phrase = serializers.ChoiceField(
+        choices=list(table.QUICK_CHAT), help_text="A phrase id from `GET /chat/phrases/`."
+    )
+
+
+class ChatMuteSerializer(Base):
+    seat = serializers.IntegerField(min_value=0, max_value=3)
+    muted = serializers.BooleanField(default=True)
+
+
+class ChatMutedSerializer(Base):
+    muted_seats = serializers.ListField(child=serializers.IntegerField())
+
+
+class RematchStatusSerializer(Base):
+    of_game = serializers.IntegerField(help_text="The finished game.")
+    accepted_by = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Player ids who accepted."
+    )
+    waiting_for = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Player ids still to accept."
+    )
+    game = serializers.IntegerField(
+        allow_null=True, help_text="The new game, once everyone accepted."
+    )
+
+
+class SpectatorViewSerializer(Base):
+    game = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=GameStatus.choices)
+    version = serializers.IntegerField(help_text="The version shown (live minus the delay).")
+    live_version = serializers.IntegerField()
+    spectator_delay = serializers.IntegerField()
+    seats = SeatSerializer(many=True)
+    winner_team = serializers.IntegerField(allow_null=True)
+    state = TableViewSerializer(allow_null=True, help_text="No hand: a spectator's view.")
+
+
+class PresenceSeatSerializer(SeatSerializer):
+    last_seen = serializers.DateTimeField(allow_null=True)
+    connected = serializers.BooleanField(
+        help_text="Seen within `window_seconds` (a live connection refreshes it); bots always."
+    )
+
+
+class PresenceSerializer(Base):
+    game = serializers.IntegerField()
+    window_seconds = serializers.IntegerField()
+    seats = PresenceSeatSerializer(many=True)
+
+
+class RelatedPlayerSerializer(Base):
+    id = serializers.IntegerField()
+    display_name = serializers.CharField()
+    since = serializers.DateTimeField()
+
+
+class RelationsSerializer(Base):
+    blocked = RelatedPlayerSerializer(
+        many=True, help_text="They cannot join tables you created or sit at."
+    )
+    favourites = RelatedPlayerSerializer(many=True)
+
+
+class PlayerRecordSerializer(Base):
+    played = serializers.IntegerField(help_text="Finished games.")
+    won = serializers.IntegerField()
+    lost = serializers.IntegerField()
+    conceded = serializers.IntegerField(help_text="Games lost by conceding (among `lost`).")
+
+
+class ProfileGameSerializer(Base):
+    id = serializers.IntegerField()
+    preset = serializers.CharField()
+    players = serializers.IntegerField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    seat = serializers.IntegerField()
+    team = serializers.IntegerField()
+    winner_team = serializers.IntegerField(allow_null=True)
+    result = serializers.ChoiceField(choices=["won", "lost", "drawn"])
+    conceded = serializers.BooleanField()
+    replay = serializers.CharField(help_text="The game's replay: GET this path.")
+
+
+class ProfileRelationSerializer(Base):
+    blocked = serializers.BooleanField(help_text="You blocked this player.")
+    favourite = serializers.BooleanField(help_text="This player is among your favourites.")
+
+
+class PlayerProfileSerializer(Base):
+    id = serializers.IntegerField()
+    display_name = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    record = PlayerRecordSerializer()
+    games = ProfileGameSerializer(
+        many=True, help_text=f"The latest finished games (at most {table.PROFILE_GAMES_MAX})."
+    )
+    you = ProfileRelationSerializer()
+
+
+# ============================================================================== views
+PLAYER_ID = OpenApiParameter(
+    "player_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="Player id"
+)
+
+
+def _game(request: Request, game_id: int) -> Any:
+    player = player_of(request)
+    return player, selectors.game_get_visible(game_id=game_id, player=player)
+
+
+def _settings_body(game: Any, player: Any) -> dict[str, Any]:
+    body = table.table_settings_get(game)
+    body["muted_seats"] = table.muted_seats_get(game=game, player=player)
+    return body
+
+
+class ChatPhrasesApi(APIView):
+    @extend_schema(
+        operation_id="chat_phrases",
+        tags=["table"],
+        summary="The quick-chat phrases",
+        description="The fixed list of phrases and emoji a player may say at the table (no "
+        "free text, so nothing needs moderating). Clients may show their own translation.",
+        responses={200: ChatPhraseSerializer(many=True), **table_problems(401)},
+    )
+    def get(self, request: Request) -> Response:
+        rows = [{"id": k, "text": v} for k, v in table.QUICK_CHAT.items()]
+        return Response(ChatPhraseSerializer(rows, many=True).data)
+
+
+class TableSettingsApi(APIView):
+    @extend_schema(
+        operation_id="games_table_retrieve",
+        tags=["table"],
+        summary="The table's settings",
+        description="Quick chat on or off ('no table talk'), the spectator delay, the game this "
+        "one is a rematch of, a concession, and the seats whose chat you muted.",
+        parameters=[GAME_ID],
+        responses={200: TableSettingsSerializer, **table_problems(401, 404)},
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        player, game = _game(request, game_id)
+        return Response(TableSettingsSerializer(_settings_body(game, player)).data)
+
+    @extend_schema(
+        operation_id="games_table_update",
+        tags=["table"],
+        summary="Change the table's settings (creator, in the lobby)",
+        description="`table_talk: false` makes a 'no table talk' game (quick chat refused "
+        f"with 403 `table_talk_off`). `spectator_delay` (0 to {table.SPECTATOR_DELAY_MAX}): "
+        "spectators see the game that many moves late. Fixed once the game starts.",
+        parameters=[GAME_ID],
+        request=TableSettingsUpdateSerializer,
+        responses={200: TableSettingsSerializer, **table_problems(400, 401, 403, 404, 409)},
+        examples=[
+            OpenApiExample(
+                "No table talk, spectators 4 moves behind",
+                value={"table_talk": False, "spectator_delay": 4},
+                request_only=True,
+            )
+        ],
+    )
+    def patch(self, request: Request, game_id: int) -> Response:
+        data = TableSettingsUpdateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        player, game = _game(request, game_id)
+        game = table.table_settings_update(
+            game_id=game.pk,
+            player=player,
+            table_talk=data.validated_data.get("table_talk"),
+            spectator_delay=data.validated_data.get("spectator_delay"),
+        )
+        return Response(TableSettingsSerializer(_settings_body(game, player)).data)
+
+
+class ChatSendApi(APIView):
+    @extend_schema(
+        operation_id="games_chat_create",
+        tags=["table"],
+        summary="Say a quick-chat phrase",
+        description="Seated players only. The message is a `chat` table event: everyone at "
+        "the table and the spectators get it in the stream and in `.../table/events/` "
+        "(except who muted your seat). Refused in a 'no table talk' game (403 "
+        f"`table_talk_off`); at most {table.CHAT_BURST} messages per "
+        f"{table.CHAT_WINDOW_SECONDS} seconds (429 `chat_rate_limited` with `retry_after`).",
+        parameters=[GAME_ID],
+        request=ChatSendSerializer,
+        responses={201: TableEventSerializer, **table_problems(400, 401, 403, 404, 429)},
+        examples=[OpenApiExample("Good luck", value={"phrase": "good_luck"}, request_only=True)],
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        data = ChatSendSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        player, game = _game(request, game_id)
+        event = table.chat_send(
+            game_id=game.pk, player=player, phrase=data.validated_data["phrase"]
+        )
+        body = TableEventSerializer(table.table_event_view(event)).data
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class ChatMuteApi(APIView):
+    @extend_schema(
+        operation_id="games_chat_mute",
+        tags=["table"],
+        summary="Mute (or unmute) a seat's chat for yourself",
+        description="Muted seats' chat is left out of what you receive (stream and table "
+        "events). Players and spectators may mute; nobody else is told.",
+        parameters=[GAME_ID],
+        request=ChatMuteSerializer,
+        responses={200: ChatMutedSerializer, **table_problems(400, 401, 404)},
+        examples=[
+            OpenApiExample("Mute seat 1", value={"seat": 1, "muted": True}, request_only=True)
+        ],
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        data = ChatMuteSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        player, game = _game(request, game_id)
+        muted = table.chat_mute_set(
+            game=game,
+            player=player,
+            seat=data.validated_data["seat"],
+            muted=data.validated_data["muted"],
+        )
+        return Response(ChatMutedSerializer({"muted_seats": muted}).data)
+
+
+class TableEventListApi(AsyncApiView):
+    @extend_schema(
+        operation_id="games_table_events_list",
+        tags=["table"],
+        summary="Table events after N (chat, concession, rematch), long-poll with `wait`",
+        description="Table events with seq > `after`, oldest first, without the chat of seats "
+        f"you muted. With `wait=S` (up to {WAIT_MAX_SECONDS}) the answer is held until there "
+        "is one or S seconds pass. Table events are numbered apart from the move log; the "
+        "stream `GET /games/{id}/stream/` carries both, in order.",
+        parameters=[
+            GAME_ID,
+            OpenApiParameter("after", int, description="Events after this table seq (0)."),
+            OpenApiParameter("limit", int, description="At most this many (200, max 500)."),
+            OpenApiParameter("wait", int, description="Long-poll: wait up to S seconds."),
+        ],
+        responses={200: TableEventListSerializer, **table_problems(400, 401, 404)},
+    )
+    async def get(self, request: Request, game_id: int) -> Response:
+        params = TableEventParamsSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        v = params.validated_data
+        player, game = await db(_game, request, game_id)
+
+        def ready() -> bool | None:
+            game.refresh_from_db(fields=["status"])
+            news = table.table_get(game).table_seq > v["after"]
+            return True if news or game.status == GameStatus.FINISHED else None
+
+        async def check() -> bool | None:
+            return await db(ready)
+
+        if v["wait"]:
+            await db(table.presence_touch, game=game, player=player)
+            await live.wait_until(game.pk, check, v["wait"])
+        body = await db(
+            table.table_events_list, game=game, player=player, after=v["after"], limit=v["limit"]
+        )
+        return Response(TableEventListSerializer(body).data)
+
+
+class GameConcedeApi(APIView):
+    @extend_schema(
+        operation_id="games_concede",
+        tags=["table"],
+        summary="Concede: your side loses and the game is over",
+        description="Your team (your seat in a game without partners) loses; with two teams "
+        "the other wins, with three the leading other one. Recorded as a `conceded` table "
+        "event and in the table settings; the game is `finished`, so a rematch may follow. "
+        "The move log keeps the card moves only.",
+        parameters=[GAME_ID],
+        request=None,
+        responses={200: GameDetailSerializer, **table_problems(401, 403, 404, 409, 422)},
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        player, game = _game(request, game_id)
+        game = table.game_concede(game_id=game.pk, player=player)
+        return _detail(game, player)
+
+
+class RematchApi(APIView):
+    @extend_schema(
+        operation_id="games_rematch_retrieve",
+        tags=["table"],
+        summary="Who accepted a rematch, and the new game",
+        parameters=[GAME_ID],
+        responses={200: RematchStatusSerializer, **table_problems(401, 404)},
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        _, game = _game(request, game_id)
+        return Response(RematchStatusSerializer(table.rematch_status_get(game)).data)
+
+    @extend_schema(
+        operation_id="games_rematch_accept",
+        tags=["table"],
+        summary="Accept a rematch of a finished game",
+        description="When every human at the table has accepted, a new game is created with "
+        "the same seats (players and bots), options and table settings, linked to this one "
+        "(`rematch_of`), and dealt at once; its id is in `game` and in a `rematch_created` "
+        "table event. Accepting twice changes nothing.",
+        parameters=[GAME_ID],
+        request=None,
+        responses={200: RematchStatusSerializer, **table_problems(401, 403, 404, 409)},
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        player, game = _game(request, game_id)
+        body = table.rematch_accept(game_id=game.pk, player=player)
+        return Response(RematchStatusSerializer(body).data)
+
+
+class SpectatorViewApi(APIView):
+    @extend_schema(
+        operation_id="games_spectate",
+        tags=["table"],
+        summary="Watch a game: the spectator view, optionally delayed",
+        description="Public games can be watched by anyone (private ones by who is at the "
+        "table). No hand is shown; with a `spectator_delay` of N the table is shown as it was "
+        "N moves ago (`version`) while `live_version` runs ahead. Follow it with the stream or "
+        "the long-poll, which hold spectators to the same delay.",
+        parameters=[GAME_ID],
+        responses={200: SpectatorViewSerializer, **table_problems(401, 404)},
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        _, game = _game(request, game_id)
+        return Response(SpectatorViewSerializer(table.spectator_view_get(game=game)).data)
+
+
+class PresenceApi(APIView):
+    @extend_schema(
+        operation_id="games_presence_retrieve",
+        tags=["table"],
+        summary="Which seats are connected (last seen)",
+        description="Each seat with `last_seen` and `connected` (seen within "
+        f"{table.PRESENCE_WINDOW_SECONDS} s). An open stream or long-poll keeps a seat "
+        "connected; other clients send `POST` now and then.",
+        parameters=[GAME_ID],
+        responses={200: PresenceSerializer, **table_problems(401, 404)},
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        _, game = _game(request, game_id)
+        return Response(PresenceSerializer(table.presence_get(game=game)).data)
+
+    @extend_schema(
+        operation_id="games_presence_touch",
+        tags=["table"],
+        summary="I am here (heartbeat)",
+        parameters=[GAME_ID],
+        request=None,
+        responses={200: PresenceSerializer, **table_problems(401, 404)},
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        player, game = _game(request, game_id)
+        table.presence_touch(game=game, player=player)
+        return Response(PresenceSerializer(table.presence_get(game=game)).data)
+
+
+class PlayerProfileApi(APIView):
+    @extend_schema(
+        operation_id="players_profile",
+        tags=["players"],
+        summary="A player's profile: record and finished games",
+        description="Won / lost / conceded counts over finished games, the latest finished "
+        "games with their replay links, and whether you blocked or favour this player.",
+        parameters=[PLAYER_ID],
+        responses={200: PlayerProfileSerializer, **table_problems(401, 404)},
+    )
+    def get(self, request: Request, player_id: int) -> Response:
+        body = table.player_profile_get(player_id=player_id, viewer=player_of(request))
+        return Response(PlayerProfileSerializer(body).data)
+
+
+class RelationsApi(APIView):
+    @extend_schema(
+        operation_id="players_relations",
+        tags=["players"],
+        summary="Your block and favourite lists",
+        responses={200: RelationsSerializer, **table_problems(401)},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(RelationsSerializer(table.relations_get(owner=player_of(request))).data)
+
+
+class _RelationApi(APIView):
+    kind: str = RelationKind.BLOCK
+
+    def put(self, request: Request, player_id: int) -> Response:
+        body = table.relation_set(
+            owner=player_of(request), other_id=player_id, kind=self.kind, on=True
+        )
+        return Response(RelationsSerializer(body).data)
+
+    def delete(self, request: Request, player_id: int) -> Response:
+        body = table.relation_set(
+            owner=player_of(request), other_id=player_id, kind=self.kind, on=False
+        )
+        return Response(RelationsSerializer(body).data)
+
+
+def _relation_schema(kind: str, on: bool) -> Any:
+    verb = ("Block" if on else "Unblock") if kind == "block" else ("Favour" if on else "Unfavour")
+    what = (
+        "A blocked player cannot join a table you created or sit at (403 `player_blocked`)."
+        if kind == "block"
+        else "Favourites are a list for you to find players again."
+    )
+    return extend_schema(
+        operation_id=f"players_{kind}_{'add' if on else 'remove'}",
+        tags=["players"],
+        summary=f"{verb} a player",
+        description=what + " Returns your lists.",
+        parameters=[PLAYER_ID],
+        request=None,
+        responses={200: RelationsSerializer, **table_problems(400, 401, 404)},
+    )
+
+
+class PlayerBlockApi(_RelationApi):
+    kind = RelationKind.BLOCK
+
+    @_relation_schema("block", True)
+    def put(self, request: Request, player_id: int) -> Response:
+        return super().put(request, player_id)
+
+    @_relation_schema("block", False)
+    def delete(self, request: Request, player_id: int) -> Response:
+        return super().delete(request, player_id)
+
+
+class PlayerFavouriteApi(_RelationApi):
+    kind = RelationKind.FAVOURITE
+
+    @_relation_schema("favourite", True)
+    def put(self, request: Request, player_id: int) -> Response:
+        return super().put(request, player_id)
+
+    @_relation_schema("favourite", False)
+    def delete(self, request: Request, player_id: int) -> Response:
+        return super().delete(request, player_id)

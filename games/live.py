@@ -1,0 +1,229 @@
+"""Live updates: waking the clients that wait for a game to change.
+
+A change is a committed ``GameEvent`` (a move), a committed ``TableEvent`` (chat, concession,
+rematch) or a change of the game's status. Whoever commits one calls ``notify_on_commit``
+(moves do so through the ``post_save`` receiver below, so every service that appends to the
+move log is covered). Waiters (the long-poll and Server-Sent Events views) never trust a
+notification's content: a wake-up only makes them read the database again, so a lost or
+duplicated notification costs latency, never correctness.
+
+Two transports:
+
+- **Redis pub/sub** when ``REDIS_URL`` is set: ``notify`` publishes on ``canasta:game:<id>``;
+  each server process keeps ONE pattern subscription per event loop (a "hub") and wakes its
+  local waiters. Waiting clients cost no worker and no database connection: they are
+  ``asyncio`` tasks of an ASGI worker, suspended on an ``asyncio.Event``.
+- **In-process** otherwise (development, tests): ``notify`` wakes the waiters of this process
+  directly (thread-safe, through each waiter's event loop).
+
+As a safety net (Redis restarting, a process without Redis among several) a waiter re-reads the
+database every ``RECHECK_SECONDS`` even without a notification.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+import weakref
+from collections import defaultdict
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models.signals import post_save
+
+logger = logging.getLogger(__name__)
+
+CHANNEL_PREFIX = "canasta:game:"
+RECHECK_SECONDS = 5.0
+
+T = TypeVar("T")
+
+# ------------------------------------------------------------------------------ local waiters
+_lock = threading.Lock()
+_waiters: dict[int, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = defaultdict(set)
+
+
+def waiter_count(game_id: int | None = None) -> int:
+    """How many clients of this process wait (for ``game_id``, or for any game)."""
+    with _lock:
+        if game_id is not None:
+            return len(_waiters.get(game_id, ()))
+        return sum(len(s) for s in _waiters.values())
+
+
+def _wake_local(game_id: int) -> None:
+    with _lock:
+        targets = list(_waiters.get(game_id, ()))
+    for loop, event in targets:
+        with contextlib.suppress(RuntimeError):  # the waiter's loop has closed meanwhile
+            loop.call_soon_threadsafe(event.set)
+
+
+# ------------------------------------------------------------------------------ publishing
+_redis_sync: Any = None
+_redis_sync_lock = threading.Lock()
+
+
+def _redis_url() -> str | None:
+    url: str | None = getattr(settings, "REDIS_URL", None)
+    return url
+
+
+def _redis_publisher() -> Any:
+    global _redis_sync
+    if _redis_sync is None:
+        with _redis_sync_lock:
+            if _redis_sync is None:
+                import redis
+
+                _redis_sync = redis.Redis.from_url(
+                    str(_redis_url()), socket_timeout=2, socket_connect_timeout=2
+                )
+    return _redis_sync
+
+
+def notify(game_id: int) -> None:
+    """Tell every waiter of ``game_id`` (in every server process) that the game changed.
+
+    Never raises: a failed publish is logged and the local waiters are woken anyway (the others
+    find the change at their next re-check).
+    """
+    if _redis_url() is None:
+        _wake_local(game_id)
+        return
+    try:
+        _redis_publisher().publish(f"{CHANNEL_PREFIX}{game_id}", "1")
+    except Exception:  # noqa: BLE001 - a notification must never break a committed move
+        logger.warning("live: publishing a change of game %s failed", game_id, exc_info=True)
+        _wake_local(game_id)
+
+
+def notify_on_commit(game_id: int) -> None:
+    """``notify`` once the current transaction commits (at once outside a transaction)."""
+    transaction.on_commit(lambda: notify(game_id))
+
+
+def _game_event_saved(sender: Any, instance: Any, created: bool, **kwargs: Any) -> None:
+    if created:
+        notify_on_commit(instance.game_id)
+
+
+def receivers_connect() -> None:
+    """Wake waiters after every committed move (called from ``GamesConfig.ready``)."""
+    from games.models import GameEvent
+
+    post_save.connect(_game_event_saved, sender=GameEvent, dispatch_uid="games.live.game_event")
+
+
+# ------------------------------------------------------------------------------ Redis hub
+class _Hub:
+    """One Redis pattern subscription of an event loop, dispatching to the local waiters."""
+
+    def __init__(self) -> None:
+        self.ready = asyncio.Event()
+        self.failed = False
+        self.task: asyncio.Task[None] | None = None
+
+    async def run(self, url: str) -> None:
+        import redis.asyncio as aioredis
+
+        client = aioredis.Redis.from_url(url, socket_connect_timeout=2)
+        pubsub = client.pubsub()
+        try:
+            await pubsub.psubscribe(f"{CHANNEL_PREFIX}*")
+            self.ready.set()
+            while True:
+                message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=30)
+                if message is None:
+                    continue
+                channel = message.get("channel", b"")
+                if isinstance(channel, bytes):
+                    channel = channel.decode()
+                with contextlib.suppress(ValueError):
+                    _wake_local(int(str(channel).rsplit(":", 1)[-1]))
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - waiters fall back to re-checking the database
+            logger.warning("live: the Redis subscription failed", exc_info=True)
+        finally:
+            self.failed = True
+            self.ready.set()
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()
+                await client.aclose()
+
+
+_hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Hub] = weakref.WeakKeyDictionary()
+
+
+async def _hub_ensure() -> None:
+    """Subscribe this event loop to Redis (once) before a waiter first reads the database, so
+    that no change committed after that read can be missed."""
+    url = _redis_url()
+    if url is None:
+        return
+    loop = asyncio.get_running_loop()
+    hub = _hubs.get(loop)
+    if hub is None or (hub.failed and hub.task is not None and hub.task.done()):
+        hub = _Hub()
+        _hubs[loop] = hub
+        hub.task = loop.create_task(hub.run(url))
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(hub.ready.wait(), timeout=3)
+
+
+# ------------------------------------------------------------------------------ waiting
+class Listener:
+    """A registered waiter: ``wait`` returns True when woken, False on timeout."""
+
+    def __init__(self, event: asyncio.Event) -> None:
+        self._event = event
+
+    async def wait(self, timeout: float) -> bool:
+        if timeout <= 0:
+            return False
+        try:
+            await asyncio.wait_for(self._event.wait(), timeout=timeout)
+        except TimeoutError:
+            return False
+        self._event.clear()
+        return True
+
+
+@contextlib.asynccontextmanager
+async def listening(game_id: int) -> AsyncIterator[Listener]:
+    """Register as a waiter of ``game_id`` for the block. Read the database only inside it."""
+    loop = asyncio.get_running_loop()
+    entry = (loop, asyncio.Event())
+    with _lock:
+        _waiters[game_id].add(entry)
+    try:
+        await _hub_ensure()
+        yield Listener(entry[1])
+    finally:
+        with _lock:
+            waiting = _waiters.get(game_id)
+            if waiting is not None:
+                waiting.discard(entry)
+                if not waiting:
+                    del _waiters[game_id]
+
+
+async def wait_until(
+    game_id: int, check: Callable[[], Awaitable[T | None]], timeout: float
+) -> T | None:
+    """``await check()`` until it returns something (not None) or ``timeout`` seconds pass;
+    between checks, sleep until the game changes (or ``RECHECK_SECONDS``)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + max(0.0, timeout)
+    async with listening(game_id) as listener:
+        while True:
+            result = await check()
+            remaining = deadline - loop.time()
+            if result is not None or remaining <= 0:
+                return result
+            await listener.wait(min(remaining, RECHECK_SECONDS))
