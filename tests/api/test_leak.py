@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+import yaml
 
 from games.engine import (
     Event,
@@ -32,6 +33,7 @@ from games.engine import (
 )
 from games.models import Game, GameEvent
 from tests.api.conftest import PlayerClient, choose, create_game, snapshot_of
+from tests.api.schema_check import ROOT
 
 pytestmark = pytest.mark.django_db
 
@@ -108,19 +110,87 @@ def check_table(body: dict[str, Any], state: GameState, viewer: int | None) -> N
         assert Counter(table["hand"]) == Counter(card_text(c) for c in state.hands[viewer])
 
 
-def test_no_endpoint_shows_a_card_its_viewer_could_not_see(
-    make_player: Callable[..., PlayerClient],
-) -> None:
+Viewers = list[tuple[PlayerClient, int | None]]
+
+
+def _table(make_player: Callable[..., PlayerClient]) -> tuple[int, list[PlayerClient], Viewers]:
+    """A started public classic game of four players, and the five viewers (one spectator)."""
     seated = [make_player(name) for name in ("Ann", "Ben", "Cid", "Dee")]
     spectator = make_player("Eve")
     game_id = create_game(seated[0], preset="classic", options={"target_score": 1000})["id"]
     for client in seated[1:]:
         assert client.post(f"/api/v1/games/{game_id}/join/", {}, format="json").status_code == 200
     assert seated[0].post(f"/api/v1/games/{game_id}/start/", {}, format="json").status_code == 200
-    viewers: list[tuple[PlayerClient, int | None]] = [
-        *((c, i) for i, c in enumerate(seated)),
-        (spectator, None),
-    ]
+    viewers: Viewers = [*((c, i) for i, c in enumerate(seated)), (spectator, None)]
+    return game_id, seated, viewers
+
+
+def _play_one(game_id: int, seated: list[PlayerClient]) -> GameState:
+    """The player to act plays one simple legal action through HTTP; the new state."""
+    state = snapshot_of(game_id)
+    mine = seated[state.to_act].game(game_id)
+    response = seated[state.to_act].act(
+        game_id, choose(mine["state"]["legal_actions"]), mine["version"]
+    )
+    assert response.status_code == 201, response.content
+    return snapshot_of(game_id)
+
+
+def _game_get_paths() -> list[str]:
+    """Every JSON GET endpoint of one game that the committed schema lists."""
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+    paths = []
+    for path, operations in spec["paths"].items():
+        get = operations.get("get")
+        if "{game_id}" not in path or get is None:
+            return_types = {}
+        else:
+            return_types = get["responses"].get("200", {}).get("content", {})
+        required = [p["name"] for p in (get or {}).get("parameters", []) if p.get("required")]
+        if "application/json" in return_types and required == ["game_id"]:
+            paths.append(path)
+    return paths
+
+
+def test_every_game_endpoint_in_the_schema_keeps_hidden_cards_hidden(
+    make_player: Callable[..., PlayerClient],
+) -> None:
+    """Early in round 1 (little is known yet), every JSON GET endpoint of the game that the
+    schema lists, fetched by each viewer, names only cards that viewer has seen so far.
+
+    This covers endpoints added later (replay, export, timers, ...) without listing them."""
+    game_id, seated, viewers = _table(make_player)
+    while snapshot_of(game_id).action_count < 14:
+        assert _play_one(game_id, seated).round_no == 1
+    game = Game.objects.get(pk=game_id)
+    known: dict[int | None, Counter[str]] = {seat: Counter() for _, seat in viewers}
+    for event, before, after, round_end in states_of(game):
+        for seat in known:
+            known[seat] |= (
+                visible(before, seat) | visible(after, seat) | cards_in(event.payload) | round_end
+            )
+    assert all(len(set(cards)) < 35 for cards in known.values())  # most cards still hidden
+    paths = _game_get_paths()
+    assert {"/api/v1/games/{game_id}/", "/api/v1/games/{game_id}/events/"} <= set(paths)
+    fetched = 0
+    for path in paths:
+        url = path.replace("{game_id}", str(game_id))
+        for client, seat in viewers:
+            response = client.get(url)
+            assert response.status_code < 500, (url, response.content)
+            # Logs name a card once per mention, so compare which cards, not how many.
+            leaked = set(cards_in(response.json())) - set(known[seat])
+            assert not leaked, (url, seat, leaked)
+            fetched += response.status_code == 200
+    assert fetched >= 2 * len(viewers)
+
+
+def test_no_endpoint_shows_a_card_its_viewer_could_not_see(
+    make_player: Callable[..., PlayerClient],
+) -> None:
+    game_id, seated, viewers = _table(make_player)
+    spectator = viewers[-1][0]
+    assert spectator.display_name == "Eve"
 
     for _ in range(3000):
         state = snapshot_of(game_id)
