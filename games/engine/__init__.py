@@ -22,7 +22,7 @@ from .cards import card_text, cards_text, parse_card, parse_cards
 from .errors import ERROR_CODES, EngineError, IllegalAction, InvalidAction, InvalidOptions
 from .legal import legal_actions
 from .options import OPTION_NAMES, PRESETS, Options, describe_options, make_options
-from .rules import Event, apply, new_game, replay, score_round
+from .rules import Event, apply, going_out_plan, new_game, replay, score_round
 from .state import (
     RULES_VERSION,
     SUPPORTED_RULES_VERSIONS,
@@ -61,6 +61,7 @@ __all__ = [
     "card_text",
     "cards_text",
     "describe_options",
+    "going_out_plan",
     "legal_actions",
     "make_options",
     "new_game",

@@ -94,6 +94,12 @@ class Event:
 Events = list[Event] | None
 
 
+# RANK_OF with red threes moved to a rank of their own (14), for counting a hand in one pass.
+RANK_OF_RED: tuple[int, ...] = tuple(
+    14 if IS_RED_THREE[c] else RANK_OF[c] for c in range(JOKER + 1)
+)
+
+
 def initial_meld_minimum(team_score: int) -> int:
     if team_score < 0:
         return 15
@@ -206,7 +212,7 @@ def _reveal_red_threes(st: GameState, seat: int, events: Events) -> bool:
         reds = [c for c in hand if IS_RED_THREE[c]]
         if not reds:
             return exhausted
-        team = st.team_of(seat)
+        team = seat % st.options.teams
         for card in reds:
             hand.remove(card)
             st.red_threes[team].append(card)
@@ -336,7 +342,7 @@ def _end_turn(st: GameState, seat: int, went_out: bool, events: Events) -> None:
 
 def _going_out_error(st: GameState, seat: int) -> IllegalAction | None:
     """Why the seat may not get rid of its last card now, or None when it may."""
-    team = st.team_of(seat)
+    team = seat % st.options.teams
     need = st.options.canastas_to_go_out
     if canasta_count(st.melds[team]) < need:
         word = "canasta" if need == 1 else "canastas"
@@ -443,7 +449,7 @@ def _plan_melds(
 ) -> _MeldPlan:
     """Check ``groups`` (and the pile's top meld) against the rules; return what would result."""
     opts = st.options
-    team = st.team_of(seat)
+    team = seat % st.options.teams
     current = st.melds[team]
     melds = dict(current)
     started: list[int] = []
@@ -507,7 +513,7 @@ def _plan_melds(
 
 
 def _commit_melds(st: GameState, seat: int, plan: _MeldPlan) -> None:
-    team = st.team_of(seat)
+    team = seat % st.options.teams
     st.hands[seat] = plan.hand
     st.melds[team] = plan.melds
     st.turn_started.extend(plan.started)
@@ -622,7 +628,7 @@ def _plan_take_pile(st: GameState, action: TakePile) -> _MeldPlan:
     _take_from(hand, action.cards)
     top = st.pile[-1]
     rank = RANK_OF[top]
-    team = st.team_of(seat)
+    team = seat % st.options.teams
     frozen = pile_frozen_for(st, seat)
     existing = st.melds[team].get(rank)
     naturals = sum(1 for c in action.cards if RANK_OF[c] == rank)
@@ -674,7 +680,7 @@ def take_pile_error(st: GameState, action: TakePile) -> IllegalAction | None:
 def _apply_take_pile(st: GameState, action: TakePile, events: Events) -> None:
     plan = _plan_take_pile(st, action)
     seat = action.seat
-    team = st.team_of(seat)
+    team = seat % st.options.teams
     top = st.pile[-1]
     taken = st.pile[:-1]
     _commit_melds(st, seat, plan)
@@ -753,7 +759,7 @@ def going_out_plan(st: GameState, seat: int) -> GoingOut | None:
     'yes', and listed among the legal actions."""
     if st.phase != PHASE_PLAY or st.permission == PERMISSION_NO:
         return None
-    team = st.team_of(seat)
+    team = seat % st.options.teams
     return _out_plan(st, team, st.hands[seat], st.melds[team], st.opened[team])
 
 
@@ -769,13 +775,12 @@ def _out_plan(
     opts = st.options
     counts = [0] * 15
     wilds = 0
+    is_wild, rank_of = IS_WILD, RANK_OF_RED  # red threes count under rank 14
     for c in hand:
-        if IS_WILD[c]:
+        if is_wild[c]:
             wilds += 1
-        elif IS_RED_THREE[c]:
-            counts[14] += 1
         else:
-            counts[RANK_OF[c]] += 1
+            counts[rank_of[c]] += 1
     # Cards that cannot be melded: red threes, one or two black threes, a lone natural without
     # a team meld of its rank. At most one of them can go, as the discard.
     if counts[14] and (not opts.red_three_discard or st.no_discard):
@@ -994,7 +999,7 @@ def _went_out_concealed(st: GameState, seat: int) -> bool:
         return False
     if not st.options.concealed_requires_canasta:
         return True
-    team = st.team_of(seat)
+    team = seat % st.options.teams
     return any(len(st.melds[team][r]) >= CANASTA_SIZE for r in st.turn_started)
 
 
