@@ -23,7 +23,6 @@ from .actions import (
     TakePile,
 )
 from .cards import (
-    IS_BLACK_THREE,
     IS_RED_THREE,
     IS_WILD,
     JOKER,
@@ -195,7 +194,7 @@ def _draw_phase(st: GameState, seat: int) -> list[Action]:
 def _pile_takes(st: GameState, seat: int) -> list[Action]:
     top = st.pile[-1]
     rank = RANK_OF[top]
-    team = st.team_of(seat)
+    team = seat % st.options.teams
     naturals, wilds = _by_rank(st.hands[seat])
     same = naturals.get(rank, [])
     ways: list[tuple[int, ...]] = []
@@ -232,7 +231,7 @@ def _short_hand_takes(st: GameState, seat: int, same: list[int], wilds: list[int
     hand = st.hands[seat]
     top = st.pile[-1]
     rank = RANK_OF[top]
-    team = st.team_of(seat)
+    team = seat % st.options.teams
     melds = st.melds[team]
     pile_rest = sum(1 for c in st.pile[:-1] if not IS_RED_THREE[c])
     usable = [*same, *wilds]
@@ -267,7 +266,7 @@ def _short_hand_takes(st: GameState, seat: int, same: list[int], wilds: list[int
 
 def _play_phase(st: GameState, seat: int) -> list[Action]:
     hand = st.hands[seat]
-    team = st.team_of(seat)
+    team = seat % st.options.teams
     plan = going_out_plan(st, seat)
     out: list[Action] = []
     if st.no_discard:
@@ -331,7 +330,7 @@ def _play_phase(st: GameState, seat: int) -> list[Action]:
     if not st.opened[team]:
         minimum = initial_meld_minimum(st.scores[team])
         candidates += _openings(st.options, naturals, wilds, -1, (), 0, minimum)
-    blacks = tuple(c for c in hand if IS_BLACK_THREE[c])
+    blacks = tuple(naturals.get(THREE, ()))  # red threes are not in ``naturals``
     if len(blacks) in (3, 4) and len(hand) - len(blacks) <= 1:
         candidates.append((MeldGroup(THREE, blacks),))
     if plan is not None and plan[0]:
