@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from games.models import Game
+from tests.web.conftest import PHONE
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -122,6 +123,9 @@ def test_play_a_game_against_bots(
             melds += 1
             if melds == 1:
                 shots(page, "table-meld")
+                page.set_viewport_size({"width": 1200, "height": 1000})
+                shots(page, "table-desktop", full_page=True)
+                page.set_viewport_size(PHONE)
         if page.get_by_test_id("round-summary").count():
             continue
         if page.get_by_test_id("end-round").count():
