@@ -17,6 +17,8 @@ from games.engine import (
 from .helpers import (
     discard,
     group,
+    hand,
+    held,
     meld,
     meld_text,
     opts,
@@ -339,3 +341,33 @@ def test_option_ask_partner_to_go_out_off_removes_the_question() -> None:
     apply(st, meld(0, "5H 5S 5D"))  # going out without asking stays legal
     apply(st, discard(0, "9C"))
     assert st.rounds[-1]["went_out"] == 0
+
+
+def test_a_red_three_shown_at_turn_start_with_an_empty_stock_ends_like_the_last_card() -> None:
+    options = opts("hoyle", red_three_reveal="on_turn")  # play_on keeps play going
+    st = position(
+        options,
+        ["3H 5C 9D", "", "", "6H 7H"],
+        pile="4D",
+        turn=3,
+        phase="play",
+        melds=[OPENED, OPENED],
+    )
+    stock_only(st, "")
+    apply(st, discard(3, "6H"))  # seat 0's turn starts: its red three finds no replacement
+    assert st.turn == 0 and st.phase == "play" and st.no_discard
+    assert "3H" in text(st.red_threes[0]) and not hand(st, 0)["3H"] + hand(st, 0)["3D"]
+    assert legal_actions(st)[0] == EndRound(0)
+    apply(st, EndRound(0))
+    assert st.rounds[-1]["reason"] == "last_red_three"
+
+
+def test_a_discarded_red_three_is_taken_to_the_takers_red_three_area() -> None:
+    options = opts(red_three_discard=True)
+    st = position(
+        options, ["", "8C 8S 5H", "", ""], pile="9C 3H 8D", turn=1, melds=[OPENED, OPENED]
+    )
+    assert st.pile_freezers == 1  # the red three inside freezes the pile
+    refused(st, take(1, "8C 2C"), "card_not_in_hand")
+    apply(st, take(1, "8C 8S"))
+    assert text(st.red_threes[1]) == "3H" and held("5H 9C") == hand(st, 1)
