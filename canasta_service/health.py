@@ -166,7 +166,7 @@ class WorkerProbeDetailApi(PublicApi):
         operation_id="health_probe_get",
         tags=["health"],
         summary="Tell whether a worker has recorded the probe",
-        responses={200: WorkerProbeStatusSerializer},
+        responses={200: WorkerProbeStatusSerializer, **problem_responses(404)},
     )
     def get(self, request: Request, token: str) -> Response:
         probe = WorkerProbe.objects.filter(token=token).first()

@@ -23,6 +23,7 @@ from canasta_service.env import (
     env_str,
     env_url,
 )
+from canasta_service.limits import throttle_rate
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -60,8 +61,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    # WhiteNoise, async-capable: the live endpoints must not hold a thread per waiting client.
-    "canasta_service.async_static.AsyncWhiteNoiseMiddleware",
+    # Oversized bodies are refused (400 body_too_large) before any parser reads them.
+    "canasta_service.limits.BodySizeLimitMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -98,6 +100,23 @@ DATABASES = {
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Request bodies above this many bytes are refused with 400 (canasta_service/limits.py).
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BODY_BYTES", default=2_621_440, minimum=1024)
+
+# Throttle counters live in this cache. Several web processes must share one (CACHE_URL, e.g.
+# redis://host:6379/2) for the limits to hold across them; without it each process counts alone.
+_cache_url = env_url("CACHE_URL", schemes=("redis", "rediss"))
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}
+        if _cache_url
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
+
+# The load benchmark's baseline endpoint (canasta_service/baseline.py), off unless asked for.
+BENCH_BASELINE = env_bool("BENCH_BASELINE", default=False)
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -123,6 +142,12 @@ CORS_ALLOWED_ORIGINS = env_origins("CORS_ALLOWED_ORIGINS")
 CORS_URLS_REGEX = r"^/api/.*$"
 
 # ----------------------------------------------------------------------------- DRF + OpenAPI
+THROTTLE_RATES: dict[str, str | None] = {
+    "health_probe": "30/minute",
+    "signup": throttle_rate("THROTTLE_SIGNUP", "30/hour"),
+    "actions": throttle_rate("THROTTLE_ACTIONS", "240/minute"),
+    "chat": throttle_rate("THROTTLE_CHAT", "30/minute"),
+}
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
@@ -133,9 +158,10 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "canasta_service.exceptions.problem_exception_handler",
-    "DEFAULT_THROTTLE_RATES": {
-        "health_probe": "30/minute",
-    },
+    # Views opt in with `throttle_scope`; anonymous requests are counted per client address,
+    # authenticated ones per user. THROTTLE_* variables change a rate ("off" disables it).
+    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.ScopedRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": THROTTLE_RATES,
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 
@@ -159,8 +185,6 @@ SPECTACULAR_SETTINGS = {
         "CheckStatusEnum": "canasta_service.health.CheckStatus",
         "GameStatusEnum": "games.models.GameStatus",
         "BotLevelEnum": "games.models.BotLevel",
-        "TableEventKindEnum": "games.models.TableEventKind",
-        "KindEnum": ["player", "bot", "empty"],  # a seat's kind
     },
 }
 

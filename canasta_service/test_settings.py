@@ -13,3 +13,12 @@ os.environ.setdefault("SECRET_KEY", "insecure-key-for-tests-only")
 from canasta_service.settings import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# Rate limits are off in the suite (tests sign up many players and play whole games through
+# the API); tests/hardening/test_abuse.py switches them on where it checks them.
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {  # noqa: F405
+    **THROTTLE_RATES,  # noqa: F405
+    "signup": None,
+    "actions": None,
+    "chat": None,
+}

@@ -1,6 +1,7 @@
 """URL routes. The versioned API lives under /api/v1/; schema and docs under /api/; the web
 client's page at /."""
 
+from django.conf import settings
 from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
@@ -29,3 +30,9 @@ handler400 = "canasta_service.exceptions.bad_request"
 handler403 = "canasta_service.exceptions.permission_denied"
 handler404 = "canasta_service.exceptions.page_not_found"
 handler500 = "canasta_service.exceptions.server_error"
+
+# The load benchmark's baseline endpoint, mounted only when BENCH_BASELINE=1 (not in the schema).
+if settings.BENCH_BASELINE:
+    from canasta_service.baseline import BaselineApi
+
+    urlpatterns.append(path("api/bench/baseline/", BaselineApi.as_view(), name="bench-baseline"))

@@ -93,6 +93,7 @@ GAME_ID = OpenApiParameter(
 class PlayerCreateApi(APIView):
     authentication_classes: list[Any] = []
     permission_classes = [AllowAny]
+    throttle_scope = "signup"
 
     @extend_schema(
         operation_id="players_create",
@@ -341,6 +342,8 @@ class GameStartApi(APIView):
 
 
 class GameActionCreateApi(APIView):
+    throttle_scope = "actions"
+
     @extend_schema(
         operation_id="games_actions_create",
         tags=["play"],
