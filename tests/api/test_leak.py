@@ -192,9 +192,11 @@ def test_no_endpoint_shows_a_card_its_viewer_could_not_see(
     spectator = viewers[-1][0]
     assert spectator.display_name == "Eve"
 
-    for _ in range(3000):
+    for step in range(3000):
         state = snapshot_of(game_id)
-        bodies = {seat: client.game(game_id) for client, seat in viewers}
+        # Every third position all five look; in between, the player to act (cost bound).
+        looking = viewers if step % 3 == 0 or state.game_over else [viewers[state.to_act]]
+        bodies = {seat: client.game(game_id) for client, seat in looking}
         for seat, body in bodies.items():
             check_table(body, state, seat)
         if state.game_over:

@@ -70,9 +70,10 @@ def test_the_snapshot_always_equals_the_log_replayed() -> None:
     game = _two_humans()
     assert game.version == 1
     assert list(game.events.values_list("seq", "type")) == [(1, "game_started")]
-    for _ in range(2000):
+    for step in range(2000):
         state = _check_projections(game)
-        assert game_replay_state(game) == state
+        if step % 4 == 0 or state.game_over:  # replaying is O(log length): not every step
+            assert game_replay_state(game) == state
         if state.game_over:
             break
         result = game_action_apply(
