@@ -63,7 +63,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Oversized bodies are refused (400 body_too_large) before any parser reads them.
     "canasta_service.limits.BodySizeLimitMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    # WhiteNoise, async-capable: the live endpoints must not hold a thread per waiting client.
+    "canasta_service.async_static.AsyncWhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -185,6 +186,8 @@ SPECTACULAR_SETTINGS = {
         "CheckStatusEnum": "canasta_service.health.CheckStatus",
         "GameStatusEnum": "games.models.GameStatus",
         "BotLevelEnum": "games.models.BotLevel",
+        "TableEventKindEnum": "games.models.TableEventKind",
+        "KindEnum": ["player", "bot", "empty"],  # a seat's kind
     },
 }
 
