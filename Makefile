@@ -13,7 +13,7 @@ PYTEST_ARGS ?=
 DEV_ENV := DEBUG=$${DEBUG:-1}
 
 .PHONY: help install run test lint format typecheck imports schema check-schema ci clean
-.PHONY: web browser-deps screenshots
+.PHONY: web check-web browser-deps screenshots
 
 help:
 	@echo "make run           serve the API on http://localhost:$(PORT)/ (docs at /api/docs/)"
@@ -25,6 +25,7 @@ help:
 	@echo "make check-schema  fail if openapi.yaml is not what the code generates"
 	@echo "make ci            the full CI run (.ci/run): SQLite, PostgreSQL + Redis + worker, checks"
 	@echo "make web           rebuild the web client (web/ -> games/static/client/; needs npm)"
+	@echo "make check-web     rebuild it and fail if the committed assets differ"
 	@echo "make browser-deps  install Debian's chromium for the browser tests (tests/web) if missing"
 	@echo "make screenshots   run the browser tests, keeping screenshots in docs/screenshots/"
 
@@ -73,9 +74,16 @@ ci:
 	bash .ci/run
 
 # The web client: typed from openapi.yaml (openapi-typescript), type-checked, built by Vite into
-# games/static/client/ (committed, so `make run` needs no npm).
+# games/static/client/ (committed, so `make run` needs no npm). `npm install` from the lockfile,
+# not `npm ci`: the lockfile holds only this platform's optional packages, which `npm ci` refuses.
 web:
-	cd web && npm ci --no-audit --no-fund && npm run build
+	cd web && npm install --no-audit --no-fund --no-save && npm run build
+
+check-web: web
+	@if git status --porcelain -- games/static/client | grep -q .; then \
+	git status --short -- games/static/client; \
+	echo "games/static/client is stale: run 'make web' and commit it" >&2; exit 1; \
+	else echo "games/static/client is up to date"; fi
 
 browser-deps:
 	@if command -v chromium >/dev/null 2>&1; then echo "chromium: $$(command -v chromium)"; \

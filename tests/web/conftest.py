@@ -111,11 +111,15 @@ def playwright_driver() -> Iterator[Any]:
 
 
 @pytest.fixture
-def browser_context(playwright_driver: Any) -> Iterator[Any]:
-    """A fresh Chromium profile (its own --user-data-dir) with a phone-sized viewport."""
-    with tempfile.TemporaryDirectory(prefix="canasta-chromium-") as profile:
+def new_context(playwright_driver: Any) -> Iterator[Any]:
+    """``new_context()``: a fresh Chromium (its own --user-data-dir) with a phone-sized
+    viewport, a browser per player; all are closed after the test."""
+    opened: list[tuple[Any, tempfile.TemporaryDirectory[str]]] = []
+
+    def make() -> Any:
+        profile = tempfile.TemporaryDirectory(prefix="canasta-chromium-")
         context = playwright_driver.chromium.launch_persistent_context(
-            profile,
+            profile.name,
             executable_path=chromium_path(),
             headless=True,
             args=CHROMIUM_ARGS,
@@ -126,10 +130,20 @@ def browser_context(playwright_driver: Any) -> Iterator[Any]:
             timeout=60_000,
         )
         context.set_default_timeout(20_000)
-        try:
-            yield context
-        finally:
+        opened.append((context, profile))
+        return context
+
+    try:
+        yield make
+    finally:
+        for context, profile in opened:
             context.close()
+            profile.cleanup()
+
+
+@pytest.fixture
+def browser_context(new_context: Any) -> Any:
+    return new_context()
 
 
 @pytest.fixture

@@ -191,3 +191,29 @@ def test_turn_timer_countdown_and_quick_chat(
         chip.click()
         expect(page.get_by_test_id("chat-lines")).to_contain_text(f"You: {said}")
     assert not js_errors, js_errors
+
+
+def test_join_a_private_table_by_code(
+    live_server: Any, page: Any, new_context: Any, js_errors: list[str]
+) -> None:
+    sign_up(page, live_server.url, "Ada")
+    page.select_option("#seat-1", "open")
+    page.get_by_test_id("create-game").click()
+    expect(page.get_by_test_id("lobby")).to_be_visible()
+    code = page.get_by_test_id("join-code").inner_text()
+
+    friend = new_context()
+    other = friend.pages[0] if friend.pages else friend.new_page()
+    sign_up(other, live_server.url, "Bob")
+    other.fill("#join-code", code)
+    other.get_by_test_id("join-game").click()
+    expect(other.get_by_test_id("lobby")).to_contain_text("Seat 2 (team 2): You")
+    expect(page.get_by_test_id("lobby")).to_contain_text("Bob")  # and Ada sees him (polling)
+
+    page.get_by_test_id("start-game").click()
+    expect(page.get_by_test_id("table")).to_be_visible()
+    expect(other.get_by_test_id("table")).to_be_visible()
+    # Seat 0 (Ada) plays first: Bob waits and may not draw.
+    expect(other.get_by_test_id("status")).to_contain_text("Ada")
+    expect(other.get_by_test_id("draw")).to_be_disabled()
+    assert not js_errors, js_errors

@@ -4,6 +4,26 @@
  */
 
 export interface paths {
+    "/api/v1/chat/phrases/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The quick-chat phrases
+         * @description The fixed list of phrases and emoji a player may say at the table (no free text, so nothing needs moderating). Clients may show their own translation.
+         */
+        get: operations["chat_phrases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/games/": {
         parameters: {
             query?: never;
@@ -68,6 +88,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/games/{game_id}/chat/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Say a quick-chat phrase
+         * @description Seated players only. The message is a `chat` table event: everyone at the table and the spectators get it in the stream and in `.../table/events/` (except who muted your seat). Refused in a 'no table talk' game (403 `table_talk_off`); at most 3 messages per 10 seconds (429 `chat_rate_limited` with `retry_after`).
+         */
+        post: operations["games_chat_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/games/{game_id}/chat/mute/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mute (or unmute) a seat's chat for yourself
+         * @description Muted seats' chat is left out of what you receive (stream and table events). Players and spectators may mute; nobody else is told.
+         */
+        post: operations["games_chat_mute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/games/{game_id}/concede/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Concede: your side loses and the game is over
+         * @description Your team (your seat in a game without partners) loses; with two teams the other wins, with three the leading other one. Recorded as a `conceded` table event and in the table settings; the game is `finished`, so a rematch may follow. The move log keeps the card moves only.
+         */
+        post: operations["games_concede"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/games/{game_id}/events/": {
         parameters: {
             query?: never;
@@ -76,8 +156,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The move log after event N, as you may see it
-         * @description Events with seq > `after`, oldest first. Each is redacted for you: an opponent's draw shows that cards were drawn, not which; your own hand at each deal and your own draws are included.
+         * The move log after event N, as you may see it (long-poll with `wait`)
+         * @description Events with seq > `after`, oldest first. Each is redacted for you: an opponent's draw shows that cards were drawn, not which; your own hand at each deal and your own draws are included. Spectators of a game with a spectator delay see the log that many moves behind (see `/spectate/`).
+         *
+         *     With `wait=S` (1 to 30) the answer is held until an event after `after` exists or the game is over, at most S seconds; then it is the same list (empty on time-out). Waiting clients hold no server worker: the server is ASGI and a move wakes them (Redis pub/sub between processes).
+         *
+         *     **Staying in sync.** Fetch `GET /games/{id}/` once and remember its `version`; then ask for `?after=<version>&wait=25` in a loop, applying the events in `seq` order and asking again with `after` = the last `seq` received (at once when `has_more`). The log has no gaps: seq N+1 follows seq N. If an event is not `last seq + 1`, or after any doubt, resync: fetch `GET /games/{id}/` again and continue from its `version`. The stream `GET /games/{id}/stream/` delivers the same events pushed.
          */
         get: operations["games_events_list"];
         put?: never;
@@ -165,6 +249,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/games/{game_id}/presence/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which seats are connected (last seen)
+         * @description Each seat with `last_seen` and `connected` (seen within 45 s). An open stream or long-poll keeps a seat connected; other clients send `POST` now and then.
+         */
+        get: operations["games_presence_retrieve"];
+        put?: never;
+        /** I am here (heartbeat) */
+        post: operations["games_presence_touch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/games/{game_id}/rematch/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who accepted a rematch, and the new game */
+        get: operations["games_rematch_retrieve"];
+        put?: never;
+        /**
+         * Accept a rematch of a finished game
+         * @description When every human at the table has accepted, a new game is created with the same seats (players and bots), options and table settings, linked to this one (`rematch_of`), and dealt at once; its id is in `game` and in a `rematch_created` table event. Accepting twice changes nothing.
+         */
+        post: operations["games_rematch_accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/games/{game_id}/replay/": {
         parameters: {
             query?: never;
@@ -222,6 +348,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/games/{game_id}/spectate/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Watch a game: the spectator view, optionally delayed
+         * @description Public games can be watched by anyone (private ones by who is at the table). No hand is shown; with a `spectator_delay` of N the table is shown as it was N moves ago (`version`) while `live_version` runs ahead. Follow it with the stream or the long-poll, which hold spectators to the same delay.
+         */
+        get: operations["games_spectate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/games/{game_id}/start/": {
         parameters: {
             query?: never;
@@ -236,6 +382,159 @@ export interface paths {
          * @description Deals the first round. Empty seats are refused (409 `seats_empty`) unless `fill_with_bots`, which gives them to bots of `bot_level`.
          */
         post: operations["games_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/games/{game_id}/stream/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live stream of the game's events (Server-Sent Events)
+         * @description A Server-Sent Events stream (`text/event-stream`) of everything you may see happen at the table, in the order it happened, each event exactly once per stream:
+         *
+         *     - `game_event`: a move-log entry, redacted for you like `GET .../events/` (`data`: `{version, event}`; `version` is the game version after it, = `event.seq`);
+         *     - `table_event`: chat, a concession, rematch news, a settings change (`data`: `{version, table_seq, event}`); chat of seats you muted is left out;
+         *     - `sync` (first, without id): `{version, cursor, resumed}`: the game's version now;
+         *     - `end`: the game is over and everything was sent; the server closes the stream.
+         *
+         *     Every `game_event` / `table_event` has an `id` `<move seq>-<table seq>`. Browsers' `EventSource` resend the last one as `Last-Event-ID` when they reconnect, and the stream resumes right after it; other clients send the header themselves (or `?last_event_id=`). Without either, it starts after `?after=` (moves) and `?table_after=` (table events). Comments (`: keep-alive`) come while idle; the server closes the stream after `timeout` seconds (default 300) and the client reconnects. Spectators of a game with a spectator delay get moves that many moves late. Authenticate with the `Authorization` header or a session cookie.
+         *
+         *     **Staying in sync.** Fetch `GET /games/{id}/` once and remember its `version`; then ask for `?after=<version>&wait=25` in a loop, applying the events in `seq` order and asking again with `after` = the last `seq` received (at once when `has_more`). The log has no gaps: seq N+1 follows seq N. If an event is not `last seq + 1`, or after any doubt, resync: fetch `GET /games/{id}/` again and continue from its `version`. The stream `GET /games/{id}/stream/` delivers the same events pushed.
+         */
+        get: operations["games_stream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/games/{game_id}/table/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The table's settings
+         * @description Quick chat on or off ('no table talk'), the spectator delay, the game this one is a rematch of, a concession, and the seats whose chat you muted.
+         */
+        get: operations["games_table_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the table's settings (creator, in the lobby)
+         * @description `table_talk: false` makes a 'no table talk' game (quick chat refused with 403 `table_talk_off`). `spectator_delay` (0 to 40): spectators see the game that many moves late. Fixed once the game starts.
+         */
+        patch: operations["games_table_update"];
+        trace?: never;
+    };
+    "/api/v1/games/{game_id}/table/events/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Table events after N (chat, concession, rematch), long-poll with `wait`
+         * @description Table events with seq > `after`, oldest first, without the chat of seats you muted. With `wait=S` (up to 30) the answer is held until there is one or S seconds pass. Table events are numbered apart from the move log; the stream `GET /games/{id}/stream/` carries both, in order.
+         */
+        get: operations["games_table_events_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/games/{game_id}/timer/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The turn timer and its log
+         * @description The timer's options, the current deadline with the server's time, each seat's run of timeouts and stand-in bot, a pending proposal to turn it off, and the timer's log (timeouts, seats handed to a bot and back, proposals) after `after`. The moves a timer played are in the game's event log with source `timer`.
+         */
+        get: operations["games_timer_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/games/{game_id}/timer/off/accept/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept turning the turn timer off
+         * @description When every seat with a player has accepted, the timer is off (logged as `timer_turned_off`) and seats played by a stand-in bot go back to their players. Accepting twice changes nothing. 409 `timer_proposal_missing` without a proposal.
+         */
+        post: operations["games_timer_off_accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/games/{game_id}/timer/off/decline/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline turning the turn timer off
+         * @description Drops the pending proposal; the timer keeps running.
+         */
+        post: operations["games_timer_off_decline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/games/{game_id}/timer/off/propose/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Propose to turn the turn timer off
+         * @description A seated player proposes; it counts as their acceptance (alone at the table with bots, the timer goes off at once). 409 `timer_not_running` without a timer, `timer_proposal_pending` when a proposal already waits.
+         */
+        post: operations["games_timer_off_propose"];
         delete?: never;
         options?: never;
         head?: never;
@@ -353,6 +652,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/players/{player_id}/profile/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A player's profile: record and finished games
+         * @description Won / lost / conceded counts over finished games, the latest finished games with their replay links, and whether you blocked or favour this player.
+         */
+        get: operations["players_profile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/players/me/": {
         parameters: {
             query?: never;
@@ -362,6 +681,71 @@ export interface paths {
         };
         /** Who am I */
         get: operations["players_me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/players/me/blocked/{player_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Block a player
+         * @description A blocked player cannot join a table you created or sit at (403 `player_blocked`). Returns your lists.
+         */
+        put: operations["players_block_add"];
+        post?: never;
+        /**
+         * Unblock a player
+         * @description A blocked player cannot join a table you created or sit at (403 `player_blocked`). Returns your lists.
+         */
+        delete: operations["players_block_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/players/me/favourites/{player_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Favour a player
+         * @description Favourites are a list for you to find players again. Returns your lists.
+         */
+        put: operations["players_favourite_add"];
+        post?: never;
+        /**
+         * Unfavour a player
+         * @description Favourites are a list for you to find players again. Returns your lists.
+         */
+        delete: operations["players_favourite_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/players/me/relations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your block and favourite lists */
+        get: operations["players_relations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -470,6 +854,47 @@ export interface components {
          * @enum {string}
          */
         CanastaKindEnum: "natural" | "mixed";
+        ChatMuteRequest: {
+            seat: number;
+            /** @default true */
+            muted: boolean;
+        };
+        ChatMuted: {
+            muted_seats: number[];
+        };
+        ChatPhrase: {
+            id: string;
+            text: string;
+        };
+        ChatSendRequest: {
+            /**
+             * @description A phrase id from `GET /chat/phrases/`.
+             *
+             *     * `hello` - hello
+             *     * `good_luck` - good_luck
+             *     * `have_fun` - have_fun
+             *     * `nice_move` - nice_move
+             *     * `well_played` - well_played
+             *     * `thanks` - thanks
+             *     * `sorry` - sorry
+             *     * `oops` - oops
+             *     * `one_moment` - one_moment
+             *     * `hurry_up` - hurry_up
+             *     * `good_game` - good_game
+             *     * `rematch` - rematch
+             *     * `bye` - bye
+             *     * `emoji_smile` - emoji_smile
+             *     * `emoji_laugh` - emoji_laugh
+             *     * `emoji_thumbs_up` - emoji_thumbs_up
+             *     * `emoji_clap` - emoji_clap
+             *     * `emoji_thinking` - emoji_thinking
+             *     * `emoji_surprised` - emoji_surprised
+             *     * `emoji_sad` - emoji_sad
+             *     * `emoji_heart` - emoji_heart
+             *     * `emoji_fire` - emoji_fire
+             */
+            phrase: components["schemas"]["PhraseEnum"];
+        };
         /**
          * @description * `ok` - Ok
          *     * `eager` - Eager
@@ -1152,6 +1577,10 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["GameSummary"][];
         };
+        PatchedTableSettingsUpdateRequest: {
+            table_talk?: boolean;
+            spectator_delay?: number;
+        };
         /**
          * @description * `none` - none
          *     * `asked` - asked
@@ -1168,6 +1597,32 @@ export interface components {
          * @enum {string}
          */
         PhaseEnum: "draw" | "play" | "answer" | "game_over";
+        /**
+         * @description * `hello` - hello
+         *     * `good_luck` - good_luck
+         *     * `have_fun` - have_fun
+         *     * `nice_move` - nice_move
+         *     * `well_played` - well_played
+         *     * `thanks` - thanks
+         *     * `sorry` - sorry
+         *     * `oops` - oops
+         *     * `one_moment` - one_moment
+         *     * `hurry_up` - hurry_up
+         *     * `good_game` - good_game
+         *     * `rematch` - rematch
+         *     * `bye` - bye
+         *     * `emoji_smile` - emoji_smile
+         *     * `emoji_laugh` - emoji_laugh
+         *     * `emoji_thumbs_up` - emoji_thumbs_up
+         *     * `emoji_clap` - emoji_clap
+         *     * `emoji_thinking` - emoji_thinking
+         *     * `emoji_surprised` - emoji_surprised
+         *     * `emoji_sad` - emoji_sad
+         *     * `emoji_heart` - emoji_heart
+         *     * `emoji_fire` - emoji_fire
+         * @enum {string}
+         */
+        PhraseEnum: "hello" | "good_luck" | "have_fun" | "nice_move" | "well_played" | "thanks" | "sorry" | "oops" | "one_moment" | "hurry_up" | "good_game" | "rematch" | "bye" | "emoji_smile" | "emoji_laugh" | "emoji_thumbs_up" | "emoji_clap" | "emoji_thinking" | "emoji_surprised" | "emoji_sad" | "emoji_heart" | "emoji_fire";
         PileView: {
             size: number;
             top: string | null;
@@ -1191,9 +1646,43 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        PlayerProfile: {
+            id: number;
+            display_name: string;
+            /** Format: date-time */
+            created_at: string;
+            record: components["schemas"]["PlayerRecord"];
+            /** @description The latest finished games (at most 50). */
+            games: components["schemas"]["ProfileGame"][];
+            you: components["schemas"]["ProfileRelation"];
+        };
+        PlayerRecord: {
+            /** @description Finished games. */
+            played: number;
+            won: number;
+            lost: number;
+            /** @description Games lost by conceding (among `lost`). */
+            conceded: number;
+        };
         PlayerRef: {
             id: number;
             display_name: string;
+        };
+        Presence: {
+            game: number;
+            window_seconds: number;
+            seats: components["schemas"]["PresenceSeat"][];
+        };
+        PresenceSeat: {
+            index: number;
+            team: number;
+            kind: components["schemas"]["KindEnum"];
+            player: components["schemas"]["PlayerRef"] | null;
+            bot_level: (components["schemas"]["BotLevelEnum"] | components["schemas"]["NullEnum"]) | null;
+            /** Format: date-time */
+            last_seen: string | null;
+            /** @description Seen within `window_seconds` (a live connection refreshes it); bots always. */
+            connected: boolean;
         };
         /**
          * @description * `classic` - classic
@@ -1230,12 +1719,53 @@ export interface components {
             /** @description Human-readable message. */
             message: string;
         };
+        ProfileGame: {
+            id: number;
+            preset: string;
+            players: number;
+            /** Format: date-time */
+            finished_at: string | null;
+            seat: number;
+            team: number;
+            winner_team: number | null;
+            result: components["schemas"]["ResultEnum"];
+            conceded: boolean;
+            /** @description The game's replay: GET this path. */
+            replay: string;
+        };
+        ProfileRelation: {
+            /** @description You blocked this player. */
+            blocked: boolean;
+            /** @description This player is among your favourites. */
+            favourite: boolean;
+        };
         /**
          * @description * `on_turn` - on_turn
          *     * `at_deal` - at_deal
          * @enum {string}
          */
         RedThreeRevealEnum: "on_turn" | "at_deal";
+        RelatedPlayer: {
+            id: number;
+            display_name: string;
+            /** Format: date-time */
+            since: string;
+        };
+        Relations: {
+            /** @description They cannot join tables you created or sit at. */
+            blocked: components["schemas"]["RelatedPlayer"][];
+            favourites: components["schemas"]["RelatedPlayer"][];
+        };
+        RematchStatus: {
+            /** @description The finished game. */
+            of_game: number;
+            /** @description Player ids who accepted. */
+            accepted_by: number[];
+            /** @description Player ids still to accept. */
+            waiting_for: number[];
+            /** @description The new game, once everyone accepted. */
+            game: number | null;
+        };
         ReplayEvent: {
             seq: number;
             /** @description The acting seat. */
@@ -1288,6 +1818,13 @@ export interface components {
             full_information: boolean;
             steps: components["schemas"]["ReplayStep"][];
         };
+        /**
+         * @description * `won` - won
+         *     * `lost` - lost
+         *     * `drawn` - drawn
+         * @enum {string}
+         */
+        ResultEnum: "won" | "lost" | "drawn";
         Rules: {
             rules_version: string;
             /** @description Each preset's complete options, by name. */
@@ -1338,12 +1875,113 @@ export interface components {
          * @enum {string}
          */
         SourceEnum: "player" | "bot" | "timer" | "system";
+        SpectatorView: {
+            game: number;
+            status: components["schemas"]["GameStatusEnum"];
+            /** @description The version shown (live minus the delay). */
+            version: number;
+            live_version: number;
+            spectator_delay: number;
+            seats: components["schemas"]["Seat"][];
+            winner_team: number | null;
+            /** @description No hand: a spectator's view. */
+            state: components["schemas"]["TableView"] | null;
+        };
         /**
          * @description * `end_round` - end_round
          *     * `play_on` - play_on
          * @enum {string}
          */
         StockExhaustedEnum: "end_round" | "play_on";
+        /**
+         * @description A table happening (not a card move): chat, a concession, rematch news, a settings
+         *     change. Kinds and their `data`: `chat` (phrase, text), `conceded` (team, winner_team,
+         *     version), `rematch_accepted` (-), `rematch_created` (game: the new game's id),
+         *     `settings_changed` (the changed settings).
+         */
+        TableEvent: {
+            /** @description Numbered 1, 2, ... per game, apart from moves. */
+            seq: number;
+            kind: components["schemas"]["TableEventKindEnum"];
+            seat: number | null;
+            player: components["schemas"]["PlayerRef"] | null;
+            data: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            created_at: string;
+        };
+        /**
+         * @description * `chat` - Chat
+         *     * `conceded` - Conceded
+         *     * `rematch_accepted` - Rematch Accepted
+         *     * `rematch_created` - Rematch Created
+         *     * `settings_changed` - Settings Changed
+         * @enum {string}
+         */
+        TableEventKindEnum: "chat" | "conceded" | "rematch_accepted" | "rematch_created" | "settings_changed";
+        TableEventList: {
+            game: number;
+            /** @description Ask again with `after` = this. */
+            table_seq: number;
+            events: components["schemas"]["TableEvent"][];
+            has_more: boolean;
+        };
+        /**
+         * @description An RFC 9457 problem document from an at-the-table endpoint. Switch on `code`:
+         *
+         *     | code | status | meaning |
+         *     | --- | --- | --- |
+         *     | `invalid_request` | 400 | The request failed validation; see `errors`. |
+         *     | `not_authenticated` | 401 | No token: send `Authorization: Token <token>`. |
+         *     | `not_found` | 404 | No such game (or a private game you are not at). |
+         *     | `not_seated` | 403 | You do not occupy a seat at this table. |
+         *     | `not_game_creator` | 403 | Only the table's creator may do this. |
+         *     | `invalid_seat` | 400 | There is no seat with that number. |
+         *     | `game_not_active` | 409 | The game is not being played. |
+         *     | `game_already_started` | 409 | The game has started: this can no longer change. |
+         *     | `game_over` | 422 | The game is over. |
+         *     | `table_talk_off` | 403 | This is a 'no table talk' game: quick chat is off. |
+         *     | `chat_phrase_unknown` | 400 | Quick chat takes a phrase id from the fixed list (GET .../chat/phrases/). |
+         *     | `chat_rate_limited` | 429 | Too many chat messages: wait a moment. |
+         *     | `game_not_finished` | 409 | A rematch can be asked for only once the game is over. |
+         *     | `player_blocked` | 403 | A player at this table has blocked you: you cannot join it. |
+         *     | `spectator_delay_invalid` | 400 | The spectator delay is 0 to 40 moves. |
+         *     | `player_not_found` | 404 | There is no such player. |
+         *     | `relation_self` | 400 | You cannot block or favour yourself. |
+         */
+        TableProblem: {
+            /** @description URI identifying the problem type: `urn:canasta:problem:<code>`. */
+            type: string;
+            /** @description Short summary of the problem type. */
+            title: string;
+            /** @description The HTTP status code. */
+            status: number;
+            /** @description Explanation specific to this occurrence. */
+            detail: string;
+            /** @description Stable snake_case error code, e.g. `not_found`. */
+            code: string;
+            /** @description The request path this problem occurred on. */
+            instance?: string;
+            /** @description Field errors (only for code `invalid_request`). */
+            errors?: components["schemas"]["ProblemFieldError"][];
+            /** @description Seconds to wait (only for code `throttled`). */
+            retry_after?: number | null;
+        };
+        TableSettings: {
+            game: number;
+            /** @description False: a 'no table talk' game, no chat. */
+            table_talk: boolean;
+            /** @description Spectators see this many moves late. */
+            spectator_delay: number;
+            rematch_of: number | null;
+            conceded_seat: number | null;
+            conceded_team: number | null;
+            /** @description The seq of the last table event. */
+            table_seq: number;
+            /** @description Seats whose chat you muted. */
+            muted_seats: number[];
+        };
         /**
          * @description The table as one seat (or a spectator) may see it: your hand, every other hand as a
          *     count, the stock as a count, the pile's top card.
@@ -1411,6 +2049,28 @@ export interface components {
          * @enum {string}
          */
         TimeoutOutcomeEnum: "bot" | "abandon";
+        TimerDetail: {
+            game: number;
+            version: number;
+            timer: components["schemas"]["TurnTimer"];
+            /** @description The timer's log, oldest first. */
+            events: components["schemas"]["TimerEvent"][];
+            has_more: boolean;
+        };
+        TimerEvent: {
+            seq: number;
+            /** @description One of: turn_timed_out, seat_handed_to_bot, seat_returned, game_abandoned, timer_off_proposed, timer_off_accepted, timer_off_declined, timer_turned_off. */
+            type: string;
+            seat: number | null;
+            /** @description The game's version when it happened. */
+            at_version: number;
+            /** @description For `turn_timed_out`: deadline, via (task, sweep or request), consecutive, events (first and last seq of the moves the timer played). */
+            payload: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            created_at: string;
+        };
         TimerOffProposal: {
             /** @description The seat that proposed it. */
             proposed_by: number;
@@ -1490,6 +2150,34 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    chat_phrases: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatPhrase"][];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+        };
+    };
     games_list: {
         parameters: {
             query?: {
@@ -1681,7 +2369,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Not allowed: e.g. `not_seated`, `not_your_turn`, `not_game_creator`, `join_code_invalid`. */
+            /** @description Not allowed: e.g. `not_seated`, `not_your_turn`, `not_game_creator`, `join_code_invalid`, `player_blocked` (someone at the table blocked you). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1719,6 +2407,197 @@ export interface operations {
             };
         };
     };
+    games_chat_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatSendRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableEvent"];
+                };
+            };
+            /** @description Bad request: `invalid_request`, `invalid_seat`, `chat_phrase_unknown`, `spectator_delay_invalid`, `relation_self`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description Not allowed: `not_seated`, `not_game_creator`, `table_talk_off`, `player_blocked`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description `chat_rate_limited`: too many chat messages; see `retry_after` (seconds). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+        };
+    };
+    games_chat_mute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatMuteRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatMuted"];
+                };
+            };
+            /** @description Bad request: `invalid_request`, `invalid_seat`, `chat_phrase_unknown`, `spectator_delay_invalid`, `relation_self`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+        };
+    };
+    games_concede: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameDetail"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description Not allowed: `not_seated`, `not_game_creator`, `table_talk_off`, `player_blocked`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description Conflict with the game's state: `game_not_active`, `game_already_started`, `game_not_finished`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description `game_over`: the game is already over. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+        };
+    };
     games_events_list: {
         parameters: {
             query?: {
@@ -1726,6 +2605,8 @@ export interface operations {
                 after?: number;
                 /** @description At most this many (200, max 500). */
                 limit?: number;
+                /** @description Long-poll: wait up to this many seconds (0 to 30; 0, the default, answers at once). */
+                wait?: number;
             };
             header?: never;
             path: {
@@ -1922,7 +2803,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Not allowed: e.g. `not_seated`, `not_your_turn`, `not_game_creator`, `join_code_invalid`. */
+            /** @description Not allowed: e.g. `not_seated`, `not_your_turn`, `not_game_creator`, `join_code_invalid`, `player_blocked` (someone at the table blocked you). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1980,7 +2861,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Not allowed: e.g. `not_seated`, `not_your_turn`, `not_game_creator`, `join_code_invalid`. */
+            /** @description Not allowed: e.g. `not_seated`, `not_your_turn`, `not_game_creator`, `join_code_invalid`, `player_blocked` (someone at the table blocked you). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2005,6 +2886,184 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+        };
+    };
+    games_presence_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Presence"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+        };
+    };
+    games_presence_touch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Presence"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+        };
+    };
+    games_rematch_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RematchStatus"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+        };
+    };
+    games_rematch_accept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RematchStatus"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description Not allowed: `not_seated`, `not_game_creator`, `table_talk_off`, `player_blocked`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description Conflict with the game's state: `game_not_active`, `game_already_started`, `game_not_finished`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
                 };
             };
         };
@@ -2159,6 +3218,46 @@ export interface operations {
             };
         };
     };
+    games_spectate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpectatorView"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+        };
+    };
     games_start: {
         parameters: {
             query?: never;
@@ -2201,7 +3300,454 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Not allowed: e.g. `not_seated`, `not_your_turn`, `not_game_creator`, `join_code_invalid`. */
+            /** @description Not allowed: e.g. `not_seated`, `not_your_turn`, `not_game_creator`, `join_code_invalid`, `player_blocked` (someone at the table blocked you). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description `not_found`: no such game, or a private game you are not at. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description Conflict with the game's state: e.g. `stale_version` (with `current_version`), `game_not_active`, `game_already_started`, `seat_taken`, `game_full`, `seats_empty`, `already_seated`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+        };
+    };
+    games_stream: {
+        parameters: {
+            query?: {
+                /** @description Without an id: moves after this seq. */
+                after?: number;
+                format?: "json" | "sse";
+                /** @description The same as the header, for clients that cannot set headers. */
+                last_event_id?: string;
+                /** @description Without an id: table events after this seq. */
+                table_after?: number;
+                /** @description Close the stream after this many seconds (default 300, at most 3600). */
+                timeout?: number;
+            };
+            header?: {
+                /** @description The id of the last event you received (`<move seq>-<table seq>`); the stream resumes after it. */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Bad request: `invalid_request` (see `errors`), `malformed_body`, or an engine code such as `invalid_action` / `invalid_option`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description `not_found`: no such game, or a private game you are not at. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+        };
+    };
+    games_table_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableSettings"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+        };
+    };
+    games_table_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedTableSettingsUpdateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableSettings"];
+                };
+            };
+            /** @description Bad request: `invalid_request`, `invalid_seat`, `chat_phrase_unknown`, `spectator_delay_invalid`, `relation_self`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description Not allowed: `not_seated`, `not_game_creator`, `table_talk_off`, `player_blocked`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description Conflict with the game's state: `game_not_active`, `game_already_started`, `game_not_finished`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+        };
+    };
+    games_table_events_list: {
+        parameters: {
+            query?: {
+                /** @description Events after this table seq (0). */
+                after?: number;
+                /** @description At most this many (200, max 500). */
+                limit?: number;
+                /** @description Long-poll: wait up to S seconds. */
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableEventList"];
+                };
+            };
+            /** @description Bad request: `invalid_request`, `invalid_seat`, `chat_phrase_unknown`, `spectator_delay_invalid`, `relation_self`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+        };
+    };
+    games_timer_retrieve: {
+        parameters: {
+            query?: {
+                /** @description Log entries after this seq (0). */
+                after?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimerDetail"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description `not_found`: no such game, or a private game you are not at. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+        };
+    };
+    games_timer_off_accept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimerDetail"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description Not allowed: e.g. `not_seated`, `not_your_turn`, `not_game_creator`, `join_code_invalid`, `player_blocked` (someone at the table blocked you). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description `not_found`: no such game, or a private game you are not at. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description Conflict with the game's state: e.g. `stale_version` (with `current_version`), `game_not_active`, `game_already_started`, `seat_taken`, `game_full`, `seats_empty`, `already_seated`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+        };
+    };
+    games_timer_off_decline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimerDetail"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description Not allowed: e.g. `not_seated`, `not_your_turn`, `not_game_creator`, `join_code_invalid`, `player_blocked` (someone at the table blocked you). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description `not_found`: no such game, or a private game you are not at. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description Conflict with the game's state: e.g. `stale_version` (with `current_version`), `game_not_active`, `game_already_started`, `seat_taken`, `game_full`, `seats_empty`, `already_seated`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+        };
+    };
+    games_timer_off_propose: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimerDetail"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description Not allowed: e.g. `not_seated`, `not_your_turn`, `not_game_creator`, `join_code_invalid`, `player_blocked` (someone at the table blocked you). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2315,6 +3861,15 @@ export interface operations {
             };
             /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description Not allowed: e.g. `not_seated`, `not_your_turn`, `not_game_creator`, `join_code_invalid`, `player_blocked` (someone at the table blocked you). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2461,6 +4016,46 @@ export interface operations {
             };
         };
     };
+    players_profile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Player id */
+                player_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerProfile"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+        };
+    };
     players_me: {
         parameters: {
             query?: never;
@@ -2485,6 +4080,230 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+        };
+    };
+    players_block_add: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Player id */
+                player_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Relations"];
+                };
+            };
+            /** @description Bad request: `invalid_request`, `invalid_seat`, `chat_phrase_unknown`, `spectator_delay_invalid`, `relation_self`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+        };
+    };
+    players_block_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Player id */
+                player_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Relations"];
+                };
+            };
+            /** @description Bad request: `invalid_request`, `invalid_seat`, `chat_phrase_unknown`, `spectator_delay_invalid`, `relation_self`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+        };
+    };
+    players_favourite_add: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Player id */
+                player_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Relations"];
+                };
+            };
+            /** @description Bad request: `invalid_request`, `invalid_seat`, `chat_phrase_unknown`, `spectator_delay_invalid`, `relation_self`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+        };
+    };
+    players_favourite_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Player id */
+                player_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Relations"];
+                };
+            };
+            /** @description Bad request: `invalid_request`, `invalid_seat`, `chat_phrase_unknown`, `spectator_delay_invalid`, `relation_self`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+        };
+    };
+    players_relations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Relations"];
+                };
+            };
+            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
                 };
             };
         };

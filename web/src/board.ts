@@ -104,7 +104,7 @@ function meldEl(team: number, meld: BoardMeld, handlers: BoardHandlers, own: boo
     h(
       "span",
       { class: "meld-info" },
-      `${meld.cards.length}`,
+      `${meld.rank === "W" ? "wild" : meld.rank} ×${meld.cards.length}`,
       meld.canasta ? h("b", {}, meld.canasta === "natural" ? " natural canasta" : " mixed canasta") : "",
     ),
   );

@@ -195,10 +195,10 @@ export class GameScreen {
 
   private async refresh(): Promise<void> {
     try {
-      const before = this.game?.version;
+      const before = signature(this.game);
       this.game = await api.game(this.id);
       this.syncTimer();
-      if (this.game.version !== before) {
+      if (signature(this.game) !== before) {
         await this.pullEvents(false);
         this.pruneSelection();
         this.render();
@@ -749,6 +749,11 @@ export class GameScreen {
         : "",
     );
   }
+}
+
+/** What a re-render depends on besides the moves (seats fill up in the lobby, status). */
+function signature(g: GameDetail | null): string {
+  return g ? `${g.version}|${g.status}|${JSON.stringify(g.seats)}` : "";
 }
 
 function clock(seconds: number): string {
