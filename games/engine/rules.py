@@ -793,25 +793,32 @@ def _out_plan(
             stuck_rank = rank
     if stuck > (0 if st.no_discard else 1):
         return None
-    have = canasta_count(melds)
     need = opts.canastas_to_go_out
-    if have < need:
-        possible = 0
-        for rank in range(1, 12):
-            existing = melds.get(rank)
-            n = counts[rank]
-            if existing is None:
-                if n >= 2 and n + min(wilds, wild_cap(opts, n)) >= CANASTA_SIZE:
-                    possible += 1
-            elif len(existing) < CANASTA_SIZE:
-                e_wild = sum(1 for c in existing if IS_WILD[c])
-                room = wild_cap(opts, len(existing) - e_wild + n) - e_wild
-                if len(existing) + n + min(wilds, max(room, 0)) >= CANASTA_SIZE:
-                    possible += 1
-        if opts.wild_canasta:
-            wild_meld = melds.get(WILD_RANK, [])
-            if len(wild_meld) < CANASTA_SIZE <= len(wild_meld) + wilds:
+    have = possible = 0
+    for rank, existing in melds.items():
+        size = len(existing)
+        if size >= CANASTA_SIZE:
+            have += 1
+        elif rank == WILD_RANK:
+            if size + wilds >= CANASTA_SIZE:
                 possible += 1
+        elif rank != THREE and size + counts[rank] + wilds >= CANASTA_SIZE:
+            e_wild = 0
+            for c in existing:
+                if is_wild[c]:
+                    e_wild += 1
+            n = counts[rank]
+            room = wild_cap(opts, size - e_wild + n) - e_wild
+            if size + n + min(wilds, max(room, 0)) >= CANASTA_SIZE:
+                possible += 1
+    if have < need:
+        for rank in range(1, 12):
+            n = counts[rank]
+            if n >= 2 and n + wilds >= CANASTA_SIZE and rank not in melds:
+                if n + min(wilds, wild_cap(opts, n)) >= CANASTA_SIZE:
+                    possible += 1
+        if opts.wild_canasta and WILD_RANK not in melds and wilds >= CANASTA_SIZE:
+            possible += 1
         if have + possible < need:
             return None
     choices: list[int | None] = [] if stuck else [None]
