@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
@@ -410,15 +410,20 @@ def game_action_apply(
             apply(state, parsed, events)
         except EngineError as exc:
             raise errors.engine_error(exc) from None
-        event = GameEvent.objects.create(
-            game=game,
-            seq=game.version + 1,
-            seat=seat,
-            type=parsed.type,
-            source=source,
-            payload=action_to_dict(parsed),
-            effects=effects_to_json(events),
-        )
+        try:
+            with transaction.atomic():  # unique (game, seq): a backstop behind the row lock
+                event = GameEvent.objects.create(
+                    game=game,
+                    seq=game.version + 1,
+                    seat=seat,
+                    type=parsed.type,
+                    source=source,
+                    payload=action_to_dict(parsed),
+                    effects=effects_to_json(events),
+                )
+        except IntegrityError:
+            latest = GameEvent.objects.filter(game=game).order_by("-seq").first()
+            raise errors.StaleVersion(latest.seq if latest else game.version) from None
         game.version = event.seq
         if state.game_over:
             game.status = GameStatus.FINISHED
@@ -430,14 +435,20 @@ def game_action_apply(
         if player is not None:
             result.body = action_response_build(game=game, event=event, player=player)
             if idempotency_key:
-                IdempotencyRecord.objects.create(
-                    player=player,
-                    game=game,
-                    key=idempotency_key,
-                    request_hash=fingerprint,
-                    response_status=result.status,
-                    response_body=result.body,
-                )
+                try:
+                    with transaction.atomic():
+                        IdempotencyRecord.objects.create(
+                            player=player,
+                            game=game,
+                            key=idempotency_key,
+                            request_hash=fingerprint,
+                            response_status=result.status,
+                            response_body=result.body,
+                        )
+                except IntegrityError:
+                    # The same key was just used for another game (whose row lock we do not
+                    # hold): that request owns the key, and this one is not applied.
+                    raise errors.IdempotencyKeyReused() from None
         _bot_turn_register(game, seats)
     return result
 

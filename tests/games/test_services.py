@@ -181,3 +181,15 @@ def test_with_a_broker_the_bot_task_is_sent_after_commit(broker_mode: None) -> N
             game_start(game_id=game.pk, player=ada)
             assert sent == []  # not before the commit
         assert sent == [(game.pk, 1)]
+
+
+@pytest.mark.django_db
+def test_a_taken_seq_is_refused_as_stale_not_a_crash() -> None:
+    """Behind the row lock, unique (game, seq) is the backstop: a clash reads as stale."""
+    game = _two_humans()
+    GameEvent.objects.create(game=game, seq=2, seat=0, type="draw", payload={"type": "draw"})
+    with pytest.raises(ServiceError) as clash:
+        game_action_apply(game_id=game.pk, seat=0, action={"type": "draw"}, expected_version=1)
+    assert (clash.value.code, clash.value.extra) == ("stale_version", {"current_version": 2})
+    game.refresh_from_db()
+    assert game.version == 1
