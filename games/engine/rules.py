@@ -814,9 +814,8 @@ def _out_plan(
     if have < need:
         for rank in range(1, 12):
             n = counts[rank]
-            if n >= 2 and n + wilds >= CANASTA_SIZE and rank not in melds:
-                if n + min(wilds, wild_cap(opts, n)) >= CANASTA_SIZE:
-                    possible += 1
+            if n >= 2 and rank not in melds and n + min(wilds, wild_cap(opts, n)) >= CANASTA_SIZE:
+                possible += 1
         if opts.wild_canasta and WILD_RANK not in melds and wilds >= CANASTA_SIZE:
             possible += 1
         if have + possible < need:
