@@ -100,4 +100,7 @@ PROBLEMS = {
         current_version=12,
     ),
     422: _problem(422, "pile_frozen", "The pile is frozen: take it with a natural pair."),
+    429: _problem(
+        429, "throttled", "Request was throttled. Expected available in 12 seconds.", retry_after=12
+    ),
 }

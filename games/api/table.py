@@ -353,6 +353,8 @@ class TableSettingsApi(APIView):
 
 
 class ChatSendApi(APIView):
+    throttle_scope = "chat"
+
     @extend_schema(
         operation_id="games_chat_create",
         tags=["table"],

@@ -57,6 +57,7 @@ _PROBLEM_TEXT = {
     "`already_seated`.",
     422: "A rule refuses it: an engine code such as `wrong_phase` or `meld_too_small`, "
     "`game_over`, or `idempotency_key_reused`.",
+    429: "Too many requests (`throttled`): see `retry_after` and the Retry-After header.",
 }
 
 
@@ -101,7 +102,7 @@ class PlayerCreateApi(APIView):
         summary="Sign up as a guest",
         description="Creates a player with a display name and returns its API token.",
         request=PlayerCreateSerializer,
-        responses={201: PlayerCreatedSerializer, **problems(400)},
+        responses={201: PlayerCreatedSerializer, **problems(400, 429)},
         examples=[examples.PLAYER_CREATE, examples.PLAYER_CREATED],
         auth=[],
     )
@@ -370,7 +371,7 @@ class GameActionCreateApi(APIView):
                 ActionResultSerializer,
                 description="Applied (or the replay of the first response to this key).",
             ),
-            **problems(400, 401, 403, 404, 409, 422),
+            **problems(400, 401, 403, 404, 409, 422, 429),
         },
         examples=examples.ACTIONS,
     )
