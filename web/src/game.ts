@@ -4,6 +4,7 @@ import {
   type Action,
   ApiError,
   type ChatPhrase,
+  forget,
   api,
   type GameDetail,
   type GameEvent,
@@ -13,8 +14,9 @@ import {
   type TableView,
 } from "./api";
 import { renderBoard, tableModel } from "./board";
-import { cardEl, isBlackThree, isWild, labels, meldRankOf, rankOf, removeCards, sortCards } from "./cards";
+import { cardEl, labels, removeCards, sortCards } from "./cards";
 import { clear, h } from "./dom";
+import { autoGroups, pileTake, stagedGroups } from "./play";
 import { describe, seatName } from "./replay";
 
 const POLL_MS = 1500;
@@ -36,26 +38,6 @@ interface Message {
   kind: "error" | "info";
   text: string;
   code?: string;
-}
-
-/** Split a selection into meld groups: naturals by rank, wild cards added where needed. */
-export function autoGroups(cards: string[]): MeldGroup[] {
-  const byRank = new Map<string, string[]>();
-  const wilds: string[] = [];
-  for (const c of cards) {
-    if (isWild(c)) wilds.push(c);
-    else {
-      const r = isBlackThree(c) ? "3" : rankOf(c);
-      byRank.set(r, [...(byRank.get(r) ?? []), c]);
-    }
-  }
-  const groups = [...byRank.entries()].map(([rank, cs]) => ({ rank, cards: cs }));
-  if (groups.length === 0) return wilds.length ? [{ cards: wilds }] : [];
-  for (const w of wilds) {
-    const short = groups.find((g) => g.cards.length < 3) ?? groups[0];
-    short.cards.push(w);
-  }
-  return groups;
 }
 
 function actionText(a: Action): string {
@@ -297,10 +279,7 @@ export class GameScreen {
   };
 
   private meld = () => {
-    const groups: MeldGroup[] = [
-      ...this.staged.map((g) => autoGroups(g)[0] ?? { cards: g }),
-      ...autoGroups(this.selectedCards()),
-    ];
+    const groups: MeldGroup[] = [...stagedGroups(this.staged), ...autoGroups(this.selectedCards())];
     if (!groups.length) {
       this.message = { kind: "info", text: "Select the cards to meld first." };
       this.render();
@@ -316,34 +295,19 @@ export class GameScreen {
       this.render();
       return;
     }
-    const staged = this.staged.map((g) => autoGroups(g)[0] ?? { cards: g });
-    void this.act({ type: "meld", melds: [...staged, { rank, cards }] });
+    void this.act({ type: "meld", melds: [...stagedGroups(this.staged), { rank, cards }] });
   };
 
   private takePile = () => {
     const top = this.state?.pile.top;
-    const cards = this.selectedCards();
     if (!top) return;
+    const cards = this.selectedCards();
     if (!cards.length && !this.staged.length) {
       const suggestion = this.legal("take_pile")[0];
       if (suggestion) void this.act(suggestion);
       return;
     }
-    // The selection's cards of the top card's rank (and wild cards, if needed) go with the top
-    // card; everything else selected or staged is melded alongside (for the initial minimum).
-    const rank = meldRankOf(top);
-    const same = cards.filter((c) => !isWild(c) && rankOf(c) === rank);
-    let rest = removeCards(cards, same);
-    const withTop = [...same];
-    if (same.length < 2) {
-      const wild = rest.find(isWild);
-      if (wild && same.length === 1) {
-        withTop.push(wild);
-        rest = removeCards(rest, [wild]);
-      }
-    }
-    const melds = [...this.staged.map((g) => autoGroups(g)[0] ?? { cards: g }), ...autoGroups(rest)];
-    void this.act({ type: "take_pile", cards: withTop, melds });
+    void this.act(pileTake(top, cards, this.staged));
   };
 
   private stage = () => {
@@ -376,6 +340,11 @@ export class GameScreen {
   }
 
   private fail(err: unknown): void {
+    if (err instanceof ApiError && err.status === 401) {
+      forget(); // the token is no longer valid (for example a new database): sign up again
+      location.reload();
+      return;
+    }
     clear(this.root);
     const text = err instanceof ApiError ? err.problem.detail : String(err);
     this.root.append(
@@ -650,10 +619,18 @@ export class GameScreen {
         el.setAttribute("role", "button");
         el.tabIndex = 0;
         el.dataset.testid = `hand-card`;
+        el.setAttribute("aria-pressed", String(this.selected.has(i)));
         el.onclick = () => {
           if (this.selected.has(i)) this.selected.delete(i);
           else this.selected.add(i);
           this.render();
+          this.root.querySelectorAll<HTMLElement>("[data-testid=hand-card]")[i]?.focus({ preventScroll: true });
+        };
+        el.onkeydown = (e: KeyboardEvent) => {
+          if (e.key === "Enter" || e.key === " ") {
+            e.preventDefault();
+            el.click();
+          }
         };
         return el;
       }),
