@@ -7,7 +7,7 @@ level     policy                                      budget
 ========  ==========================================  ============================
 easy      heuristic with 35% random legal moves       -
 medium    heuristic                                   -
-hard      ismcts (determinised search, heuristic      0.6 s per searched decision
+hard      ismcts (determinised search, heuristic      0.8 s per searched decision
           rollouts)
 ========  ==========================================  ============================
 """
@@ -20,7 +20,7 @@ from .ismcts import IsmctsPolicy
 from .observation import Observation, determinise, observation_from_state, observe, own_state
 
 LEVELS: dict[str, str] = {"easy": "easy", "medium": "heuristic", "hard": "ismcts"}
-HARD_BUDGET = 0.6  # seconds per searched decision at the ``hard`` level
+HARD_BUDGET = 0.8  # seconds per searched decision at the ``hard`` level
 EASY_EPSILON = 0.35
 ISMCTS_SETTINGS = ("confidence", "base_bonus", "max_candidates", "max_plies", "time_budget")
 POLICY_NAMES = ("random", "heuristic", "ismcts", "easy", "medium", "hard")

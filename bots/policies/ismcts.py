@@ -102,7 +102,7 @@ class IsmctsPolicy:
         max_candidates: int = 5,
         max_plies: int = 80,
         base_bonus: float = 5.0,
-        confidence: float = 1.0,
+        confidence: float = 2.0,
         params: HeuristicParams = DEFAULT_PARAMS,
     ) -> None:
         self.rng = random.Random(seed)
