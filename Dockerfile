@@ -27,4 +27,4 @@ RUN pip install --no-deps . \
 USER canasta
 EXPOSE 8000
 
-CMD ["gunicorn", "canasta_service.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]
+CMD ["gunicorn", "canasta_service.asgi:application", "-k", "uvicorn_worker.UvicornWorker", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]

@@ -550,13 +550,17 @@ def live_batch_get(*, game_id: int, player: Player | None, cursor: Cursor) -> Li
 
 # ============================================================================== presence
 def _presence_write(game: Game, player: Player, now: dt.datetime) -> None:
-    updated = SeatPresence.objects.filter(
-        game=game,
-        player=player,
-        last_seen__lt=now - dt.timedelta(seconds=PRESENCE_WRITE_SECONDS),
-    ).update(last_seen=now)
-    if not updated:
+    """Record ``now`` as ``player``'s last sighting, writing at most every few seconds (a
+    read is enough while the row is fresh)."""
+    last = (
+        SeatPresence.objects.filter(game=game, player=player)
+        .values_list("last_seen", flat=True)
+        .first()
+    )
+    if last is None:
         SeatPresence.objects.get_or_create(game=game, player=player, defaults={"last_seen": now})
+    elif (now - last).total_seconds() >= PRESENCE_WRITE_SECONDS:
+        SeatPresence.objects.filter(game=game, player=player).update(last_seen=now)
 
 
 def presence_touch(*, game: Game, player: Player) -> None:

@@ -50,7 +50,7 @@ _PROBLEM_TEXT = {
     "such as `invalid_action` / `invalid_option`.",
     401: "No or wrong token: `not_authenticated`, `authentication_failed`.",
     403: "Not allowed: e.g. `not_seated`, `not_your_turn`, `not_game_creator`, "
-    "`join_code_invalid`.",
+    "`join_code_invalid`, `player_blocked` (someone at the table blocked you).",
     404: "`not_found`: no such game, or a private game you are not at.",
     409: "Conflict with the game's state: e.g. `stale_version` (with `current_version`), "
     "`game_not_active`, `game_already_started`, `seat_taken`, `game_full`, `seats_empty`, "
@@ -290,7 +290,7 @@ class GameJoinByCodeApi(APIView):
             OpenApiParameter("join_code", str, OpenApiParameter.PATH, description="Join code")
         ],
         request=GameJoinByCodeSerializer,
-        responses={200: GameDetailSerializer, **problems(400, 401, 404, 409)},
+        responses={200: GameDetailSerializer, **problems(400, 401, 403, 404, 409)},
     )
     def post(self, request: Request, join_code: str) -> Response:
         data = GameJoinByCodeSerializer(data=request.data)
