@@ -50,6 +50,7 @@ from games.models import (
     Game,
     GameEvent,
     GameStatus,
+    GameTable,
     Meld,
     Player,
     RoundScore,
@@ -650,10 +651,47 @@ def _dict_diff(stored: dict[str, Any], rebuilt: dict[str, Any]) -> list[str]:
     return sorted(k for k in set(stored) | set(rebuilt) if stored.get(k) != rebuilt.get(k))
 
 
+def _ending_problems(game: Game, state: GameState) -> list[str]:
+    """Status, seat to act and winner against the log. A game may also end off the log: by a
+    concession (recorded on its GameTable: the conceding team loses) or abandoned by timeouts."""
+    conceded = (
+        GameTable.objects.filter(game=game, conceded_seat__isnull=False)
+        .values_list("conceded_team", flat=True)
+        .first()
+    )
+    if conceded is not None and not state.game_over:
+        problems = []
+        if game.status != GameStatus.FINISHED or game.to_act is not None:
+            problems.append(f"a conceded game is {game.status} with seat {game.to_act} to act")
+        if game.winner_team is None or game.winner_team == conceded:
+            problems.append(f"team {conceded} conceded, yet the winner is {game.winner_team}")
+        return problems
+    problems = []
+    status = GameStatus.FINISHED if state.game_over else GameStatus.ACTIVE
+    if game.status != status and game.status != GameStatus.ABANDONED:
+        problems.append(f"status is {game.status}, the log says {status}")
+    to_act = None if state.game_over else state.to_act
+    if game.to_act != to_act:
+        problems.append(f"to_act is {game.to_act}, the log says {to_act}")
+    if game.winner_team != state.winner:
+        problems.append(f"winner_team is {game.winner_team}, the log says {state.winner}")
+    return problems
+
+
 def game_verify(game: Game) -> VerifyReport:
     """Rebuild ``game`` from its log through the engine and compare with what is stored: the
     events' recorded effects, the snapshot, status / to_act / winner, the Meld projection, the
-    RoundScore rows, and the seed commitments. Every disagreement is one line of ``problems``."""
+    RoundScore rows, and the seed commitments. Every disagreement is one line of ``problems``.
+
+    Reads under the game's row lock, so a game being played is seen between two moves."""
+    with transaction.atomic():
+        locked = Game.objects.select_for_update().filter(pk=game.pk).first()
+        if locked is None:
+            return VerifyReport(game.pk, 0, 0.0, ["the game no longer exists"])
+        return _game_verify(locked)
+
+
+def _game_verify(game: Game) -> VerifyReport:
     started = time.perf_counter()
     problems: list[str] = []
     entries = entries_of(game)
@@ -686,14 +724,7 @@ def game_verify(game: Game) -> VerifyReport:
     diff = _dict_diff(game.snapshot or {}, rebuilt)
     if diff:
         problems.append(f"snapshot differs from the log's state in {', '.join(diff)}")
-    status = GameStatus.FINISHED if state.game_over else GameStatus.ACTIVE
-    if game.status != status and game.status != GameStatus.ABANDONED:
-        problems.append(f"status is {game.status}, the log says {status}")
-    to_act = None if state.game_over else state.to_act
-    if game.to_act != to_act:
-        problems.append(f"to_act is {game.to_act}, the log says {to_act}")
-    if game.winner_team != state.winner:
-        problems.append(f"winner_team is {game.winner_team}, the log says {state.winner}")
+    problems += _ending_problems(game, state)
     stored_melds = sorted(
         (m.team, m.rank, list(m.cards), m.natural_count, m.wild_count, m.is_canasta)
         for m in Meld.objects.filter(game=game)

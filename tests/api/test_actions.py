@@ -109,7 +109,9 @@ def test_actions_before_the_start_are_409(ada: PlayerClient) -> None:
     problem(ada.act(424242, {"type": "draw"}, 0), 404, "not_found")
 
 
-def test_actions_after_the_end_are_422(ada: PlayerClient, table: int) -> None:
+def test_actions_after_the_end_are_422(
+    ada: PlayerClient, table: int, replay_unverified: None
+) -> None:
     Game.objects.filter(pk=table).update(status="finished")
     problem(ada.act(table, {"type": "draw"}, 1), 422, "game_over")
 

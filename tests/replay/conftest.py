@@ -67,8 +67,10 @@ def started_game(
     options: dict[str, Any] | None = None,
     seat: int | None = 0,
     is_public: bool = True,
+    seed: str | None = None,
 ) -> Game:
-    """A started game: ``creator`` at ``seat`` (None: spectating), every other seat a bot."""
+    """A started game: ``creator`` at ``seat`` (None: spectating), every other seat a bot;
+    ``seed`` replaces the random seed before the deal."""
     opts = options if options is not None else {"target_score": 1000}
     players = int(opts.get("players") or {"two_player": 2, "three_player": 3}.get(preset, 4))
     bots = [services.BotSeatSpec(seat=i) for i in range(players) if i != seat]
@@ -81,6 +83,8 @@ def started_game(
         spectate=seat is None,
         is_public=is_public,
     )
+    if seed is not None:
+        Game.objects.filter(pk=game.pk).update(seed=seed)
     return services.game_start(game_id=game.pk, player=creator)
 
 
