@@ -64,6 +64,7 @@ from games.services import (
     effects_to_json,
     rules_version_check,
 )
+from games.table import spectator_horizon
 
 EXPORT_FORMAT = "canasta-game"
 EXPORT_FORMAT_VERSION = 1
@@ -194,17 +195,18 @@ def game_replay_get(*, game: Game, player: Player | None, at: int | None = None)
     once it is finished, every hand (``hands``) at every step.
     """
     _started(game)
-    at = game.version if at is None else at
-    if not 1 <= at <= game.version:
-        raise errors.ReplayStepOutOfRange(at, game.version)
     viewer = viewer_seat_get(game=game, player=player)
+    horizon = spectator_horizon(game, viewer)  # a delayed spectator sees the game late
+    at = horizon if at is None else at
+    if not 1 <= at <= horizon:
+        raise errors.ReplayStepOutOfRange(at, horizon)
     full = game.status == GameStatus.FINISHED
     state, step = game_state_at(game, at)
     entry = step.entry
     return {
         "game": game.pk,
         "at": at,
-        "version": game.version,
+        "version": horizon,
         "status": game.status,
         "viewer": viewer,
         "full_information": full,
@@ -225,9 +227,10 @@ def game_replay_steps(*, game: Game, player: Player | None) -> dict[str, Any]:
     """Every step of the log in one line each, for a timeline: who did what, as the requester
     saw it (everything once the game is finished). Read from the log; nothing is replayed."""
     viewer = viewer_seat_get(game=game, player=player)
+    horizon = spectator_horizon(game, viewer)
     full = game.status == GameStatus.FINISHED
     steps = []
-    for entry in entries_of(game):
+    for entry in entries_of(game, horizon):
         views = _event_for(entry, entry.effects or [], viewer, full)
         steps.append(
             {
@@ -240,7 +243,7 @@ def game_replay_steps(*, game: Game, player: Player | None) -> dict[str, Any]:
         )
     return {
         "game": game.pk,
-        "version": game.version,
+        "version": horizon,
         "status": game.status,
         "viewer": viewer,
         "full_information": full,
@@ -270,7 +273,10 @@ def game_export(*, game: Game, player: Player | None, full: bool = False) -> dic
     _started(game)
     viewer = viewer_seat_get(game=game, player=player)
     full = full or game.status == GameStatus.FINISHED
+    horizon = game.version if full else spectator_horizon(game, viewer)
     state = GameState.from_dict(game.snapshot) if game.snapshot else None
+    if horizon < game.version:
+        state = game_state_at(game, horizon)[0]
     events = [
         {
             "seq": e.seq,
@@ -280,7 +286,7 @@ def game_export(*, game: Game, player: Player | None, full: bool = False) -> dic
             "payload": e.payload,
             "effects": e.effects if full else _effects_for(e.effects, viewer),
         }
-        for e in game.events.order_by("seq")
+        for e in game.events.filter(seq__lte=horizon).order_by("seq")
     ]
     seats = [
         {
@@ -301,7 +307,7 @@ def game_export(*, game: Game, player: Player | None, full: bool = False) -> dic
         "options": game.options,
         "rules_version": game.rules_version,
         "status": game.status,
-        "version": game.version,
+        "version": horizon,
         "seed_commitment": seed_commitment(game.seed),
         "seed": game.seed if full else None,
         "viewer": viewer,
@@ -309,7 +315,7 @@ def game_export(*, game: Game, player: Player | None, full: bool = False) -> dic
         "seats": seats,
         "events": events,
         "final": {
-            "version": game.version,
+            "version": horizon,
             "status": game.status,
             "scores": state.scores if state else None,
             "winner_team": game.winner_team,
@@ -551,11 +557,14 @@ def _import_payload(entry: LogEntry, plan: ImportPlan, levels: list[str | None])
 
 
 # ============================================================================== fairness
-def game_fairness_get(*, game: Game) -> dict[str, Any]:
-    """The commitments published at each deal; once the game is finished, the revealed seed,
-    each round's seed and the check that they produce the dealt cards (``verify_deals``)."""
+def game_fairness_get(*, game: Game, player: Player | None = None) -> dict[str, Any]:
+    """The commitments published at each deal (to a delayed spectator, the deals it has seen);
+    once the game is finished, the revealed seed, each round's seed and the check that they
+    produce the dealt cards (``verify_deals``)."""
     _started(game)
-    effects = [e for row in game.events.order_by("seq").only("effects") for e in row.effects]
+    horizon = spectator_horizon(game, viewer_seat_get(game=game, player=player))
+    rows = game.events.filter(seq__lte=horizon).order_by("seq").only("effects")
+    effects = [e for row in rows for e in row.effects]
     deals = published_deals(effects)
     started = game.events.filter(seq=1).values_list("payload", flat=True).first() or {}
     published_commitment = started.get("seed_commitment") or seed_commitment(game.seed)

@@ -514,5 +514,6 @@ class GameFairnessApi(APIView):
         responses={200: FairnessSerializer, **problems(401, 404, 409, 422)},
     )
     def get(self, request: Request, game_id: int) -> Response:
-        game, _ = _game(request, game_id)
-        return Response(FairnessSerializer(replay.game_fairness_get(game=game)).data)
+        game, player = _game(request, game_id)
+        body = replay.game_fairness_get(game=game, player=player)
+        return Response(FairnessSerializer(body).data)

@@ -14,7 +14,7 @@ import pytest
 from games.engine import card_text
 from games.engine.cards import cards_text
 from games.engine.view import player_view
-from games.models import Game
+from games.models import Game, GameTable
 from games.services import game_replay_state
 from tests.api.conftest import PlayerClient, problem
 from tests.replay.conftest import advance, player_of, started_game
@@ -118,3 +118,24 @@ def test_steps_of_a_finished_game_show_everything(ada: PlayerClient, bob: Player
     assert "hands seat 0:" in body["steps"][0]["text"]
     draws = [s for s in body["steps"] if s["type"] == "draw"]
     assert draws and all("card(s) (" in s["text"] for s in draws)
+
+
+def test_a_delayed_spectator_sees_no_step_beyond_the_delay(
+    ada: PlayerClient, bob: PlayerClient
+) -> None:
+    game = advance(started_game(player_of(ada), seat=0).pk, steps=20)
+    GameTable.objects.update_or_create(game=game, defaults={"spectator_delay": 5})
+    horizon = game.version - 5
+    body = replay(bob, game.pk)
+    assert body["at"] == body["version"] == horizon
+    problem(
+        bob.get(f"/api/v1/games/{game.pk}/replay/?at={horizon + 1}"),
+        400,
+        "replay_step_out_of_range",
+    )
+    steps = bob.get(f"/api/v1/games/{game.pk}/replay/steps/").json()
+    assert [s["seq"] for s in steps["steps"]] == list(range(1, horizon + 1))
+    document = bob.get(f"/api/v1/games/{game.pk}/export/").json()
+    assert len(document["events"]) == document["version"] == document["final"]["version"]
+    assert document["version"] == horizon
+    assert replay(ada, game.pk)["at"] == game.version  # a seated player is not delayed
