@@ -61,14 +61,6 @@ def _missing() -> str | None:
     return None
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if "tests/web/" in str(item.fspath).replace(os.sep, "/") and not item.get_closest_marker(
-            "browser"
-        ):
-            item.add_marker(pytest.mark.browser)
-
-
 @pytest.fixture(autouse=True)
 def _browser_available(request: pytest.FixtureRequest) -> None:
     if not request.node.get_closest_marker("browser"):

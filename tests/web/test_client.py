@@ -51,12 +51,6 @@ def discard_any(page: Any) -> bool:
     return False
 
 
-def test_page_is_served(client: Any) -> None:
-    response = client.get("/")
-    assert response.status_code == 200
-    assert b'src="/static/client/app.js"' in response.content
-
-
 def test_play_a_game_against_bots(
     live_server: Any, page: Any, shots: Any, js_errors: list[str]
 ) -> None:
