@@ -467,10 +467,23 @@ def effects_to_json(events: list[Event]) -> list[dict[str, Any]]:
 
 
 def _projections_write(game: Game, state: GameState) -> None:
-    """Snapshot, to_act, winner, Meld rows and RoundScore rows from ``state`` (same tx)."""
+    """Snapshot, to_act, winner, Meld rows and RoundScore rows from ``state`` (same tx).
+
+    The Meld rows are rewritten only when the melds differ from the previous snapshot's, and
+    RoundScore rows added only when a round has ended since: most moves (a draw, a discard)
+    change neither, and skip those two queries.
+    """
+    previous = game.snapshot or {}
     game.snapshot = state.to_dict()
     game.to_act = None if state.game_over else state.to_act
     game.winner_team = state.winner
+    if previous.get("melds") != game.snapshot["melds"]:
+        _melds_write(game, state)
+    if len(previous.get("rounds", ())) != len(state.rounds):
+        _round_scores_write(game, state)
+
+
+def _melds_write(game: Game, state: GameState) -> None:
     table = player_view(state, None, with_legal=False)
     wanted = {(t["team"], m["rank"]): m for t in table["teams"] for m in t["melds"]}
     existing = {(m.team, m.rank): m for m in Meld.objects.filter(game=game)}
@@ -491,6 +504,9 @@ def _projections_write(game: Game, state: GameState) -> None:
             for k, v in values.items():
                 setattr(row, k, v)
             row.save(update_fields=list(values))
+
+
+def _round_scores_write(game: Game, state: GameState) -> None:
     recorded = RoundScore.objects.filter(game=game).count() // max(1, state.options.teams)
     rows = [
         RoundScore(
