@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine import Meld, MeldGroup, apply, legal_actions
+from games.engine import GameState, Meld, MeldGroup, apply, legal_actions
 from games.engine.rules import initial_meld_minimum
 
 from .helpers import group, meld, meld_text, opts, position, refused
@@ -18,10 +18,10 @@ def play(
     *,
     seat: int = 0,
     options_preset: str = "classic",
-    melds=None,
-    scores=None,
+    melds: list[dict[str, str]] | None = None,
+    scores: list[int] | None = None,
     **options: object,
-):  # type: ignore[no-untyped-def]
+) -> GameState:
     """A position where ``seat`` has drawn and holds ``hand``."""
     hands = [""] * (4 if options_preset in ("classic", "hoyle") else 2)
     hands[seat] = hand

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from games.engine import Draw, apply, legal_actions, score_round
+from games.engine import Draw, GameState, apply, legal_actions, score_round
 
 from .helpers import discard, meld, opts, position, refused
 
@@ -92,7 +92,7 @@ def test_red_three_in_hand_is_no_hand_penalty() -> None:
 # -- the end of the game -------------------------------------------------------------------------
 
 
-def going_out(scores: list[int], preset: str = "classic"):  # type: ignore[no-untyped-def]
+def going_out(scores: list[int], preset: str = "classic") -> GameState:
     """Seat 0 goes out: its side scores 70 + 500 + 15 + 100 = 685, the other side 30."""
     options = opts(preset)
     hands = ["5H 5S 5D 9C"] + [""] * (options.players - 1)

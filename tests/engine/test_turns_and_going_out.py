@@ -10,6 +10,7 @@ from games.engine import (
     Discard,
     Draw,
     EndRound,
+    GameState,
     apply,
     legal_actions,
 )
@@ -38,12 +39,12 @@ def after_draw(
     *,
     preset: str = "classic",
     seat: int = 0,
-    melds=None,  # type: ignore[no-untyped-def]
+    melds: list[dict[str, str]] | None = None,
     pile: str = "4D",
-    scores=None,
-    melded_before=None,
+    scores: list[int] | None = None,
+    melded_before: list[bool] | None = None,
     **options: object,
-):
+) -> GameState:
     players = opts(preset).players
     hands = [""] * players
     hands[seat] = hand_
