@@ -56,6 +56,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "games",
+    # Registers bots.tasks with Celery (autodiscovery); without it a worker drops bot turns.
+    "bots",
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,1 @@
+"""Benchmark scripts: they print figures and assert nothing (see bench/README.md)."""
