@@ -65,6 +65,7 @@ def test_the_eta_task_expires_the_turn_on_a_real_worker(
     celery_worker_process: WorkerProcess,
 ) -> None:
     assert not celery_app.conf.task_always_eager
+    untimed = timed_table(turn_seconds=None)
     table = timed_table(turn_seconds=2, timeout_limit=0)
     game = table.game()
     assert game.turn_deadline is not None
@@ -77,6 +78,9 @@ def test_the_eta_task_expires_the_turn_on_a_real_worker(
     assert timeout.created_at >= due
     assert len(timeouts(table.game_id)) == 1
     assert_log_consistent(table.game_id)
+    # the table without a timer, started first: nothing fired for it
+    assert untimed.game().version == 1 and untimed.game().turn_deadline is None
+    assert not TimerEvent.objects.filter(game_id=untimed.game_id).exists()
 
 
 # ============================================================================== own processes
