@@ -202,6 +202,8 @@ def _pile_takes(st: GameState, seat: int) -> list[Action]:
         ways.append(())
     if len(same) >= 2:
         ways.append(tuple(same[:2]))
+    if len(same) > 2:
+        ways.append(tuple(same))  # more points with the top card, for the initial minimum
     wild = _cheapest_wild(wilds)
     if same and wild is not None:
         ways.append((same[0], wild))

@@ -209,3 +209,12 @@ def test_a_short_hand_may_take_the_pile_to_go_out() -> None:
     assert listed == [take(1, "", "8D")]
     apply(st, listed[0])
     assert st.rounds[-1]["went_out"] == 1
+
+
+def test_taking_with_all_the_naturals_of_the_rank_is_listed_for_the_initial_meld() -> None:
+    # A pair with the ten makes 30 of the 50 needed; all four tens with it make exactly 50.
+    st = position(opts(), ["10C 10H 10S 10C 4C 6H 8D", "", "", ""], pile="5D 10D")
+    refused(st, take(0, "10C 10H"), "initial_meld_below_minimum")
+    assert take(0, "10C 10H 10S 10C") in legal_actions(st)
+    apply(st, take(0, "10C 10H 10S 10C"))
+    assert meld_text(st, 0, "10") == "10C 10C 10D 10H 10S"
