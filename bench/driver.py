@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,6 +128,28 @@ class Table:
             self._fetch(seat)
 
 
+def _for(seconds: float, steps: list[Callable[[], None]]) -> float:
+    """Run each step in a loop in its own thread, all starting together, for ``seconds``;
+    the wall time."""
+    barrier = threading.Barrier(len(steps) + 1)
+    stop_at = [0.0]
+
+    def loop(step: Callable[[], None]) -> None:
+        barrier.wait()
+        while time.perf_counter() < stop_at[0]:
+            step()
+
+    threads = [threading.Thread(target=loop, args=(step,)) for step in steps]
+    for thread in threads:
+        thread.start()
+    stop_at[0] = time.perf_counter() + seconds
+    started = time.perf_counter()
+    barrier.wait()
+    for thread in threads:
+        thread.join()
+    return time.perf_counter() - started
+
+
 def run_tables(
     urls: list[str], clients: int, seconds: float, bot_every: int = 0, offset: int = 0
 ) -> tuple[Stats, float]:
@@ -139,23 +162,7 @@ def run_tables(
     ]
     for table in tables:  # set-up (sign-up, first game) is not measured
         table.new_game()
-    barrier = threading.Barrier(clients + 1)
-    stop_at = [0.0]
-
-    def play(table: Table) -> None:
-        barrier.wait()
-        while time.perf_counter() < stop_at[0]:
-            table.step()
-
-    threads = [threading.Thread(target=play, args=(t,)) for t in tables]
-    for thread in threads:
-        thread.start()
-    stop_at[0] = time.perf_counter() + seconds
-    started = time.perf_counter()
-    barrier.wait()
-    for thread in threads:
-        thread.join()
-    wall = time.perf_counter() - started
+    wall = _for(seconds, [table.step for table in tables])
     for table in tables:
         total.merge(table.stats)
         for api in table.seats:
@@ -163,33 +170,28 @@ def run_tables(
     return total, wall
 
 
+class _BaselineClient:
+    def __init__(self, api: Api) -> None:
+        self.api = api
+        self.stats = Stats()
+
+    def step(self) -> None:
+        status, body, elapsed = self.api.post("/api/bench/baseline/", {})
+        self.stats.statuses[status] += 1
+        assert status == 201, body
+        self.stats.baseline.append(elapsed)
+
+
 def run_baseline(
     urls: list[str], clients: int, seconds: float, offset: int = 0
 ) -> tuple[Stats, float]:
     """``clients`` threads posting to the baseline endpoint (one read, one insert) in a loop."""
     total = Stats()
-    apis = [sign_up(urls[i % len(urls)], f"base{offset + i}") for i in range(clients)]
-    barrier = threading.Barrier(clients + 1)
-    stop_at = [0.0]
-
-    def loop(api: Api) -> None:
-        stats = Stats()
-        barrier.wait()
-        while time.perf_counter() < stop_at[0]:
-            status, body, elapsed = api.post("/api/bench/baseline/", {})
-            stats.statuses[status] += 1
-            assert status == 201, body
-            stats.baseline.append(elapsed)
-        total.merge(stats)
-
-    threads = [threading.Thread(target=loop, args=(a,)) for a in apis]
-    for thread in threads:
-        thread.start()
-    stop_at[0] = time.perf_counter() + seconds
-    started = time.perf_counter()
-    barrier.wait()
-    for thread in threads:
-        thread.join()
-    for api in apis:
-        api.close()
-    return total, time.perf_counter() - started
+    users = [
+        _BaselineClient(sign_up(urls[i % len(urls)], f"base{offset + i}")) for i in range(clients)
+    ]
+    wall = _for(seconds, [user.step for user in users])
+    for user in users:
+        total.merge(user.stats)
+        user.api.close()
+    return total, wall
