@@ -217,9 +217,11 @@ def turn_timer_schedule(game_id: int) -> None:
         .values_list("version", "turn_deadline")
         .first()
     )
-    if row is None or row[1] is None:
+    if row is None:
         return
     version, deadline = row
+    if deadline is None:
+        return
     last: dict[int, tuple[int, datetime]] = getattr(_sent, "last", None) or {}
     _sent.last = last
     if last.get(game_id) == (version, deadline):
@@ -229,7 +231,11 @@ def turn_timer_schedule(game_id: int) -> None:
         last.clear()
     from games.tasks import turn_timer_expire
 
-    turn_timer_expire.apply_async((game_id, version), eta=deadline + grace(), **task_options())
+    try:
+        turn_timer_expire.apply_async((game_id, version), eta=deadline + grace(), **task_options())
+    except Exception:  # the move is committed; the sweep will expire this turn instead
+        logger.exception("could not send the turn timer of game %s at %s", game_id, version)
+        last.pop(game_id, None)
 
 
 def turn_timer_resend(game_id: int, version: int, due: datetime) -> None:

@@ -111,7 +111,8 @@ def test_the_deadline_runs_per_turn_and_moves_on_with_the_turn() -> None:
     )
     game.refresh_from_db()
     assert game.to_act == 1 - seat
-    assert game.turn_deadline is not None and game.turn_deadline > first_deadline
+    assert first_deadline is not None and game.turn_deadline is not None
+    assert game.turn_deadline > first_deadline
 
 
 # ============================================================================== expiry
@@ -239,7 +240,8 @@ def test_k_timeouts_hand_the_seat_to_a_bot_until_its_player_is_back() -> None:
     game = table.game()
     assert game.to_act == 0 and game.turn_deadline is not None
     assert game.turn_deadline > timezone.now() + timedelta(seconds=20)  # a full turn
-    assert TimerEvent.objects.filter(game_id=table.game_id).last().type == "seat_returned"  # type: ignore[union-attr]
+    last = TimerEvent.objects.filter(game_id=table.game_id).last()
+    assert last is not None and last.type == "seat_returned"
     assert_log_consistent(table.game_id)
 
 
@@ -249,7 +251,8 @@ def test_k_timeouts_abandon_the_game_when_so_chosen() -> None:
     game = table.game()
     assert game.status == GameStatus.ABANDONED and game.turn_deadline is None
     assert len(timeouts(table.game_id)) == 2
-    assert TimerEvent.objects.filter(game_id=table.game_id).last().type == "game_abandoned"  # type: ignore[union-attr]
+    last = TimerEvent.objects.filter(game_id=table.game_id).last()
+    assert last is not None and last.type == "game_abandoned"
     assert len(timer_moves(table.game_id)) == 2  # only the first timeout played a turn
 
 
