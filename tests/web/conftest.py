@@ -122,6 +122,7 @@ def new_context(playwright_driver: Any) -> Iterator[Any]:
             timeout=60_000,
         )
         context.set_default_timeout(20_000)
+        short_polls_on_sqlite(context)
         opened.append((context, profile))
         return context
 
@@ -136,6 +137,17 @@ def new_context(playwright_driver: Any) -> Iterator[Any]:
 @pytest.fixture
 def browser_context(new_context: Any) -> Any:
     return new_context()
+
+
+def short_polls_on_sqlite(context: Any) -> None:
+    """The client long-polls the events feed while others move. SQLite's in-memory test
+    database, shared by the live server's threads, refuses a read beside a write ("database
+    table is locked"), so on SQLite the page short-polls, one request at a time (its
+    ``canasta.longPoll`` switch); on PostgreSQL (CI) the long-polls are exercised."""
+    from django.db import connection
+
+    if connection.vendor == "sqlite":
+        context.add_init_script("localStorage.setItem('canasta.longPoll', 'off')")
 
 
 @pytest.fixture

@@ -106,7 +106,7 @@ export function forget(): void {
   localStorage.removeItem(NAME_KEY);
 }
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+async function call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   const headers: Record<string, string> = { Accept: "application/json" };
   const key = token();
   if (key) headers.Authorization = `Token ${key}`;
@@ -117,6 +117,7 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
     });
   } catch {
     throw new ApiError(0, {
@@ -171,13 +172,25 @@ export const api = {
       action,
       expected_version: expectedVersion,
     }),
-  events: (id: number, after: number, limit = 500) =>
-    call<GameEventList>("GET", `/games/${id}/events/?after=${after}&limit=${limit}`),
+  /** With ``wait`` the server holds the answer until there is news (a long-poll); a server
+   * without long-polls answers at once, and the caller then polls. */
+  events: (id: number, after: number, limit = 500, wait = 0, signal?: AbortSignal) =>
+    call<GameEventList>(
+      "GET",
+      `/games/${id}/events/?after=${after}&limit=${limit}${wait ? `&wait=${wait}` : ""}`,
+      undefined,
+      signal,
+    ),
   scorecard: (id: number) => call<Scorecard>("GET", `/games/${id}/scorecard/`),
   chatPhrases: () => call<ChatPhrase[]>("GET", "/chat/phrases/"),
   chatSend: (id: number, phrase: string) => call<TableEvent>("POST", `/games/${id}/chat/`, { phrase }),
-  tableEvents: (id: number, after: number) =>
-    call<TableEventList>("GET", `/games/${id}/table/events/?after=${after}`),
+  tableEvents: (id: number, after: number, wait = 0, signal?: AbortSignal) =>
+    call<TableEventList>(
+      "GET",
+      `/games/${id}/table/events/?after=${after}${wait ? `&wait=${wait}` : ""}`,
+      undefined,
+      signal,
+    ),
   replayAt: (id: number, at: number) => call<ReplayState>("GET", `/games/${id}/replay/?at=${at}`),
 };
 

@@ -19,7 +19,11 @@ import { clear, h } from "./dom";
 import { autoGroups, pileTake, stagedGroups } from "./play";
 import { describe, seatName } from "./replay";
 
-const POLL_MS = 1500;
+/** Long-poll length (the server holds a request until there is news) and the shortest loop. */
+const LONG_POLL_S = 20;
+const LOOP_MS = 1000;
+
+const sleep = (ms: number) => new Promise((resolve) => window.setTimeout(resolve, ms));
 const LOG_SIZE = 40;
 
 const PHASE_HINT: Record<string, string> = {
@@ -65,7 +69,7 @@ export class GameScreen {
   private log: string[] = [];
   private message: Message | null = null;
   private busy = false;
-  private timer: number | undefined;
+  private aborter = new AbortController();
   private modal: HTMLElement | null = null;
   private disposed = false;
   /** The turn timer's deadline on this page's clock (performance.now()), from `seconds_left`. */
@@ -96,14 +100,69 @@ export class GameScreen {
       this.chat = null; // no quick chat on this server
     }
     this.render();
-    this.timer = window.setInterval(() => void this.poll(), POLL_MS);
     this.ticker = window.setInterval(() => this.tick(), 250);
+    void this.moveLoop();
   }
 
   dispose(): void {
     this.disposed = true;
-    window.clearInterval(this.timer);
+    this.aborter.abort();
     window.clearInterval(this.ticker);
+  }
+
+  // ------------------------------------------------------------------ live updates
+  /** Long-polls (the server holds a request until there is news), unless turned off with
+   * localStorage "canasta.longPoll" = "off": then short polls, one request at a time and never
+   * beside an action (the browser tests do that on SQLite, whose shared in-memory test database
+   * cannot take a read beside a write). */
+  private readonly longPoll = localStorage.getItem("canasta.longPoll") !== "off";
+  private pending: Promise<void> = Promise.resolve();
+
+  private async moveLoop(): Promise<void> {
+    if (this.chat && this.longPoll) void this.chatLoop();
+    while (!this.disposed) {
+      const started = performance.now();
+      this.pending = this.liveStep();
+      await this.pending;
+      await sleep(Math.max(0, LOOP_MS - (performance.now() - started)));
+    }
+  }
+
+  /** Wait for the other seats' moves with a long-poll of the events feed, then read the table
+   * again. In the lobby (seats fill without events) and when your own turn timer has run out,
+   * read the table directly. */
+  private async liveStep(): Promise<void> {
+    const g = this.game;
+    if (!g || this.busy || this.modal) return;
+    if (this.chat && !this.longPoll) await this.pullChat().catch(() => undefined);
+    if (g.status === "finished") return;
+    const left = this.secondsLeft();
+    const expired = left !== null && left <= 0 && performance.now() - this.deadline! > 1500;
+    if (g.status === "lobby" || expired) {
+      await this.refresh();
+    } else if (!this.myTurn) {
+      let news = true;
+      try {
+        const wait = this.longPoll ? LONG_POLL_S : 0;
+        const page = await api.events(this.id, this.lastSeq, 1, wait, this.aborter.signal);
+        news = page.events.length > 0 || page.version !== this.game?.version;
+      } catch {
+        /* network trouble or disposed: the next step tries again */
+      }
+      if (news && !this.disposed && !this.busy) await this.refresh();
+    }
+  }
+
+  private async chatLoop(): Promise<void> {
+    while (!this.disposed && this.chat) {
+      const started = performance.now();
+      try {
+        await this.pullChat(this.game?.status === "finished" ? 0 : LONG_POLL_S);
+      } catch {
+        /* try again */
+      }
+      await sleep(Math.max(0, LOOP_MS * 2 - (performance.now() - started)));
+    }
   }
 
   // ------------------------------------------------------------------ turn timer
@@ -128,9 +187,9 @@ export class GameScreen {
   }
 
   // ------------------------------------------------------------------ quick chat
-  private async pullChat(): Promise<void> {
+  private async pullChat(wait = 0): Promise<void> {
     if (!this.chat) return;
-    const page = await api.tableEvents(this.id, this.chat.after);
+    const page = await api.tableEvents(this.id, this.chat.after, wait, wait ? this.aborter.signal : undefined);
     let news = false;
     for (const ev of page.events) {
       this.chat.after = Math.max(this.chat.after, ev.seq);
@@ -144,6 +203,7 @@ export class GameScreen {
   }
 
   private say = async (phrase: string): Promise<void> => {
+    if (!this.longPoll) await this.pending;
     try {
       await api.chatSend(this.id, phrase);
       await this.pullChat();
@@ -164,16 +224,6 @@ export class GameScreen {
 
   private nameOf = (seat: number): string =>
     seatName(this.game?.seats ?? [], seat, this.game?.your_seat ?? null);
-
-  private async poll(): Promise<void> {
-    if (this.disposed || this.busy || !this.game || this.modal) return;
-    if (this.chat) await this.pullChat().catch(() => undefined);
-    if (this.game.status === "finished") return;
-    const left = this.secondsLeft();
-    const expired = left !== null && left <= 0 && performance.now() - this.deadline! > 1500;
-    if (this.myTurn && !expired) return;
-    await this.refresh();
-  }
 
   private async refresh(): Promise<void> {
     try {
@@ -242,6 +292,7 @@ export class GameScreen {
     this.busy = true;
     this.message = null;
     this.render();
+    if (!this.longPoll) await this.pending;
     try {
       const res = await api.act(this.id, action, this.game.version);
       this.game = res.game;
@@ -537,6 +588,7 @@ export class GameScreen {
   }
 
   private async lobbyCall(fn: () => Promise<GameDetail>): Promise<void> {
+    if (!this.longPoll) await this.pending;
     try {
       this.game = await fn();
       this.syncTimer();
