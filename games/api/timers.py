@@ -7,6 +7,8 @@ row of the timer's log; the timer goes off with the last acceptance.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -53,6 +55,13 @@ class GameTimerApi(APIView):
 _OFF_PROBLEMS = problems(401, 403, 404, 409)
 
 
+def _timer_off_step(request: Request, game_id: int, service: Callable[..., Game]) -> Response:
+    player = player_of(request)
+    selectors.game_get_visible(game_id=game_id, player=player)
+    service(game_id=game_id, player=player)
+    return _timer_detail(game_id)
+
+
 class GameTimerOffProposeApi(APIView):
     @extend_schema(
         operation_id="games_timer_off_propose",
@@ -66,10 +75,7 @@ class GameTimerOffProposeApi(APIView):
         responses={200: TimerDetailSerializer, **_OFF_PROBLEMS},
     )
     def post(self, request: Request, game_id: int) -> Response:
-        player = player_of(request)
-        selectors.game_get_visible(game_id=game_id, player=player)
-        timers.timer_off_propose(game_id=game_id, player=player)
-        return _timer_detail(game_id)
+        return _timer_off_step(request, game_id, timers.timer_off_propose)
 
 
 class GameTimerOffAcceptApi(APIView):
@@ -85,10 +91,7 @@ class GameTimerOffAcceptApi(APIView):
         responses={200: TimerDetailSerializer, **_OFF_PROBLEMS},
     )
     def post(self, request: Request, game_id: int) -> Response:
-        player = player_of(request)
-        selectors.game_get_visible(game_id=game_id, player=player)
-        timers.timer_off_accept(game_id=game_id, player=player)
-        return _timer_detail(game_id)
+        return _timer_off_step(request, game_id, timers.timer_off_accept)
 
 
 class GameTimerOffDeclineApi(APIView):
@@ -102,7 +105,4 @@ class GameTimerOffDeclineApi(APIView):
         responses={200: TimerDetailSerializer, **_OFF_PROBLEMS},
     )
     def post(self, request: Request, game_id: int) -> Response:
-        player = player_of(request)
-        selectors.game_get_visible(game_id=game_id, player=player)
-        timers.timer_off_decline(game_id=game_id, player=player)
-        return _timer_detail(game_id)
+        return _timer_off_step(request, game_id, timers.timer_off_decline)

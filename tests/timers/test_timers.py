@@ -302,3 +302,22 @@ def test_turning_the_timer_off_needs_every_player() -> None:
     refused = outsider.post(f"/api/v1/games/{table2.game_id}/timer/off/propose/")
     assert refused.status_code == 403 and refused.json()["code"] == "not_seated"
     assert outsider.get(f"/api/v1/games/{table2.game_id}/timer/").status_code == 200
+
+
+def test_the_minimal_play_answers_a_partners_question_with_no() -> None:
+    ada = services.player_create(display_name="Ada")[0]
+    game = services.game_create(
+        creator=ada,
+        preset="classic",
+        options={"target_score": 1000},
+        bots=[services.BotSeatSpec(seat) for seat in (1, 2, 3)],
+        timer=timers.TimerOptions(turn_seconds=30),
+    )
+    services.game_start(game_id=game.pk, player=ada)
+    game.refresh_from_db()
+    state = GameState.from_dict(game.snapshot or {})
+    state.phase = "answer"  # as if seat 2 had asked whether it may go out
+    state.to_act = 0
+    assert timers.minimal_choose(game, state, 0) == {"type": "answer_partner", "allow": False}
+    state.phase = "draw"
+    assert timers.minimal_choose(game, state, 0)["type"] == "draw"

@@ -243,6 +243,6 @@ def test_a_killed_worker_is_covered_by_the_sweep_once_a_worker_is_back(
     took = time.monotonic() - ready
     stop_timer(table)
     assert timeout.payload["via"] == "sweep", timeout.payload
-    assert took <= SWEEP_SECONDS + 1.5, f"applied {took:.1f} s after the worker was back"
+    assert took <= SWEEP_SECONDS + 2, f"applied {took:.1f} s after the worker was back"
     assert TimerEvent.objects.filter(game_id=table.game_id, type="turn_timed_out").count() == 1
     assert_log_consistent(table.game_id)
