@@ -11,41 +11,18 @@ from functools import partial
 from typing import Any
 
 import pytest
-from django.db import connection, transaction
+from django.db import transaction
 from django.test import override_settings
 from django.utils import timezone
 
 from games import services, tasks
 from games.engine import GameState, action_to_dict, legal_actions
 from games.models import EventSource, Game, GameEvent
+from tests.api.test_race import race
 from tests.timers.conftest import assert_log_consistent, overdue, timed_table, timeouts
 from tests.timers.test_timers import client_for
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-
-
-def race(calls: list[Callable[[], Any]], start: threading.Event | None = None) -> list[Any]:
-    """Run ``calls`` at the same moment (after ``start`` if given), one thread each."""
-    barrier = threading.Barrier(len(calls))
-    results: list[Any] = [None] * len(calls)
-
-    def run(i: int) -> None:
-        try:
-            if start is not None:
-                start.wait(timeout=20)
-            barrier.wait(timeout=20)
-            results[i] = calls[i]()
-        except BaseException as exc:  # reported by the assertions
-            results[i] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return results
 
 
 def test_task_sweeper_and_request_racing_apply_one_expiry() -> None:
