@@ -108,26 +108,30 @@ def _json(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
-def entries_of(game: Game, upto: int | None = None) -> list[LogEntry]:
+def entries_of(game: Game, upto: int | None = None, effects: bool = True) -> list[LogEntry]:
+    """The game's log (up to seq ``upto``); without the recorded effects unless ``effects``."""
     rows = game.events.order_by("seq")
     if upto is not None:
         rows = rows.filter(seq__lte=upto)
+    columns = ["seq", "seat", "type", "payload", "source"] + (["effects"] if effects else [])
     return [
-        LogEntry(e.seq, e.seat, e.type, e.payload, e.effects, e.source)
-        for e in rows.only("seq", "seat", "type", "payload", "effects", "source")
+        LogEntry(e["seq"], e["seat"], e["type"], e["payload"], e.get("effects"), e["source"])
+        for e in rows.values(*columns)
     ]
 
 
-def replay_log(options: Options, seed: str, entries: Iterable[LogEntry]) -> Iterator[LogStep]:
+def replay_log(
+    options: Options, seed: str, entries: Iterable[LogEntry], record: bool = True
+) -> Iterator[LogStep]:
     """Every state of a log, in order: event 1 deals (``game_started``), each later event is one
     action applied by the engine. The yielded state is the same object, advanced in place; clone
-    it to keep it. Raises ``LogRejected`` at the first event that does not apply or is out of
-    order."""
+    it to keep it. With ``record`` each step carries the engine events it caused (stored form).
+    Raises ``LogRejected`` at the first event that does not apply or is out of order."""
     state: GameState | None = None
     for expected, entry in enumerate(entries, start=1):
         if entry.seq != expected:
             raise LogRejected(entry.seq, "seq_out_of_order", f"expected event {expected} here")
-        events: list[Event] = []
+        events: list[Event] | None = [] if record else None
         if expected == 1:
             if entry.type != GAME_STARTED:
                 raise LogRejected(1, "invalid_action", "event 1 must be game_started")
@@ -149,21 +153,27 @@ def replay_log(options: Options, seed: str, entries: Iterable[LogEntry]) -> Iter
                 apply(state, action, events)
             except EngineError as exc:
                 raise LogRejected(entry.seq, exc.code, exc.message) from None
-        yield LogStep(entry, state, _json(effects_to_json(events)))
+        yield LogStep(entry, state, _json(effects_to_json(events)) if events else [])
 
 
 def game_options(game: Game) -> Options:
     return make_options(game.preset, dict(game.options))
 
 
-def game_state_at(game: Game, at: int) -> tuple[GameState, LogStep]:
-    """The state after event ``at`` rebuilt from the log (the game's rules version checked)."""
+def game_state_at(game: Game, at: int) -> tuple[GameState, LogEntry]:
+    """The state after event ``at`` rebuilt from the log (the game's rules version checked),
+    and that event as logged (with its recorded effects)."""
     rules_version_check(game.rules_version)
+    entries = entries_of(game, at, effects=False)
     last: LogStep | None = None
-    for step in replay_log(game_options(game), game.seed, entries_of(game, at)):
+    for step in replay_log(game_options(game), game.seed, entries, record=False):
         last = step
     assert last is not None
-    return last.state, last
+    recorded = game.events.filter(seq=at).values_list("effects", flat=True).first()
+    entry = last.entry
+    return last.state, LogEntry(
+        entry.seq, entry.seat, entry.type, entry.payload, recorded, entry.source
+    )
 
 
 def state_digest(state: GameState) -> str:
@@ -201,8 +211,7 @@ def game_replay_get(*, game: Game, player: Player | None, at: int | None = None)
     if not 1 <= at <= horizon:
         raise errors.ReplayStepOutOfRange(at, horizon)
     full = game.status == GameStatus.FINISHED
-    state, step = game_state_at(game, at)
-    entry = step.entry
+    state, entry = game_state_at(game, at)
     return {
         "game": game.pk,
         "at": at,
@@ -769,7 +778,7 @@ def game_show_lines(game: Game, at: set[int] | None = None) -> Iterator[str]:
         f"{game.status}, {game.version} events"
     )
     entries = entries_of(game)
-    for step in replay_log(game_options(game), game.seed, entries):
+    for step in replay_log(game_options(game), game.seed, entries, record=False):
         entry = step.entry
         views = [event_view_full(e) for e in effects_from_json(entry.effects or [])]
         yield describe_step(entry.seq, entry.seat, entry.type, views)

@@ -130,4 +130,4 @@ def test_errors_and_the_benchmark(games: list[Game]) -> None:
     with pytest.raises(CommandError):
         call_command("replay", "999999")
     out = run("--bench", "1", str(games[1].pk))
-    assert "ms/game" in out and f"game {games[1].pk}: verify" in out
+    assert "ms/game" in out and f"game {games[1].pk} (two_player" in out

@@ -172,10 +172,16 @@ class Command(BaseCommand):
                 f"{f.replay_seconds / f.games * 1000:7.2f} ms/game"
             )
         for game in games:
-            t0 = time.perf_counter()
+            if game.version < 1:
+                continue
+            t0, c0 = time.perf_counter(), time.process_time()
             report = replay.game_verify(game)
-            took = time.perf_counter() - t0
+            t1, c1 = time.perf_counter(), time.process_time()
+            replay.game_replay_get(game=game, player=None, at=game.version)
+            t2, c2 = time.perf_counter(), time.process_time()
             self.stdout.write(
-                f"  game {game.pk}: verify (read log, rebuild, compare) {report.events} events "
-                f"in {took * 1000:.1f} ms"
+                f"  game {game.pk} ({game.preset}, {report.events} events): verify (read the "
+                f"log, rebuild, compare) {(t1 - t0) * 1000:.0f} ms ({(c1 - c0) * 1000:.0f} ms "
+                f"CPU); replay at the last event (read, rebuild, view) {(t2 - t1) * 1000:.0f} ms "
+                f"({(c2 - c1) * 1000:.0f} ms CPU)"
             )
