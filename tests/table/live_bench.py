@@ -306,7 +306,7 @@ async def run(port: int, clients: int, streams: int, moves: int) -> dict[str, An
         move_seconds.append(took)
         # wait until everyone has heard of this move (bounded)
         deadline = committed + 30
-        everyone = [*waiters, *streamers]
+        everyone: list[Waiter | Streamer] = [*waiters, *streamers]
         while time.monotonic() < deadline and not all(version in c.woke_at for c in everyone):
             await asyncio.sleep(0.01)
         wake_seconds += [
