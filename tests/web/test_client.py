@@ -163,9 +163,7 @@ def test_play_a_game_against_bots(
     assert not js_errors, js_errors
 
 
-def test_turn_timer_countdown_and_quick_chat(
-    live_server: Any, page: Any, js_errors: list[str]
-) -> None:
+def test_timer_chat_concede_and_rematch(live_server: Any, page: Any, js_errors: list[str]) -> None:
     sign_up(page, live_server.url, "Bea")
     page.select_option("#turn-seconds", "30")
     page.get_by_test_id("create-game").click()
@@ -184,6 +182,15 @@ def test_turn_timer_countdown_and_quick_chat(
         said = chip.inner_text()
         chip.click()
         expect(page.get_by_test_id("chat-lines")).to_contain_text(f"You: {said}")
+
+    # Conceding ends the game at once; a rematch (every human accepted) deals a new one.
+    first_url = page.url
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_test_id("concede").click()
+    expect(page.get_by_test_id("status")).to_contain_text("Game over")
+    page.get_by_test_id("rematch").click()
+    page.wait_for_url(lambda url: url != first_url and "#/game/" in url)
+    expect(page.get_by_test_id("hand-card")).to_have_count(11)
     assert not js_errors, js_errors
 
 

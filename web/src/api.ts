@@ -70,6 +70,14 @@ export interface TableEventList {
   has_more: boolean;
 }
 
+/** POST /games/{id}/rematch/ (the table service, spelled out like the chat). */
+export interface RematchStatus {
+  of_game: number;
+  accepted_by: number[];
+  waiting_for: number[];
+  game: number | null;
+}
+
 const TOKEN_KEY = "canasta.token";
 const NAME_KEY = "canasta.name";
 const ID_KEY = "canasta.playerId";
@@ -191,6 +199,8 @@ export const api = {
       undefined,
       signal,
     ),
+  concede: (id: number) => call<GameDetail>("POST", `/games/${id}/concede/`),
+  rematch: (id: number) => call<RematchStatus>("POST", `/games/${id}/rematch/`),
   replayAt: (id: number, at: number) => call<ReplayState>("GET", `/games/${id}/replay/?at=${at}`),
 };
 

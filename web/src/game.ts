@@ -76,6 +76,8 @@ export class GameScreen {
   private deadline: number | null = null;
   private ticker: number | undefined;
   private chat: { phrases: ChatPhrase[]; lines: string[]; after: number } | null = null;
+  /** The rematch's game id once it exists (table event `rematch_created`). */
+  private rematchGame: number | null = null;
 
   constructor(
     private readonly root: HTMLElement,
@@ -193,6 +195,14 @@ export class GameScreen {
     let news = false;
     for (const ev of page.events) {
       this.chat.after = Math.max(this.chat.after, ev.seq);
+      if (ev.kind === "rematch_created" && typeof ev.data.game === "number") {
+        this.rematchGame = ev.data.game;
+        news = true;
+      }
+      if (ev.kind === "conceded") {
+        this.log.unshift(`${ev.seat !== null ? this.nameOf(ev.seat) : "A player"} conceded.`);
+        news = true;
+      }
       if (ev.kind !== "chat") continue;
       const who = ev.seat !== null ? this.nameOf(ev.seat) : (ev.player?.display_name ?? "Someone");
       this.chat.lines.unshift(`${who}: ${String(ev.data.text ?? ev.data.phrase ?? "")}`);
@@ -210,6 +220,28 @@ export class GameScreen {
     } catch (err) {
       this.showError(err);
     }
+  };
+
+  private concede = async (): Promise<void> => {
+    if (!window.confirm("Concede this game? Your side loses.")) return;
+    await this.lobbyCall(() => api.concede(this.id));
+  };
+
+  private rematch = async (): Promise<void> => {
+    try {
+      const status = await api.rematch(this.id);
+      if (status.game !== null) {
+        location.hash = `#/game/${status.game}`;
+        return;
+      }
+      this.message = {
+        kind: "info",
+        text: `Rematch accepted: waiting for ${status.waiting_for.length} more player(s).`,
+      };
+    } catch (err) {
+      this.showError(err, false);
+    }
+    this.render();
   };
 
   // ------------------------------------------------------------------ data
@@ -517,6 +549,9 @@ export class GameScreen {
         { class: "header-buttons" },
         g.status !== "lobby" ? h("button", { testid: "scorecard-button", onclick: () => void this.showScorecard() }, "Scores") : "",
         g.status !== "lobby" ? h("a", { class: "button", href: `#/replay/${g.id}`, testid: "replay-button" }, "Replay") : "",
+        g.status === "active" && g.your_seat !== null
+          ? h("button", { testid: "concede", onclick: () => void this.concede(), title: "Concede the game" }, "Concede")
+          : "",
       ),
     );
   }
@@ -774,7 +809,17 @@ export class GameScreen {
         h("ul", { testid: "log" }, ...this.log.slice(0, 15).map((line) => h("li", {}, line))),
       ),
       g.status === "finished"
-        ? h("p", { class: "row" }, h("a", { class: "button primary", href: `#/replay/${g.id}` }, "Replay this game"), h("a", { class: "button", href: "#/" }, "New game"))
+        ? h(
+            "p",
+            { class: "row" },
+            h("a", { class: "button primary", href: `#/replay/${g.id}` }, "Replay this game"),
+            this.rematchGame !== null
+              ? h("a", { class: "button primary", href: `#/game/${this.rematchGame}`, testid: "rematch-ready" }, "Go to the rematch")
+              : g.your_seat !== null
+                ? h("button", { testid: "rematch", onclick: () => void this.rematch() }, "Rematch")
+                : "",
+            h("a", { class: "button", href: "#/" }, "New game"),
+          )
         : "",
     );
   }
