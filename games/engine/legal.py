@@ -1,11 +1,14 @@
 """Legal actions for the seat to act: concrete actions the validator accepts.
 
-Draws, discards, pile declines, partner questions and answers are listed exhaustively. Melds and
-pile takes have too many combinations to list one by one, so a canonical set is listed per rank:
-every way the top card can be used (pair, natural + wild, lay-off), every rank that can be
-started or laid off on with the hand's naturals (with and without one wild card), every wild card
-lay-off, and for a side that has not opened, the smallest groups of melds that reach the minimum.
-Every listed action is accepted by ``apply``; clients may still build other combinations.
+Draws, discards, pile declines, partner questions and answers and round ends are listed
+exhaustively. Melds and pile takes have too many combinations to list one by one, so a canonical
+set is listed per rank: every way the top card can be used (a natural pair, all the hand's
+naturals of its rank, natural + wild, lay-off, and for a short hand the takes that go out),
+every rank that can be started or laid off on with the hand's naturals (all of them, or as many
+as may go while keeping enough cards; with and without one wild card), every wild card lay-off,
+for a side that has not opened the richest and the trimmed combinations reaching the minimum,
+black threes when going out, and a whole going-out plan. Every listed action is accepted by
+``apply``; clients may still build other combinations.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from .rules import (
     meld_error,
     must_take_pile,
     pile_blocked,
+    pile_frozen_for,
     single_meld_ok,
     take_pile_error,
     wild_cap,
@@ -197,15 +201,16 @@ def _pile_takes(st: GameState, seat: int) -> list[Action]:
     team = seat % st.options.teams
     naturals, wilds = _by_rank(st.hands[seat])
     same = naturals.get(rank, [])
+    frozen = pile_frozen_for(st, seat)  # then only a natural pair (or more naturals) will do
     ways: list[tuple[int, ...]] = []
-    if rank in st.melds[team]:
+    if rank in st.melds[team] and not frozen:
         ways.append(())
     if len(same) >= 2:
         ways.append(tuple(same[:2]))
     if len(same) > 2:
         ways.append(tuple(same))  # more points with the top card, for the initial minimum
     wild = _cheapest_wild(wilds)
-    if same and wild is not None:
+    if same and wild is not None and not frozen:
         ways.append((same[0], wild))
     out: list[Action] = []
     opened = st.opened[team]
@@ -318,7 +323,7 @@ def _play_phase(st: GameState, seat: int) -> list[Action]:
             kinds = sorted(set(wilds))
             ranks = [
                 r
-                for r in melds
+                for r in sorted(melds)  # the same order after a JSON round trip
                 if r != THREE and single_meld_ok(st, seat, MeldGroup(r, (kinds[0],)))
             ]
             for w in kinds:

@@ -358,6 +358,7 @@ def check_game(
         check_views(st)
         restored = GameState.from_dict(json.loads(state_json(st)))
         assert restored == st
+        assert legal_actions(restored) == legal_actions(st), "listing depends on dict order"
         assert state_json(restored) == state_json(st)
     assert replay(options, f"seed-{seed}", log) == st
     return st
