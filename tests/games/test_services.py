@@ -184,6 +184,7 @@ def test_with_a_broker_the_bot_task_is_sent_after_commit(broker_mode: None) -> N
 
 
 @pytest.mark.django_db
+@pytest.mark.usefixtures("replay_unverified")  # the log is damaged on purpose
 def test_a_taken_seq_is_refused_as_stale_not_a_crash() -> None:
     """Behind the row lock, unique (game, seq) is the backstop: a clash reads as stale."""
     game = _two_humans()
