@@ -2405,6 +2405,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
+            /** @description Too many requests (`throttled`): see `retry_after` and the Retry-After header. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
         };
     };
     games_chat_create: {
@@ -4007,6 +4016,15 @@ export interface operations {
             };
             /** @description Bad request: `invalid_request` (see `errors`), `malformed_body`, or an engine code such as `invalid_action` / `invalid_option`. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /** @description Too many requests (`throttled`): see `retry_after` and the Retry-After header. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -15,68 +15,18 @@ export type GameEventList = S["GameEventList"];
 export type Scorecard = S["Scorecard"];
 export type ScorecardRound = S["ScorecardRound"];
 export type GameOptions = S["GameOptions"];
-/** Each option's description. The committed schema types `Rules.presets` and `Rules.options`
- * as GameOptionOverrides (drf-spectacular's rendering of a DictField of serializers), while
- * the server sends dicts by name, so the client spells the real shape out here. */
-export interface OptionDescription {
-  type: "int" | "bool" | "str";
-  default: unknown;
-  choices?: string[];
-  min?: number;
-  max?: number;
-}
-export interface Rules extends Omit<S["Rules"], "presets" | "options"> {
-  presets: Record<string, GameOptions>;
-  options: Record<string, OptionDescription>;
-}
+export type Rules = S["Rules"];
+export type OptionDescription = S["OptionDescription"];
+export type ReplayState = S["ReplayState"];
+export type ChatPhrase = S["ChatPhrase"];
+export type TableEvent = S["TableEvent"];
+export type TableEventList = S["TableEventList"];
+export type RematchStatus = S["RematchStatus"];
 export type GameSummary = S["GameSummary"];
 export type GameCreateRequest = S["GameCreateRequest"];
 export type ActionResult = S["ActionResult"];
 export type Problem = S["GameProblem"];
 export type BotLevel = S["BotLevelEnum"];
-
-/** GET /games/{id}/replay/?at=N (the replay service; spelled out here so that the client
- * still builds against a schema without it: the replay screen then falls back to the log). */
-export interface ReplayState {
-  game: number;
-  at: number;
-  version: number;
-  status: GameDetail["status"];
-  viewer: number | null;
-  full_information: boolean;
-  event: GameEvent;
-  state: TableView;
-  hands: string[][] | null;
-}
-
-/** Quick chat (GET /chat/phrases/, POST /games/{id}/chat/, GET /games/{id}/table/events/),
- * spelled out here too: the client hides the chat on a server without it. */
-export interface ChatPhrase {
-  id: string;
-  text: string;
-}
-export interface TableEvent {
-  seq: number;
-  kind: string;
-  seat: number | null;
-  player: { id: number; display_name: string } | null;
-  data: Record<string, unknown>;
-  created_at: string;
-}
-export interface TableEventList {
-  game: number;
-  table_seq: number;
-  events: TableEvent[];
-  has_more: boolean;
-}
-
-/** POST /games/{id}/rematch/ (the table service, spelled out like the chat). */
-export interface RematchStatus {
-  of_game: number;
-  accepted_by: number[];
-  waiting_for: number[];
-  game: number | null;
-}
 
 const TOKEN_KEY = "canasta.token";
 const NAME_KEY = "canasta.name";
@@ -163,7 +113,7 @@ export async function signUp(displayName: string): Promise<void> {
 
 export const api = {
   me: () => call<S["PlayerMe"]>("GET", "/players/me/"),
-  rules: () => call<Rules>("GET", "/rules/"), // see Rules above
+  rules: () => call<Rules>("GET", "/rules/"),
   myGames: () => call<S["PaginatedGameSummaryList"]>("GET", "/games/?mine=true&page_size=20"),
   openGames: () => call<S["PaginatedGameSummaryList"]>("GET", "/games/?page_size=20"),
   createGame: (body: GameCreateRequest) => call<GameDetail>("POST", "/games/", body),

@@ -182,7 +182,7 @@ const REASONS: Record<string, string> = {
 };
 
 /** One sentence per effect of an event, for the activity log and the replay. */
-export function describe(event: GameEvent, nameOf: (seat: number) => string): string[] {
+export function describe(event: Pick<GameEvent, "effects"> & { type: string }, nameOf: (seat: number) => string): string[] {
   const out: string[] = event.type === "game_started" ? ["The game started."] : [];
   for (const raw of event.effects) {
     const e = raw as Effect;

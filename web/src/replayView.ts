@@ -13,7 +13,10 @@ interface RoundEnd {
   hands: string[][];
 }
 
-function roundEndOf(ev: GameEvent | undefined): RoundEnd | null {
+/** An event of the log or of a replay step (whose `type` is a plain string). */
+type StepEvent = Pick<GameEvent, "effects" | "seat"> & { type: string };
+
+function roundEndOf(ev: StepEvent | undefined): RoundEnd | null {
   const e = ev?.effects.find((x) => x.kind === "round_ended") as Record<string, unknown> | undefined;
   if (!e) return null;
   return {
@@ -119,7 +122,7 @@ export class ReplayScreen {
     this.render();
   };
 
-  private logModel(t: ReplayTable, ev: GameEvent): BoardModel {
+  private logModel(t: ReplayTable, ev: StepEvent): BoardModel {
     const g = this.game!;
     const flags = pileFlags(t.pile);
     return {
@@ -148,7 +151,7 @@ export class ReplayScreen {
     const nameOf = (seat: number) => seatName(g.seats, seat, g.your_seat);
     const n = this.events.length;
     let model: BoardModel | null = null;
-    let event: GameEvent = this.events[this.step - 1];
+    let event: StepEvent = this.events[this.step - 1];
     let myHand: string[] | null = null;
     let hands: string[][] | null = null;
     let round = 0;
