@@ -13,9 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from datetime import timedelta
 from typing import Any
 
 from celery import shared_task
+from django.conf import settings
+from django.db.models import Exists, OuterRef
+from django.utils import timezone
 
 from bots.policies import Observation, observe, policy_for_level
 from canasta_service.exceptions import ServiceError
@@ -105,3 +109,41 @@ def bot_turn_play(game_id: int, version: int) -> bool:
         )
         result = services.bot_action_apply(game_id, version, None)
     return result is not None
+
+
+# A bot turn whose message was lost (a worker killed outright: Redis hands an unacknowledged
+# message to another worker only after the visibility timeout, an hour; or the broker down when
+# the move committed) would leave its game waiting. Beat runs this sweep every
+# BOT_TURN_SWEEP_SECONDS: every active game whose seat to act is a bot and which has logged no
+# event for BOT_TURN_STALL_SECONDS (longer than a task may run) gets its turn sent again. The
+# task is idempotent by version, so a turn still in flight is never played twice.
+SWEEP_BATCH = 200
+
+
+def stalled_bot_turns(stall_seconds: float) -> list[tuple[int, int]]:
+    """(game id, version) of active games waiting on a bot with no event for that long."""
+    cutoff = timezone.now() - timedelta(seconds=stall_seconds)
+    bot_to_act = Seat.objects.filter(
+        game=OuterRef("pk"), index=OuterRef("to_act"), bot_level__isnull=False
+    )
+    recent = GameEvent.objects.filter(game=OuterRef("pk"), created_at__gt=cutoff)
+    rows = (
+        Game.objects.filter(status=GameStatus.ACTIVE, to_act__isnull=False)
+        .filter(Exists(bot_to_act))
+        .exclude(Exists(recent))
+        .order_by("pk")
+        .values_list("pk", "version")[:SWEEP_BATCH]
+    )
+    return list(rows)
+
+
+@shared_task(name="bots.bot_turns_sweep")
+def bot_turns_sweep(stall_seconds: float | None = None) -> int:
+    """Send the turn of every stalled bot again; returns how many were sent."""
+    if stall_seconds is None:
+        stall_seconds = settings.BOT_TURN_STALL_SECONDS
+    stalled = stalled_bot_turns(stall_seconds)
+    for game_id, version in stalled:
+        logger.warning("bot turn of game %s at version %s stalled: sent again", game_id, version)
+        bot_turn_play.delay(game_id, version)
+    return len(stalled)

@@ -12,8 +12,12 @@ comparison far less noisy than independent samples would; successive halving spe
 on the moves still in contention. Candidates come from the heuristic (move ordering): its own
 choice, the next best discards, the alternative pile takes, melds it skipped, going out or not.
 
-The search stops at its time budget (or iteration cap, for reproducible tests); a move that is
-not clearly better than the heuristic's choice does not replace it.
+The search stops at its time budget (or iteration cap, for reproducible tests). A move replaces
+the heuristic's choice only when its paired advantage over it is clear: mean minus
+``confidence`` (2) standard errors above ``base_bonus`` points. (Determinised worlds deal the
+opponents' unknown cards uniformly, whereas real opponents keep pairs and throw singletons, so
+rollouts misjudge some risks; in the arena a cautious threshold beat looser ones: z = 0.3 and
+1.0 scored 48% and 53% against the heuristic where z = 2 scored 62%, 60 hands each.)
 """
 
 from __future__ import annotations

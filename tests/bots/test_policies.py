@@ -114,3 +114,15 @@ def test_heuristic_clearly_beats_random() -> None:
     assert report["n"] == 20
     assert float(report["win_rate_a"]) >= 0.8
     assert float(report["mean_diff"]) > 300
+
+
+def test_policy_specs_for_experiments() -> None:
+    policy = make_policy("ismcts:confidence=0.5,max_candidates=7", seed=1, budget=0.1)
+    assert isinstance(policy, IsmctsPolicy)
+    assert policy.confidence == 0.5
+    assert policy.max_candidates == 7
+    assert policy.time_budget == 0.1
+    with pytest.raises(ValueError):
+        make_policy("ismcts:depth=3")
+    with pytest.raises(ValueError):
+        make_policy("alphazero")
