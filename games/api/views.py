@@ -248,6 +248,7 @@ class GameDetailApi(APIView):
         "legal actions when you are to act. Spectators (not seated) see no hand.",
         parameters=[GAME_ID],
         responses={200: GameDetailSerializer, **problems(401, 404)},
+        examples=[examples.GAME_DETAIL],
     )
     def get(self, request: Request, game_id: int) -> Response:
         player = player_of(request)
@@ -373,7 +374,7 @@ class GameActionCreateApi(APIView):
             ),
             **problems(400, 401, 403, 404, 409, 422, 429),
         },
-        examples=examples.ACTIONS,
+        examples=[*examples.ACTIONS, examples.ACTION_RESULT],
     )
     def post(self, request: Request, game_id: int) -> Response:
         data = ActionCreateSerializer(data=request.data)

@@ -76,3 +76,33 @@ def check_response(method: str, path: str, response: Any) -> None:
         f"{method} {path} {response.status_code} does not match openapi.yaml: "
         + "; ".join(f"{list(e.absolute_path)}: {e.message[:200]}" for e in errors[:5])
     )
+
+
+def example_errors(operation_ids: set[str] | None = None) -> list[str]:
+    """The examples in openapi.yaml (requests and responses) checked against their schemas:
+    of every operation, or of those named in ``operation_ids``."""
+    root, _ = _schema()
+    problems: list[str] = []
+    for template, operations in root["spec"]["paths"].items():
+        for method, operation in operations.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            if operation_ids is not None and operation.get("operationId") not in operation_ids:
+                continue
+            bodies = [("request", operation.get("requestBody", {}).get("content", {}))]
+            bodies += [
+                (f"{status}", r.get("content", {})) for status, r in operation["responses"].items()
+            ]
+            for where, content in bodies:
+                for media_type, entry in content.items():
+                    if "schema" not in entry:
+                        continue
+                    schema = {**_convert(entry["schema"]), "components": root["components"]}
+                    validator = Draft202012Validator(schema)
+                    for name, example in entry.get("examples", {}).items():
+                        for error in validator.iter_errors(example.get("value")):
+                            problems.append(
+                                f"{method.upper()} {template} {where} {media_type} example "
+                                f"{name!r} at {list(error.absolute_path)}: {error.message[:150]}"
+                            )
+    return problems
