@@ -163,7 +163,9 @@ def test_play_a_game_against_bots(
     assert not js_errors, js_errors
 
 
-def test_timer_chat_concede_and_rematch(live_server: Any, page: Any, js_errors: list[str]) -> None:
+def test_timer_chat_concede_and_rematch(
+    live_server: Any, page: Any, shots: Any, js_errors: list[str]
+) -> None:
     sign_up(page, live_server.url, "Bea")
     page.select_option("#turn-seconds", "30")
     page.get_by_test_id("create-game").click()
@@ -182,6 +184,7 @@ def test_timer_chat_concede_and_rematch(live_server: Any, page: Any, js_errors: 
         said = chip.inner_text()
         chip.click()
         expect(page.get_by_test_id("chat-lines")).to_contain_text(f"You: {said}")
+        shots(page, "table-timer-chat", full_page=True)
 
     # Conceding ends the game at once; a rematch (every human accepted) deals a new one.
     first_url = page.url

@@ -138,7 +138,7 @@ export function renderBoard(model: BoardModel, handlers: BoardHandlers = {}): HT
         h("span", { class: "seat-name" }, seatName(model.seats, seat, model.viewer)),
         partner ? h("span", { class: "tag" }, "partner") : "",
         s?.kind === "bot" ? h("span", { class: "tag" }, s.bot_level ?? "bot") : "",
-        h("span", { class: "count" }, `${model.handCounts[seat]} cards`),
+        h("span", { class: "count" }, `${model.handCounts[seat]} card${model.handCounts[seat] === 1 ? "" : "s"}`),
       );
     }),
   );

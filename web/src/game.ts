@@ -281,7 +281,7 @@ export class GameScreen {
     }
     const fresh: GameEvent[] = page.events;
     for (const ev of fresh) {
-      for (const line of describe(ev, this.nameOf)) this.log.unshift(line);
+      for (const line of describe(ev, this.nameOf, (t) => this.teamLabel(t))) this.log.unshift(line);
       this.lastSeq = Math.max(this.lastSeq, ev.seq);
     }
     this.log = this.log.slice(0, LOG_SIZE);
@@ -790,8 +790,8 @@ export class GameScreen {
             h("header", {}, h("span", {}, "Your hand"), h("span", { class: "count", testid: "hand-count" }, handCount)),
             staged,
             handEl,
-            h("div", { class: "action-bar" }, this.messageEl(), actions),
-            hints,
+            g.status === "active" ? h("div", { class: "action-bar" }, this.messageEl(), actions) : this.messageEl(),
+            g.status === "active" ? hints : "",
           )
         : h("p", { class: "muted" }, "You are watching this table.");
 

@@ -182,7 +182,11 @@ const REASONS: Record<string, string> = {
 };
 
 /** One sentence per effect of an event, for the activity log and the replay. */
-export function describe(event: Pick<GameEvent, "effects"> & { type: string }, nameOf: (seat: number) => string): string[] {
+export function describe(
+  event: Pick<GameEvent, "effects"> & { type: string },
+  nameOf: (seat: number) => string,
+  teamName: (team: number) => string = (team) => `team ${team + 1}`,
+): string[] {
   const out: string[] = event.type === "game_started" ? ["The game started."] : [];
   for (const raw of event.effects) {
     const e = raw as Effect;
@@ -240,7 +244,7 @@ export function describe(event: Pick<GameEvent, "effects"> & { type: string }, n
         break;
       }
       case "game_ended":
-        out.push(`Game over: team ${Number(e.winner_team) + 1} wins.`);
+        out.push(`Game over: ${teamName(Number(e.winner_team))} won.`);
         break;
       default:
         out.push(`${who} ${e.kind.replace(/_/g, " ")}.`);

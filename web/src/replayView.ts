@@ -206,7 +206,9 @@ export class ReplayScreen {
         h(
           "div",
           { class: "status", testid: "replay-text" },
-          describe(event, nameOf).join(" "),
+          describe(event, nameOf, (team) =>
+            g.seats.filter((s) => s.team === team).map((s) => nameOf(s.index)).join(" & "),
+          ).join(" "),
           round ? h("span", { class: "muted" }, ` (round ${round})`) : "",
         ),
         model ? renderBoard(model) : h("p", { class: "loading" }, "Loading…"),
