@@ -216,7 +216,17 @@ TURN_TIMER_GRACE_MS = env_int("TURN_TIMER_GRACE_MS", default=1000, minimum=0, ma
 # A queue of their own for the timer tasks (a worker with -Q <it>), so that expiries never wait
 # behind bot turns; unset: the default queue.
 TURN_TIMER_QUEUE = env_str("TURN_TIMER_QUEUE")
+# Bot turns whose task was lost are sent again (bots.tasks.bot_turns_sweep): every
+# BOT_TURN_SWEEP_SECONDS, the games waiting on a bot with no event for BOT_TURN_STALL_SECONDS
+# (more than a task's 60 s hard time limit, so a turn still being computed is left alone).
+BOT_TURN_SWEEP_SECONDS = env_int("BOT_TURN_SWEEP_SECONDS", default=15, minimum=1, maximum=3600)
+BOT_TURN_STALL_SECONDS = env_int("BOT_TURN_STALL_SECONDS", default=75, minimum=1, maximum=86400)
 CELERY_BEAT_SCHEDULE = {
+    "bot-turns-sweep": {
+        "task": "bots.bot_turns_sweep",
+        "schedule": float(BOT_TURN_SWEEP_SECONDS),
+        "options": {"expires": float(BOT_TURN_SWEEP_SECONDS)},
+    },
     "turn-timers-sweep": {
         "task": "games.turn_timers_sweep",
         "schedule": float(TURN_TIMER_SWEEP_SECONDS),

@@ -590,7 +590,13 @@ def _bot_turn_send(game_id: int, version: int) -> None:
     except ImportError:  # without the bots app the built-in bot plays, in-process
         bot_action_apply(game_id, version)
         return
-    bot_turn_play.delay(game_id, version)
+    if celery_app.conf.task_always_eager:
+        bot_turn_play.delay(game_id, version)
+        return
+    try:
+        bot_turn_play.delay(game_id, version)
+    except Exception:  # the move is committed; bots.tasks.bot_turns_sweep sends this turn again
+        logger.exception("could not send the bot turn of game %s at %s", game_id, version)
 
 
 # A simple legal bot: the first legal action of the most productive kind.

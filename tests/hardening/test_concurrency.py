@@ -19,7 +19,7 @@ log replayed, and each key retried later (after the game moved on) gets its firs
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -36,7 +36,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 THREADS = 8
 
 
-def race(calls: list[Callable[[], Any]]) -> list[Any]:
+def race(calls: Sequence[Callable[[], Any]]) -> list[Any]:
     """Run ``calls`` at the same moment, each in its own thread and database connection."""
     barrier = threading.Barrier(len(calls))
     results: list[Any] = [None] * len(calls)
