@@ -96,12 +96,12 @@ class CeleryProcess:
     def kill(self) -> None:
         """SIGKILL, as a crash or an OOM kill would: no warm shutdown, nothing acknowledged."""
         if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.send_signal(signal.SIGKILL)
             self.process.wait(timeout=10)
 
     def stop(self) -> None:
         if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
+            self.process.send_signal(signal.SIGTERM)
             try:
                 self.process.wait(timeout=15)
             except subprocess.TimeoutExpired:
@@ -138,8 +138,7 @@ class Celery:
                 env={**self.env, **extra_env},
                 stdout=log,
                 stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
+            )  # in pytest's process group: a CI run that stops pytest stops these too
         proc = CeleryProcess(process, log_path, hostname)
         self.started.append(proc)
         if kind == "worker":
