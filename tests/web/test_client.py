@@ -39,6 +39,11 @@ def sign_up(page: Any, base: str, name: str = "Ada") -> None:
     expect(page.get_by_test_id("create-form")).to_be_visible()
 
 
+def fits_the_phone(page: Any) -> bool:
+    """Nothing wider than the phone's screen (no sideways scrolling)."""
+    return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"))
+
+
 def discard_any(page: Any) -> bool:
     """Select hand cards one by one until Discard is enabled, then discard."""
     cards = page.get_by_test_id("hand-card")
@@ -58,6 +63,7 @@ def test_play_a_game_against_bots(
     page.fill("#opt-target_score", "1000")
     page.select_option("#seat-3", "open")  # a seat left open: the table waits in its lobby
     shots(page, "home", full_page=True)
+    assert fits_the_phone(page)
     page.get_by_test_id("create-game").click()
 
     expect(page.get_by_test_id("lobby")).to_be_visible()
@@ -69,6 +75,7 @@ def test_play_a_game_against_bots(
     expect(page.get_by_test_id("hand-card")).to_have_count(11)
     expect(page.get_by_test_id("status")).to_contain_text("Your turn")
     shots(page, "table-draw")
+    assert fits_the_phone(page)
 
     melds = discards = rounds = 0
     refused = ""
