@@ -177,7 +177,11 @@ def turn_timer_arm(
         if seat.player_id is not None and not seat.is_bot:
             if seat.stand_in:
                 deadline = now - grace()  # its bot plays at once
-            elif acted == game.to_act and game.turn_deadline is not None:
+            elif (
+                acted == game.to_act
+                and game.turn_deadline is not None
+                and (game.snapshot or {}).get("phase") != "draw"  # a turn starts with a draw
+            ):
                 deadline = game.turn_deadline  # the same turn goes on
             else:
                 deadline = now + timedelta(seconds=game.turn_seconds)

@@ -321,3 +321,21 @@ def test_the_minimal_play_answers_a_partners_question_with_no() -> None:
     assert timers.minimal_choose(game, state, 0) == {"type": "answer_partner", "allow": False}
     state.phase = "draw"
     assert timers.minimal_choose(game, state, 0)["type"] == "draw"
+
+
+def test_a_new_turn_of_the_same_seat_gets_a_full_deadline() -> None:
+    """The deadline is kept while a seat goes on with its turn, not into its next turn (a new
+    round may begin with the seat that ended the last one)."""
+    table = timed_table(turn_seconds=30)
+    game = table.game()
+    seats = list(game.seats.order_by("index"))
+    old = timezone.now() - timedelta(seconds=5)
+    assert game.snapshot is not None
+    for phase, kept in (("play", True), ("draw", False)):
+        game.turn_deadline = old
+        game.snapshot["phase"] = phase
+        timers.turn_timer_arm(game, seats, acted=game.to_act, source=EventSource.PLAYER)
+        assert (game.turn_deadline == old) is kept, phase
+        assert game.turn_deadline is not None
+        if not kept:
+            assert game.turn_deadline > timezone.now() + timedelta(seconds=25)
