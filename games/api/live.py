@@ -2,8 +2,8 @@
 
 Serving model. These views are ``async``: under ASGI (production runs gunicorn with uvicorn
 workers, see docker-compose.yml) a waiting client is a suspended coroutine of the worker's event
-loop, not a worker or a thread, and it holds no database connection while it waits (each read
-runs in a short ``sync_to_async`` call that closes its connection afterwards). Wake-ups come
+loop, not a worker, and it holds no database connection while it waits (reads run in short
+``sync_to_async`` calls; the one before each wait gives the connection back). Wake-ups come
 from ``games.live`` (Redis pub/sub between processes, in-process without Redis). Under WSGI
 (``make run``, the test client) the same views work, one thread per waiting request.
 
@@ -63,7 +63,13 @@ def _release_connection() -> None:
 
 
 async def db(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Run ``fn`` (ORM work) off the event loop and give its connection back afterwards."""
+    """Run ``fn`` (ORM work) off the event loop, in the request's thread."""
+    return await sync_to_async(fn)(*args, **kwargs)
+
+
+async def db_then_idle(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``db``, then give the thread's connection back: for the read before a wait (or the
+    last one of a request), so that a waiting client holds no database connection."""
 
     def call() -> T:
         try:
@@ -197,10 +203,10 @@ class GameEventListWaitApi(AsyncApiView, GameEventListApi):
                 return table.spectator_horizon(g, viewer)
 
             async def check() -> bool | None:
-                return await db(_has_news, game_id, after, horizon)
+                return await db_then_idle(_has_news, game_id, after, horizon)
 
             await live.wait_until(game_id, check, wait)
-        response: Response = await db(GameEventListApi.get, self, request, game_id)
+        response: Response = await db_then_idle(GameEventListApi.get, self, request, game_id)
         return response
 
 
@@ -238,7 +244,9 @@ async def event_stream(
         first = True
         touched = loop.time()
         while True:
-            batch = await db(table.live_batch_get, game_id=game_id, player=player, cursor=cursor)
+            batch = await db_then_idle(
+                table.live_batch_get, game_id=game_id, player=player, cursor=cursor
+            )
             if first:
                 first = False
                 yield _frame(
@@ -259,7 +267,7 @@ async def event_stream(
                 return
             if now - touched >= KEEPALIVE_SECONDS:
                 touched = now
-                await db(_visible, game_id, player)
+                await db_then_idle(_visible, game_id, player)
             woken = await listener.wait(min(deadline - now, KEEPALIVE_SECONDS))
             if not woken and loop.time() < deadline:
                 yield ": keep-alive\n\n"

@@ -27,7 +27,7 @@ from rest_framework.views import APIView
 
 from canasta_service.problems import PROBLEM_CONTENT_TYPE, ProblemSerializer
 from games import live, selectors, table
-from games.api.live import WAIT_MAX_SECONDS, AsyncApiView, db
+from games.api.live import WAIT_MAX_SECONDS, AsyncApiView, db, db_then_idle
 from games.api.serializers import (
     GameDetailSerializer,
     PlayerRefSerializer,
@@ -436,12 +436,12 @@ class TableEventListApi(AsyncApiView):
             return True if news or game.status == GameStatus.FINISHED else None
 
         async def check() -> bool | None:
-            return await db(ready)
+            return await db_then_idle(ready)
 
         if v["wait"]:
             await db(table.presence_touch, game=game, player=player)
             await live.wait_until(game.pk, check, v["wait"])
-        body = await db(
+        body = await db_then_idle(
             table.table_events_list, game=game, player=player, after=v["after"], limit=v["limit"]
         )
         return Response(TableEventListSerializer(body).data)

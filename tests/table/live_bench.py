@@ -175,7 +175,7 @@ def server(workers: int = 1) -> Iterator[int]:
     with tempfile.TemporaryDirectory(prefix="canasta-live-") as tmp:
         env = {
             **os.environ,
-            "DJANGO_SETTINGS_MODULE": "canasta_service.settings",
+            "DJANGO_SETTINGS_MODULE": "tests.table.bench_settings",
             "DEBUG": "0",
             "SECRET_KEY": "live-bench-only",
             "ALLOWED_HOSTS": HOST,
@@ -191,12 +191,6 @@ def server(workers: int = 1) -> Iterator[int]:
             env=env,
             check=True,
         )
-        # Production runs PostgreSQL; for SQLite, WAL lets the waiting clients' reads run
-        # beside a move's write instead of holding it back.
-        import sqlite3
-
-        with contextlib.closing(sqlite3.connect(f"{tmp}/bench.sqlite3")) as db:
-            db.execute("PRAGMA journal_mode=WAL")
         log = open(Path(tmp) / "server.log", "wb")  # noqa: SIM115 - closed below
         process = subprocess.Popen(
             [
@@ -230,7 +224,13 @@ def server(workers: int = 1) -> Iterator[int]:
                         "the server did not start:\n" + (Path(tmp) / "server.log").read_text()
                     )
                 time.sleep(0.2)
-            yield port
+            try:
+                yield port
+            except BaseException:
+                log.flush()
+                tail = (Path(tmp) / "server.log").read_text(errors="replace").splitlines()[-60:]
+                print("\n".join(["--- server log (last lines) ---", *tail]), file=sys.stderr)
+                raise
         finally:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGTERM)
@@ -333,9 +333,9 @@ async def run(port: int, clients: int, streams: int, moves: int) -> dict[str, An
         "health_status": status,
         "move_seconds_median": round(statistics.median(move_seconds), 4),
         "move_seconds_max": round(max(move_seconds), 4),
-        "wake_seconds_median": round(statistics.median(wake_seconds), 4),
+        "wake_seconds_median": round(statistics.median(wake_seconds or [0.0]), 4),
         "wake_seconds_p95": round(pct(wake_seconds, 0.95), 4),
-        "wake_seconds_max": round(max(wake_seconds), 4),
+        "wake_seconds_max": round(max(wake_seconds or [0.0]), 4),
         "notifications": len(wake_seconds),
         "clients_with_every_event_in_order_once": in_order,
         "client_errors": errors[:5],
