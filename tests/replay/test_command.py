@@ -131,3 +131,13 @@ def test_errors_and_the_benchmark(games: list[Game]) -> None:
         call_command("replay", "999999")
     out = run("--bench", "1", str(games[1].pk))
     assert "ms/game" in out and f"game {games[1].pk} (two_player" in out
+
+
+def test_a_conceded_game_verifies_and_its_ending_is_checked(games: list[Game]) -> None:
+    from games.table import game_concede
+
+    running = games[0]
+    game_concede(game_id=running.pk, player=running.created_by)
+    assert f"game {running.pk}: ok (finished" in run(str(running.pk))
+    Game.objects.filter(pk=running.pk).update(winner_team=0)  # Ada's own team (seat 0)
+    assert "team 0 conceded, yet the winner is 0" in failing(str(running.pk))
