@@ -793,8 +793,10 @@ class BenchFigures:
     games: int
     events: int
     rebuild_seconds: float  # new_game + apply of every action, no events recorded
-    replay_seconds: float  # replay_log: with effects recorded, as the replay endpoints do
+    replay_seconds: float  # replay_log with effects recorded, as verify and import do
     max_events: int
+    rebuild_cpu: float  # the same two, in CPU time of this process (steady on a busy machine)
+    replay_cpu: float
 
 
 def replay_bench(
@@ -818,21 +820,23 @@ def replay_bench(
                     LogEntry(len(entries) + 1, seat, action.type, action_to_dict(action))
                 )
             logs.append(entries)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         for n, entries in enumerate(logs):
             state = new_game(options, f"{seed}:{preset}:{n}")
             for e in entries[1:]:
                 apply(state, action_from_dict(e.payload, e.seat if e.seat is not None else -1))
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.process_time()
         for n, entries in enumerate(logs):
             for _ in replay_log(options, f"{seed}:{preset}:{n}", entries):
                 pass
-        t2 = time.perf_counter()
+        t2, c2 = time.perf_counter(), time.process_time()
         out[preset] = BenchFigures(
             games=len(logs),
             events=sum(len(e) for e in logs),
             rebuild_seconds=t1 - t0,
             replay_seconds=t2 - t1,
             max_events=max(len(e) for e in logs),
+            rebuild_cpu=c1 - c0,
+            replay_cpu=c2 - c1,
         )
     return out

@@ -166,10 +166,12 @@ class Command(BaseCommand):
         for preset, f in figures.items():
             per_game = f.events / f.games
             self.stdout.write(
-                f"  {preset:13s} {f.games} games, {per_game:6.0f} events/game (max "
-                f"{f.max_events}): rebuild {f.rebuild_seconds / f.games * 1000:7.2f} ms/game "
-                f"({f.rebuild_seconds / f.events * 1e6:5.1f} us/event); with effects "
-                f"{f.replay_seconds / f.games * 1000:7.2f} ms/game"
+                f"  {preset:13s} {f.games} games, {per_game:4.0f} events/game (max "
+                f"{f.max_events}): rebuild {f.rebuild_seconds / f.games * 1000:6.2f} ms/game "
+                f"({f.rebuild_cpu / f.games * 1000:.2f} CPU, "
+                f"{f.rebuild_cpu / f.events * 1e6:.1f} us/event); with effects "
+                f"{f.replay_seconds / f.games * 1000:6.2f} ms/game "
+                f"({f.replay_cpu / f.games * 1000:.2f} CPU)"
             )
         for game in games:
             if game.version < 1:
