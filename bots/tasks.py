@@ -7,6 +7,11 @@ sees them), lets the seat's level policy think, and only then applies the move t
 service as a human, against the version it read. If anything moved meanwhile (a duplicate or
 late task, a redelivered message, another path), the version check refuses the move and the task
 returns quietly: a stale task never applies.
+
+``bot_turns_sweep`` (run by beat) sends again the bot turns whose task was lost (a worker killed
+outright, a broker restarted empty): games where a bot is to act and nothing has happened for
+``BOT_TURN_STALL_SECONDS``. A turn sent twice is harmless: the second task finds the version
+moved on.
 """
 
 from __future__ import annotations

@@ -204,3 +204,23 @@ def test_four_bots_play_a_whole_game_through_a_real_worker(
     assert game.winner_team is not None
     assert set(game.events.filter(seq__gt=1).values_list("source", flat=True)) == {EventSource.BOT}
     assert "bots.bot_turn_play" in celery_worker_process.log_text()
+
+
+def test_sweep_sends_stalled_bot_turns_again(
+    monkeypatch: pytest.MonkeyPatch, no_scheduling: list[tuple[int, int]]
+) -> None:
+    ada = _player("Ada")
+    bots_game = _bot_table(ada, {s: "medium" for s in range(4)}, spectate=True)
+    human_game = _bot_table(ada, {1: "easy", 2: "easy", 3: "easy"}, seat=0)
+    sent: list[tuple[int, int]] = []
+    monkeypatch.setattr(tasks.bot_turn_play, "delay", lambda g, v: sent.append((g, v)))
+    # nothing is stalled yet under the configured threshold
+    assert tasks.bot_turns_sweep() == 0
+    assert sent == []
+    # with no grace at all the bot game's turn is sent again; the human's game is left alone
+    assert tasks.bot_turns_sweep(stall_seconds=0) == 1
+    assert sent == [(bots_game.pk, bots_game.version)]
+    assert human_game.to_act == 0
+    # the resent turn is idempotent with the original: one move, then nothing
+    assert bot_turn_play(bots_game.pk, bots_game.version) is True
+    assert bot_turn_play(bots_game.pk, bots_game.version) is False
