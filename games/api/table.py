@@ -353,6 +353,9 @@ class TableSettingsApi(APIView):
 
 
 class ChatSendApi(APIView):
+    # Besides the per-game limit of the service, the HTTP rate of the "chat" scope (settings).
+    throttle_scope = "chat"
+
     throttle_scope = "chat"
 
     @extend_schema(
