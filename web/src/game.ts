@@ -287,7 +287,7 @@ export class GameScreen {
     this.log = this.log.slice(0, LOG_SIZE);
     if (initial) return;
     const ended = fresh.flatMap((ev) => ev.effects).filter((e) => e.kind === "round_ended");
-    if (ended.length) await this.showRoundSummary();
+    if (ended.length) await this.showRoundSummary((ended[ended.length - 1].hands as string[][]) ?? []);
   }
 
   private pruneSelection(): void {
@@ -441,7 +441,7 @@ export class GameScreen {
   }
 
   // ------------------------------------------------------------------ round summary / scorecard
-  private async showRoundSummary(): Promise<void> {
+  private async showRoundSummary(hands: string[][] = []): Promise<void> {
     let card: Scorecard;
     try {
       card = await api.scorecard(this.id);
@@ -467,6 +467,21 @@ export class GameScreen {
         h("h2", {}, title),
         h("p", {}, why),
         roundTable(card, last.round, (t) => this.teamLabel(t)),
+        hands.some((hand) => hand.length)
+          ? h(
+              "div",
+              { class: "left-in-hand", testid: "hands-left" },
+              h("h3", {}, "Cards left in hand"),
+              ...hands.map((hand, seat) =>
+                h(
+                  "div",
+                  { class: "hand-row" },
+                  h("span", { class: "seat-name" }, this.nameOf(seat)),
+                  hand.length ? h("span", {}, ...sortCards(hand).map((c) => cardEl(c, "mini"))) : "none",
+                ),
+              ),
+            )
+          : "",
         h(
           "div",
           { class: "row" },
