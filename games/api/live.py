@@ -31,7 +31,6 @@ from asgiref.sync import sync_to_async
 from django.db import connection
 from django.http import HttpResponseBase, StreamingHttpResponse
 from django.utils.functional import classproperty
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.renderers import BaseRenderer, JSONRenderer
@@ -308,6 +307,21 @@ STREAM_EXAMPLE = (
 )
 
 
+class EventStreamFrameSerializer(serializers.Serializer[Any]):
+    """One frame of the event stream: the body is a sequence of them, each ended by a blank
+    line. A frame with `retry` (milliseconds before a reconnect) opens the stream; comment
+    lines (`: keep-alive`) come while it is idle."""
+
+    id = serializers.CharField(
+        required=False, help_text="`<move seq>-<table seq>`; absent on `sync` and `end`."
+    )
+    event = serializers.CharField(
+        required=False, help_text="`sync`, `game_event`, `table_event` or `end`."
+    )
+    data = serializers.CharField(required=False, help_text="JSON: see the operation's description.")
+    retry = serializers.IntegerField(required=False)
+
+
 class GameStreamApi(AsyncApiView):
     renderer_classes = [JSONRenderer, EventStreamRenderer]
 
@@ -344,7 +358,7 @@ class GameStreamApi(AsyncApiView):
         ],
         responses={
             (200, "text/event-stream"): OpenApiResponse(
-                response=OpenApiTypes.STR,
+                response=EventStreamFrameSerializer,
                 description="The event stream.",
                 examples=[
                     OpenApiExample("A resumed stream", value=STREAM_EXAMPLE, response_only=True)
