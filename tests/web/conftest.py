@@ -84,10 +84,12 @@ def eager_bots() -> Iterator[None]:
         celery_app.conf.task_always_eager = saved
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def playwright_driver() -> Iterator[Any]:
-    """Playwright's sync API keeps an asyncio loop in this thread, which Django's ORM takes for
-    an async context; the tests' own queries are synchronous, so allow them while it runs."""
+    """Playwright's sync API keeps an asyncio loop running in this thread while it is open, so
+    it is opened per test (a session-wide one would break later tests that call asyncio.run).
+    Django's ORM takes that loop for an async context; the tests' own queries are synchronous,
+    so allow them while it runs."""
     from playwright.sync_api import sync_playwright
 
     saved = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
