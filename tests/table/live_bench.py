@@ -169,8 +169,8 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def server(workers: int = 1) -> Iterator[int]:
-    """gunicorn + uvicorn worker(s) on a fresh SQLite database; yields the port."""
+def server(workers: int = 1) -> Iterator[tuple[int, int]]:
+    """gunicorn + uvicorn worker(s) on a fresh SQLite database; yields (port, master pid)."""
     port = _free_port()
     with tempfile.TemporaryDirectory(prefix="canasta-live-") as tmp:
         env = {
@@ -225,7 +225,7 @@ def server(workers: int = 1) -> Iterator[int]:
                     )
                 time.sleep(0.2)
             try:
-                yield port
+                yield port, process.pid
             except BaseException:
                 log.flush()
                 tail = (Path(tmp) / "server.log").read_text(errors="replace").splitlines()[-60:]
@@ -270,7 +270,22 @@ async def _move(port: int, game_id: int, tokens: dict[int, str]) -> tuple[int, f
     return int(body["game"]["version"]), took
 
 
-async def run(port: int, clients: int, streams: int, moves: int) -> dict[str, Any]:
+def worker_stats(master: int) -> tuple[int, float]:
+    """(threads, resident MiB) of the server's worker processes (the gunicorn master's
+    children)."""
+    threads, rss_kib = 0, 0
+    for status in Path("/proc").glob("[0-9]*/status"):
+        with contextlib.suppress(OSError, ValueError):
+            fields = dict(
+                line.split(":", 1) for line in status.read_text().splitlines() if ":" in line
+            )
+            if int(fields.get("PPid", "0").strip()) == master:
+                threads += int(fields.get("Threads", "0").strip())
+                rss_kib += int(fields.get("VmRSS", "0 kB").split()[0])
+    return threads, round(rss_kib / 1024, 1)
+
+
+async def run(port: int, clients: int, streams: int, moves: int, master: int = 0) -> dict[str, Any]:
     ada, bob = await _signup(port, "Ada"), await _signup(port, "Bob")
     status, game = await http(
         port, "POST", "/api/v1/games/", ada["token"], {"preset": "two_player", "seat": 0}
@@ -292,6 +307,7 @@ async def run(port: int, clients: int, streams: int, moves: int) -> dict[str, An
         await asyncio.wait_for(s.connected.wait(), 60)
     await asyncio.sleep(1.5)  # let every long-poll reach its wait
     idle_ok = not any(t.done() for t in tasks)
+    waiting_threads, waiting_rss = worker_stats(master) if master else (-1, -1.0)
 
     # the server still answers other requests at once while everyone waits
     t0 = time.monotonic()
@@ -329,6 +345,8 @@ async def run(port: int, clients: int, streams: int, moves: int) -> dict[str, An
         "moves": moves,
         "redis": bool(os.environ.get("REDIS_URL")),
         "all_waiting_before_first_move": idle_ok,
+        "server_threads_while_waiting": waiting_threads,
+        "server_rss_mib_while_waiting": waiting_rss,
         "health_seconds_while_waiting": round(health_seconds, 4),
         "health_status": status,
         "move_seconds_median": round(statistics.median(move_seconds), 4),
@@ -350,8 +368,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--moves", type=int, default=10)
     parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
     args = parser.parse_args(argv)
-    with server(args.workers) as port:
-        figures = asyncio.run(run(port, args.clients, args.streams, args.moves))
+    with server(args.workers) as (port, master):
+        figures = asyncio.run(run(port, args.clients, args.streams, args.moves, master))
     figures["workers"] = args.workers
     print(json.dumps(figures, indent=2))
     return figures
