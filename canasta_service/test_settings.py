@@ -22,3 +22,8 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {  # noqa: F405
     "actions": None,
     "chat": None,
 }
+
+# Long-polls and event streams wait at most this long in the suite (generated requests may ask
+# for the maximum; games/api/live.py).
+LIVE_WAIT_MAX_SECONDS = 3
+LIVE_STREAM_MAX_SECONDS = 5

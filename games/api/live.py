@@ -5,9 +5,10 @@ workers, see docker-compose.yml) a waiting client is a suspended coroutine of th
 loop, not a worker, and it holds no database connection while it waits (reads run in short
 ``sync_to_async`` calls; the one before each wait gives the connection back). Django's ASGI
 handler does park one idle thread per request in flight (its per-request thread for sync code):
-tests/table/live_bench.py measures it (200 waiting clients: 201 threads, about 0.3 MiB each). Wake-ups come
-from ``games.live`` (Redis pub/sub between processes, in-process without Redis). Under WSGI
-(``make run``, the test client) the same views work, one thread per waiting request.
+tests/table/live_bench.py measures it (200 waiting clients: 201 threads, about 0.3 MiB each).
+Wake-ups come from ``games.live`` (Redis pub/sub between processes, in-process without Redis).
+Under WSGI (``make run``, WSGI test clients) a long-poll waits in its request's thread, and a
+stream sends what there is and closes (WSGI cannot send a body while it is produced).
 
 How a client stays in sync (also in the OpenAPI descriptions below):
 
@@ -30,6 +31,8 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
 from django.db import connection
 from django.http import HttpResponseBase, StreamingHttpResponse
 from django.utils.functional import classproperty
@@ -127,6 +130,21 @@ class EventStreamRenderer(BaseRenderer):
         return json.dumps(data, cls=JSONEncoder).encode()
 
 
+def wait_bound(seconds: int) -> int:
+    """The wait actually granted: at most ``LIVE_WAIT_MAX_SECONDS`` (a setting, 30 by default;
+    the test suite lowers it so that generated requests cannot hold it up)."""
+    return min(seconds, int(getattr(settings, "LIVE_WAIT_MAX_SECONDS", WAIT_MAX_SECONDS)))
+
+
+def stream_seconds(request: Request, seconds: int) -> int:
+    """How long a stream stays open. Only an ASGI server sends a stream as it is produced;
+    under WSGI (``make run``, WSGI test clients) Django collects the whole body first, so the
+    stream sends what there is and closes, and the client reconnects after ``retry``."""
+    if not isinstance(request._request, ASGIRequest):
+        return 0
+    return min(seconds, int(getattr(settings, "LIVE_STREAM_MAX_SECONDS", STREAM_SECONDS_MAX)))
+
+
 def _visible(game_id: int, player: Player, touch: bool = True) -> Game:
     game = selectors.game_get_visible(game_id=game_id, player=player)
     if touch:
@@ -193,7 +211,7 @@ class GameEventListWaitApi(AsyncApiView, GameEventListApi):
     async def get(self, request: Request, game_id: int) -> Response:  # type: ignore[override]
         params = GameEventWaitParamsSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
-        wait = params.validated_data["wait"]
+        wait = wait_bound(params.validated_data["wait"])
         if wait:
             after = params.validated_data["after"]
             player = await db(player_of, request)
@@ -381,7 +399,7 @@ class GameStreamApi(AsyncApiView):
             or table.Cursor(v["after"], v["table_after"])
         )
         response = StreamingHttpResponse(
-            event_stream(game_id, player, cursor, v["timeout"]),
+            event_stream(game_id, player, cursor, stream_seconds(request, v["timeout"])),
             content_type="text/event-stream; charset=utf-8",
         )
         response["Cache-Control"] = "no-cache"

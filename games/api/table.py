@@ -27,7 +27,7 @@ from rest_framework.views import APIView
 
 from canasta_service.problems import PROBLEM_CONTENT_TYPE, ProblemSerializer
 from games import live, selectors, table
-from games.api.live import WAIT_MAX_SECONDS, AsyncApiView, db, db_then_idle
+from games.api.live import WAIT_MAX_SECONDS, AsyncApiView, db, db_then_idle, wait_bound
 from games.api.serializers import (
     GameDetailSerializer,
     PlayerRefSerializer,
@@ -443,7 +443,7 @@ class TableEventListApi(AsyncApiView):
 
         if v["wait"]:
             await db(table.presence_touch, game=game, player=player)
-            await live.wait_until(game.pk, check, v["wait"])
+            await live.wait_until(game.pk, check, wait_bound(v["wait"]))
         body = await db_then_idle(
             table.table_events_list, game=game, player=player, after=v["after"], limit=v["limit"]
         )
