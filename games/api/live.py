@@ -338,7 +338,10 @@ class EventStreamFrameSerializer(serializers.Serializer[Any]):
     event = serializers.CharField(
         required=False, help_text="`sync`, `game_event`, `table_event` or `end`."
     )
-    data = serializers.CharField(required=False, help_text="JSON: see the operation's description.")
+    # A field named like Serializer.data (the metaclass moves it aside).
+    data = serializers.CharField(  # type: ignore[assignment]
+        required=False, help_text="JSON: see the operation's description."
+    )
     retry = serializers.IntegerField(required=False)
 
 
