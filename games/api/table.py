@@ -356,8 +356,6 @@ class ChatSendApi(APIView):
     # Besides the per-game limit of the service, the HTTP rate of the "chat" scope (settings).
     throttle_scope = "chat"
 
-    throttle_scope = "chat"
-
     @extend_schema(
         operation_id="games_chat_create",
         tags=["table"],
