@@ -81,6 +81,7 @@ class Stack:
     web_workers: int = 2
     web_threads: int = 4
     worker_concurrency: int = 2
+    asgi: bool = False  # uvicorn workers on the ASGI app (as docker-compose serves it)
     name: str = field(default_factory=lambda: f"canasta_bench_{uuid.uuid4().hex[:8]}")
     ports: list[int] = field(default_factory=list)
     procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
@@ -115,7 +116,9 @@ class Stack:
             "DEBUG": "0",
             "SECRET_KEY": "bench-" + uuid.uuid4().hex,
             "DATABASE_URL": f"{PG_URL}/{self.name}",
-            "DATABASE_CONN_MAX_AGE": "60",
+            # As docker-compose: under ASGI each request may run on another thread, and
+            # persistent connections would pile up one per thread; WSGI threads keep theirs.
+            "DATABASE_CONN_MAX_AGE": "0" if self.asgi else "60",
             "REDIS_URL": redis_url,
             "CACHE_URL": redis_url,
             "BENCH_BASELINE": "1",
@@ -135,14 +138,21 @@ class Stack:
         for i in range(self.web):
             port = free_port()
             self.ports.append(port)
+            serving = (
+                ["canasta_service.asgi:application", "--worker-class=uvicorn_worker.UvicornWorker"]
+                if self.asgi
+                else [
+                    "canasta_service.wsgi:application",
+                    "--worker-class=gthread",
+                    f"--threads={self.web_threads}",
+                ]
+            )
             self._spawn(
                 [
                     str(bin_dir / "gunicorn"),
-                    "canasta_service.wsgi:application",
+                    *serving,
                     f"--bind=127.0.0.1:{port}",
-                    "--worker-class=gthread",
                     f"--workers={self.web_workers}",
-                    f"--threads={self.web_threads}",
                     "--keep-alive=30",
                     "--log-level=warning",
                 ],

@@ -29,11 +29,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument(
+        "--asgi",
+        action="store_true",
+        help="serve the ASGI app with uvicorn workers (as docker-compose does), not WSGI gthread",
+    )
     args = parser.parse_args()
 
     rates = {}
     for n in (1, 2):
-        with stack(web=n, workers=n) as s:
+        with stack(web=n, workers=n, asgi=args.asgi) as s:
             stats, wall = run_tables(s.urls, args.clients, args.seconds, bot_every=4)
             rate = len(stats.moves) / wall
             rates[n] = rate
