@@ -104,13 +104,13 @@ def bot_turn_play(game_id: int, version: int) -> bool:
         # The engine refused the policy's move (a bot bug): log it and let the built-in
         # fallback move instead, so a game never stalls on a bot.
         logger.error(
-            "bot move refused in game %s at version %s (seat %s, %s): %s %s",
+            # The action and the message may name the seat's cards: log only their kinds.
+            "bot move refused in game %s at version %s (seat %s, %s): %s",
             game_id,
             version,
             seat,
-            action,
+            action.get("type"),
             exc.code,
-            exc.message,
         )
         result = services.bot_action_apply(game_id, version, None)
     return result is not None

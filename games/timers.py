@@ -369,13 +369,13 @@ def _turn_play(game_id: int, seat: int, choose: Chooser, source: str) -> int:
             )
         except ServiceError as exc:  # the chooser's move refused (a bug): a plain legal one
             logger.error(
-                "timer move refused in game %s at version %s (seat %s, %s): %s %s",
+                # The action and the message may name the seat's cards: log only their kinds.
+                "timer move refused in game %s at version %s (seat %s, %s): %s",
                 game_id,
                 game.version,
                 seat,
-                action,
+                action.get("type"),
                 exc.code,
-                exc.message,
             )
             result = game_action_apply(
                 game_id=game_id,
