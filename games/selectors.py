@@ -71,9 +71,12 @@ def game_state_get(game: Game) -> GameState | None:
     return GameState.from_dict(game.snapshot) if game.snapshot else None
 
 
-def game_detail_get(*, game: Game, player: Player | None) -> dict[str, Any]:
-    """Everything ``player`` may know about ``game``, with the table as their seat sees it."""
-    seats = _seats(game)
+def game_detail_get(
+    *, game: Game, player: Player | None, seats: list[Seat] | None = None
+) -> dict[str, Any]:
+    """Everything ``player`` may know about ``game``, with the table as their seat sees it
+    (``seats``: the game's seats with their players, when the caller has them already)."""
+    seats = _seats(game) if seats is None else seats
     mine = next((s.index for s in seats if player is not None and s.player_id == player.pk), None)
     insider = mine is not None or (player is not None and game.created_by_id == player.pk)
     state = game_state_get(game)
@@ -228,12 +231,14 @@ def game_events_list(
     }
 
 
-def action_response_build(*, game: Game, event: GameEvent, player: Player) -> dict[str, Any]:
+def action_response_build(
+    *, game: Game, event: GameEvent, player: Player, seats: list[Seat] | None = None
+) -> dict[str, Any]:
     """The answer to an applied action: the new event and the game as the actor now sees it.
 
     JSON-ready (it is also stored as the idempotent replay of the request).
     """
-    detail = game_detail_get(game=game, player=player)
+    detail = game_detail_get(game=game, player=player, seats=seats)
     body = {"event": event_view_get(event, event.seat), "game": detail}
     return json.loads(json.dumps(body, cls=JSONEncoder))
 

@@ -87,7 +87,12 @@ def _join_code_new() -> str:
 def _game_lock(game_id: int) -> Game:
     """The game row, locked until the end of the current transaction."""
     try:
-        return Game.objects.select_for_update().get(pk=game_id)
+        # The creator is joined for the response; only the game row itself is locked.
+        return (
+            Game.objects.select_for_update(of=("self",))
+            .select_related("created_by")
+            .get(pk=game_id)
+        )
     except Game.DoesNotExist:
         raise errors.GameNotFound() from None
 
@@ -382,7 +387,7 @@ def game_action_apply(
                     body=record.response_body,
                     replayed=True,
                 )
-        seats = list(game.seats.order_by("index"))
+        seats = list(game.seats.select_related("player").order_by("index"))
         if seat is None:
             mine = [s.index for s in seats if player is not None and s.player_id == player.pk]
             if not mine:
@@ -433,7 +438,7 @@ def game_action_apply(
         game.save()
         result = ActionResult(game=game, event=event, seat=seat)
         if player is not None:
-            result.body = action_response_build(game=game, event=event, player=player)
+            result.body = action_response_build(game=game, event=event, player=player, seats=seats)
             if idempotency_key:
                 try:
                     with transaction.atomic():

@@ -4,8 +4,9 @@ The service that applies a move (``game_action_apply``) costs four queries when 
 changes no meld and ends no round (most moves: draws, discards): lock the game row, read its
 seats, insert the event, update the game (snapshot and caches). A move that changes melds adds
 the Meld projection (one read, one write per changed meld); a round end adds the RoundScore
-rows. Through HTTP a move costs five more: token authentication, the requester's player row,
-the visibility check (game row), and the response (seats with their players, the creator).
+rows. Through HTTP a move costs two more: token authentication (the user and their player
+joined to the token) and the visibility check (game row, with any overdue timer applied); the
+response reuses the seats and the creator the service loaded with the locked game.
 
 Savepoints are not counted: they appear only because the test runs inside a transaction.
 Run with ``-s`` to see the per-move figures.
@@ -30,7 +31,7 @@ from tests.hardening.helpers import started_game
 pytestmark = pytest.mark.django_db
 
 SERVICE_BUDGET = 4  # a move that changes no meld and ends no round
-HTTP_EXTRA = 5  # authentication, player, visibility check, response (seats, creator)
+HTTP_EXTRA = 2  # authentication (user and player joined), visibility check
 
 
 def statements(ctx: CaptureQueriesContext) -> list[str]:
@@ -83,7 +84,7 @@ def test_a_plain_move_costs_four_queries_in_the_service(
     print(f"plain move statements: {[kind(s) for s in plain[0][3]]}")
 
 
-def test_a_move_through_http_costs_nine_queries(
+def test_a_move_through_http_costs_six_queries(
     make_player: Callable[..., PlayerClient],
 ) -> None:
     game_id, players = started_game(make_player)
