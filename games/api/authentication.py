@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rest_framework import authentication, exceptions
+from rest_framework.authtoken.models import Token
 
 
 class TokenAuthentication(authentication.TokenAuthentication):
@@ -12,10 +13,9 @@ class TokenAuthentication(authentication.TokenAuthentication):
     that a game request does not pay one more query for the player (``views.player_of``)."""
 
     def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
-        model = self.get_model()
         try:
-            token = model.objects.select_related("user", "user__player").get(key=key)
-        except model.DoesNotExist:
+            token = Token.objects.select_related("user", "user__player").get(key=key)
+        except Token.DoesNotExist:
             raise exceptions.AuthenticationFailed("Invalid token.") from None
         if not token.user.is_active:
             raise exceptions.AuthenticationFailed("User inactive or deleted.")
