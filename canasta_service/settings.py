@@ -151,6 +151,9 @@ THROTTLE_RATES: dict[str, str | None] = {
     "actions": throttle_rate("THROTTLE_ACTIONS", "240/minute"),
     "chat": throttle_rate("THROTTLE_CHAT", "30/minute"),
 }
+# How long a server remembers whom a token belongs to (games/api/authentication.py); 0: never.
+AUTH_TOKEN_CACHE_SECONDS = env_int("AUTH_TOKEN_CACHE_SECONDS", default=30, minimum=0, maximum=3600)
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "games.api.authentication.TokenAuthentication",

@@ -173,6 +173,8 @@ class Meld(models.Model):
     wild_count = models.PositiveSmallIntegerField()
     is_canasta = models.BooleanField()
 
+    VALUES = ("cards", "natural_count", "wild_count", "is_canasta")  # set from the engine
+
     class Meta:
         ordering = ("game", "team", "rank")
         constraints = [

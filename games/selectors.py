@@ -14,18 +14,29 @@ from typing import Any
 from django.db.models import Count, Q, QuerySet
 from rest_framework.utils.encoders import JSONEncoder
 
+from canasta_service.prepared import PreparedQuery
 from games import errors
 from games.engine import Event, GameState, seed_commitment
 from games.engine.view import event_view, player_view
 from games.models import Game, GameEvent, GameStatus, Player, RoundScore, Seat
 from games.timers import game_touch, timer_view
 
-
 # ============================================================================== games
+# Every game view and every move read these: compiled once per connection
+# (canasta_service.prepared).
+GAME_WITH_CREATOR = PreparedQuery(
+    lambda pk: Game.objects.select_related("created_by").filter(pk=pk), int
+)
+SEATS_WITH_PLAYERS = PreparedQuery(
+    lambda game_id: Seat.objects.filter(game_id=game_id).select_related("player").order_by("index"),
+    int,
+)
+
+
 def game_get_visible(*, game_id: int, player: Player) -> Game:
     """The game if ``player`` may look at it: public tables to everyone, private ones only to
     their creator and seated players (others get 404, as if it did not exist)."""
-    game = Game.objects.select_related("created_by").filter(pk=game_id).first()
+    game = GAME_WITH_CREATOR.first(game_id)
     if game is None:
         raise errors.GameNotFound()
     game = game_touch(game, player)  # an overdue turn timer applies first (games.timers)
@@ -42,8 +53,12 @@ def viewer_seat_get(*, game: Game, player: Player | None) -> int | None:
     return game.seats.filter(player=player).values_list("index", flat=True).first()
 
 
-def _seats(game: Game) -> list[Seat]:
-    return list(game.seats.select_related("player").order_by("index"))
+def seats_of(game: Game) -> list[Seat]:
+    """The game's seats in order, each with its player (and the game itself) loaded."""
+    seats = SEATS_WITH_PLAYERS.all(game.pk)
+    for seat in seats:
+        seat.game = game
+    return seats
 
 
 def seat_view(seat: Seat) -> dict[str, Any]:
@@ -76,7 +91,7 @@ def game_detail_get(
 ) -> dict[str, Any]:
     """Everything ``player`` may know about ``game``, with the table as their seat sees it
     (``seats``: the game's seats with their players, when the caller has them already)."""
-    seats = _seats(game) if seats is None else seats
+    seats = seats_of(game) if seats is None else seats
     mine = next((s.index for s in seats if player is not None and s.player_id == player.pk), None)
     insider = mine is not None or (player is not None and game.created_by_id == player.pk)
     state = game_state_get(game)
@@ -234,19 +249,23 @@ def game_events_list(
 def action_response_build(
     *, game: Game, event: GameEvent, player: Player, seats: list[Seat] | None = None
 ) -> dict[str, Any]:
-    """The answer to an applied action: the new event and the game as the actor now sees it.
-
-    JSON-ready (it is also stored as the idempotent replay of the request).
-    """
+    """The answer to an applied action: the new event and the game as the actor now sees it
+    (datetimes included as they are: ``json_ready`` makes it storable)."""
     detail = game_detail_get(game=game, player=player, seats=seats)
-    body = {"event": event_view_get(event, event.seat), "game": detail}
-    return json.loads(json.dumps(body, cls=JSONEncoder))
+    return {"event": event_view_get(event, event.seat), "game": detail}
+
+
+def json_ready(body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` as the API renders it (DRF's encoder: datetimes as ISO 8601 text), for storing
+    in a JSON column."""
+    ready: dict[str, Any] = json.loads(json.dumps(body, cls=JSONEncoder))
+    return ready
 
 
 # ============================================================================== scorecard
 def game_scorecard_get(*, game: Game) -> dict[str, Any]:
     """Every finished round with each team's score components, round total and cumulative."""
-    seats = _seats(game)
+    seats = seats_of(game)
     teams = max(s.team for s in seats) + 1 if seats else 0
     rounds: dict[int, dict[str, Any]] = {}
     for row in RoundScore.objects.filter(game=game).order_by("round_no", "team"):

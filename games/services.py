@@ -28,6 +28,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from canasta_service.celery import app as celery_app
+from canasta_service.prepared import PreparedQuery
 from games import errors
 from games.engine import (
     RULES_VERSION,
@@ -56,8 +57,8 @@ from games.models import (
     RoundScore,
     Seat,
 )
-from games.selectors import action_response_build
-from games.timers import TimerOptions, turn_timer_arm
+from games.selectors import action_response_build, json_ready, seats_of
+from games.timers import TimerOptions, game_touch, grace, turn_timer_arm
 
 logger = logging.getLogger(__name__)
 
@@ -71,9 +72,8 @@ def player_create(*, display_name: str) -> tuple[Player, str]:
     """A guest player: a user without a password, a display name and an API token."""
     user_model = get_user_model()
     with transaction.atomic():
+        # No password: create_user stores an unusable one.
         user = user_model.objects.create_user(username=f"guest-{secrets.token_hex(8)}")
-        user.set_unusable_password()
-        user.save(update_fields=["password"])
         player = Player.objects.create(user=user, display_name=display_name.strip())
         token = Token.objects.create(user=user)
     return player, token.key
@@ -84,17 +84,22 @@ def _join_code_new() -> str:
     return "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
 
 
+# The creator is joined for the response; only the game row itself is locked. Every move runs
+# this: compiled once per connection (canasta_service.prepared).
+GAME_LOCKED = PreparedQuery(
+    lambda pk: (
+        Game.objects.select_for_update(of=("self",)).select_related("created_by").filter(pk=pk)
+    ),
+    int,
+)
+
+
 def _game_lock(game_id: int) -> Game:
     """The game row, locked until the end of the current transaction."""
-    try:
-        # The creator is joined for the response; only the game row itself is locked.
-        return (
-            Game.objects.select_for_update(of=("self",))
-            .select_related("created_by")
-            .get(pk=game_id)
-        )
-    except Game.DoesNotExist:
-        raise errors.GameNotFound() from None
+    game = GAME_LOCKED.first(game_id)
+    if game is None:
+        raise errors.GameNotFound()
+    return game
 
 
 def _seat_check(game: Game, index: int) -> None:
@@ -343,6 +348,24 @@ def request_hash(game_id: int, action: Any, expected_version: Any) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+# What a move changes on the game row (the rest is written by the lobby and table services).
+MOVE_FIELDS = (
+    "version",
+    "status",
+    "finished_at",
+    "snapshot",
+    "to_act",
+    "winner_team",
+    "turn_deadline",
+    "updated_at",
+)
+
+
+class _TimerWorkDue(Exception):
+    """Raised inside ``game_action_apply``'s transaction when the requester's seat has a bot
+    standing in for it or the turn timer is overdue: that work commits on its own first."""
+
+
 def game_action_apply(
     *,
     game_id: int,
@@ -355,14 +378,19 @@ def game_action_apply(
 ) -> ActionResult:
     """Apply one action for ``seat`` (or, with ``seat=None``, for the seat ``player`` occupies).
 
-    In one transaction, holding the game row lock: replays the first answer of an earlier
-    request with the same ``idempotency_key`` (another request under that key → 422
-    ``idempotency_key_reused``); refuses a game not being played (409 ``game_not_active``,
-    422 ``game_over``), a player without a seat (403 ``not_seated``), a stale
-    ``expected_version`` (409 ``stale_version`` with ``current_version``), and whatever the
-    engine refuses (400 / 403 ``not_your_turn`` / 422); otherwise appends the GameEvent
-    (seq = version + 1), rewrites snapshot, melds and scores, stores the idempotency record and
-    registers the next bot turn on commit. A refused action leaves the game unchanged.
+    In one transaction, holding the game row lock: refuses a private game the player is not at
+    (404 ``not_found``, as if it did not exist); replays the first answer of an earlier request
+    with the same ``idempotency_key`` (another request under that key → 422
+    ``idempotency_key_reused``); refuses a game not being played (409 ``game_not_active``, 422
+    ``game_over``), a player without a seat (403 ``not_seated``), a stale ``expected_version``
+    (409 ``stale_version`` with ``current_version``), and whatever the engine refuses (400 /
+    403 ``not_your_turn`` / 422); otherwise appends the GameEvent (seq = version + 1), rewrites
+    snapshot, melds and scores, stores the idempotency record and registers the next bot turn
+    on commit. A refused action leaves the game unchanged.
+
+    For a player's request, the timer's work comes first, as on every request that touches a
+    game (``games.timers.game_touch``): the seat comes back from its stand-in bot and an overdue
+    turn expires, each committed on its own, and the action is then tried against the result.
     """
     if idempotency_key is not None and len(idempotency_key) > IDEMPOTENCY_KEY_MAX_LENGTH:
         raise errors.ServiceError(
@@ -370,92 +398,149 @@ def game_action_apply(
             code="invalid_request",
             status=400,
         )
-    with transaction.atomic():
-        game = _game_lock(game_id)
-        fingerprint = ""
-        if idempotency_key and player is not None:
-            fingerprint = request_hash(game_id, action, expected_version)
-            record = IdempotencyRecord.objects.filter(player=player, key=idempotency_key).first()
-            if record is not None:
-                if record.request_hash != fingerprint:
-                    raise errors.IdempotencyKeyReused()
-                return ActionResult(
-                    game=game,
-                    event=None,
-                    seat=record.response_body.get("event", {}).get("seat", -1),
-                    status=record.response_status,
-                    body=record.response_body,
-                    replayed=True,
+    kwargs: dict[str, Any] = {
+        "game_id": game_id,
+        "seat": seat,
+        "action": action,
+        "expected_version": expected_version,
+        "player": player,
+        "idempotency_key": idempotency_key,
+        "source": source,
+    }
+    try:
+        return _action_apply(**kwargs, timer_work=player is not None and seat is None)
+    except _TimerWorkDue:
+        game = Game.objects.select_related("created_by").get(pk=game_id)
+        game_touch(game, player)
+        return _action_apply(**kwargs, timer_work=False)
+
+
+def _action_apply(
+    *,
+    game_id: int,
+    seat: int | None,
+    action: dict[str, Any],
+    expected_version: int,
+    player: Player | None,
+    idempotency_key: str | None,
+    source: str,
+    timer_work: bool,
+) -> ActionResult:
+    # The two inserts run without savepoints of their own (a savepoint is two more round trips
+    # on every move): a unique violation rolls the whole transaction back and is mapped here.
+    inserting = ""
+    try:
+        with transaction.atomic():
+            game = _game_lock(game_id)
+            seats = seats_of(game)
+            mine = [s for s in seats if player is not None and s.player_id == player.pk]
+            if (
+                player is not None
+                and not mine
+                and not game.is_public
+                and game.created_by_id != player.pk
+            ):
+                raise errors.GameNotFound()
+            if timer_work and _timer_work_due(game, mine):
+                raise _TimerWorkDue()
+            fingerprint = ""
+            if idempotency_key and player is not None:
+                fingerprint = request_hash(game_id, action, expected_version)
+                record = IdempotencyRecord.objects.filter(
+                    player=player, key=idempotency_key
+                ).first()
+                if record is not None:
+                    if record.request_hash != fingerprint:
+                        raise errors.IdempotencyKeyReused()
+                    return ActionResult(
+                        game=game,
+                        event=None,
+                        seat=record.response_body.get("event", {}).get("seat", -1),
+                        status=record.response_status,
+                        body=record.response_body,
+                        replayed=True,
+                    )
+            if seat is None:
+                if not mine:
+                    raise errors.NotSeated()
+                seat = mine[0].index
+            elif not 0 <= seat < len(seats) or (
+                player is not None and seats[seat].player_id != player.pk
+            ):
+                raise errors.NotSeated("You may act only for the seat you occupy.")
+            if game.status == GameStatus.FINISHED:
+                raise errors.ServiceError(
+                    "The game is over.",
+                    code="game_over",
+                    status=errors.engine_error_status("game_over"),
                 )
-        seats = list(game.seats.select_related("player").order_by("index"))
-        if seat is None:
-            mine = [s.index for s in seats if player is not None and s.player_id == player.pk]
-            if not mine:
-                raise errors.NotSeated()
-            seat = mine[0]
-        elif not 0 <= seat < len(seats) or (
-            player is not None and seats[seat].player_id != player.pk
-        ):
-            raise errors.NotSeated("You may act only for the seat you occupy.")
-        if game.status == GameStatus.FINISHED:
-            raise errors.ServiceError(
-                "The game is over.",
-                code="game_over",
-                status=errors.engine_error_status("game_over"),
+            if game.status != GameStatus.ACTIVE:
+                raise errors.GameNotActive()
+            if expected_version != game.version:
+                raise errors.StaleVersion(game.version)
+            rules_version_check(game.rules_version)
+            try:
+                parsed = action_from_dict(action, seat)
+                state = GameState.from_dict(game.snapshot or {})
+                events: list[Event] = []
+                apply(state, parsed, events)
+            except EngineError as exc:
+                raise errors.engine_error(exc) from None
+            inserting = "event"  # unique (game, seq): a backstop behind the row lock
+            event = GameEvent.objects.create(
+                game=game,
+                seq=game.version + 1,
+                seat=seat,
+                type=parsed.type,
+                source=source,
+                payload=action_to_dict(parsed),
+                effects=effects_to_json(events),
             )
-        if game.status != GameStatus.ACTIVE:
-            raise errors.GameNotActive()
-        if expected_version != game.version:
-            raise errors.StaleVersion(game.version)
-        rules_version_check(game.rules_version)
-        try:
-            parsed = action_from_dict(action, seat)
-            state = GameState.from_dict(game.snapshot or {})
-            events: list[Event] = []
-            apply(state, parsed, events)
-        except EngineError as exc:
-            raise errors.engine_error(exc) from None
-        try:
-            with transaction.atomic():  # unique (game, seq): a backstop behind the row lock
-                event = GameEvent.objects.create(
-                    game=game,
-                    seq=game.version + 1,
-                    seat=seat,
-                    type=parsed.type,
-                    source=source,
-                    payload=action_to_dict(parsed),
-                    effects=effects_to_json(events),
+            inserting = ""
+            game.version = event.seq
+            if state.game_over:
+                game.status = GameStatus.FINISHED
+                game.finished_at = timezone.now()
+            _projections_write(game, state)
+            turn_timer_arm(game, seats, acted=seat, source=source)  # next deadline (games.timers)
+            game.save(update_fields=MOVE_FIELDS)
+            result = ActionResult(game=game, event=event, seat=seat)
+            if player is not None:
+                result.body = action_response_build(
+                    game=game, event=event, player=player, seats=seats
                 )
-        except IntegrityError:
-            latest = GameEvent.objects.filter(game=game).order_by("-seq").first()
-            raise errors.StaleVersion(latest.seq if latest else game.version) from None
-        game.version = event.seq
-        if state.game_over:
-            game.status = GameStatus.FINISHED
-            game.finished_at = timezone.now()
-        _projections_write(game, state)
-        turn_timer_arm(game, seats, acted=seat, source=source)  # next deadline (games.timers)
-        game.save()
-        result = ActionResult(game=game, event=event, seat=seat)
-        if player is not None:
-            result.body = action_response_build(game=game, event=event, player=player, seats=seats)
-            if idempotency_key:
-                try:
-                    with transaction.atomic():
-                        IdempotencyRecord.objects.create(
-                            player=player,
-                            game=game,
-                            key=idempotency_key,
-                            request_hash=fingerprint,
-                            response_status=result.status,
-                            response_body=result.body,
-                        )
-                except IntegrityError:
-                    # The same key was just used for another game (whose row lock we do not
-                    # hold): that request owns the key, and this one is not applied.
-                    raise errors.IdempotencyKeyReused() from None
-        _bot_turn_register(game, seats)
+                if idempotency_key:
+                    result.body = json_ready(result.body)  # the replay is the same document
+                    # The same key may just have been used for another game (whose row lock
+                    # this request does not hold): that request owns the key.
+                    inserting = "idempotency record"
+                    IdempotencyRecord.objects.create(
+                        player=player,
+                        game=game,
+                        key=idempotency_key,
+                        request_hash=fingerprint,
+                        response_status=result.status,
+                        response_body=result.body,
+                    )
+                    inserting = ""
+            _bot_turn_register(game, seats)
+    except IntegrityError:
+        if inserting == "idempotency record":
+            raise errors.IdempotencyKeyReused() from None
+        if inserting == "event":
+            latest = GameEvent.objects.filter(game_id=game_id).order_by("-seq").first()
+            raise errors.StaleVersion(latest.seq if latest else expected_version) from None
+        raise
     return result
+
+
+def _timer_work_due(game: Game, mine: list[Seat]) -> bool:
+    """Whether the requester's seat is played by its stand-in bot or the turn is overdue."""
+    if game.status != GameStatus.ACTIVE:
+        return False
+    if any(s.stand_in for s in mine):
+        return True
+    return game.turn_deadline is not None and timezone.now() >= game.turn_deadline + grace()
 
 
 def effects_to_json(events: list[Event]) -> list[dict[str, Any]]:
@@ -476,39 +561,63 @@ def _projections_write(game: Game, state: GameState) -> None:
 
     The Meld rows are rewritten only when the melds differ from the previous snapshot's, and
     RoundScore rows added only when a round has ended since: most moves (a draw, a discard)
-    change neither, and skip those two queries.
+    change neither, and skip those queries.
     """
     previous = game.snapshot or {}
     game.snapshot = state.to_dict()
     game.to_act = None if state.game_over else state.to_act
     game.winner_team = state.winner
     if previous.get("melds") != game.snapshot["melds"]:
-        _melds_write(game, state)
+        before = _meld_rows(GameState.from_dict(previous)) if previous else None
+        _melds_write(game, before, _meld_rows(state))
     if len(previous.get("rounds", ())) != len(state.rounds):
         _round_scores_write(game, state)
 
 
-def _melds_write(game: Game, state: GameState) -> None:
+MeldKey = tuple[int, str]
+
+
+def _meld_rows(state: GameState) -> dict[MeldKey, dict[str, Any]]:
+    """The Meld rows ``state`` projects to: (team, rank) -> column values."""
     table = player_view(state, None, with_legal=False)
-    wanted = {(t["team"], m["rank"]): m for t in table["teams"] for m in t["melds"]}
-    existing = {(m.team, m.rank): m for m in Meld.objects.filter(game=game)}
-    stale = [m.pk for key, m in existing.items() if key not in wanted]
-    if stale:
-        Meld.objects.filter(pk__in=stale).delete()
-    for (team, rank), view in wanted.items():
-        row = existing.get((team, rank))
-        values = {
-            "cards": view["cards"],
-            "natural_count": view["natural_count"],
-            "wild_count": view["wild_count"],
-            "is_canasta": view["is_canasta"],
+    return {
+        (t["team"], m["rank"]): {
+            "cards": m["cards"],
+            "natural_count": m["natural_count"],
+            "wild_count": m["wild_count"],
+            "is_canasta": m["is_canasta"],
         }
-        if row is None:
-            Meld.objects.create(game=game, team=team, rank=rank, **values)
-        elif any(getattr(row, k) != v for k, v in values.items()):
-            for k, v in values.items():
-                setattr(row, k, v)
-            row.save(update_fields=list(values))
+        for t in table["teams"]
+        for m in t["melds"]
+    }
+
+
+def _melds_write(
+    game: Game, before: dict[MeldKey, dict[str, Any]] | None, wanted: dict[MeldKey, dict[str, Any]]
+) -> None:
+    """Bring the game's Meld rows from ``before`` (the previous snapshot's projection; None:
+    read them) to ``wanted``, touching only the rows that differ."""
+    if before is None:
+        before = {
+            (m.team, m.rank): {k: getattr(m, k) for k in Meld.VALUES}
+            for m in Meld.objects.filter(game=game)
+        }
+    stale = [key for key in before if key not in wanted]
+    if stale and not wanted:
+        Meld.objects.filter(game=game).delete()  # a new round: the table is cleared
+    else:
+        for team, rank in stale:
+            Meld.objects.filter(game=game, team=team, rank=rank).delete()
+    added = [
+        Meld(game=game, team=team, rank=rank, **values)
+        for (team, rank), values in wanted.items()
+        if (team, rank) not in before
+    ]
+    if added:
+        Meld.objects.bulk_create(added)
+    for (team, rank), values in wanted.items():
+        if (team, rank) in before and before[(team, rank)] != values:
+            Meld.objects.filter(game=game, team=team, rank=rank).update(**values)
 
 
 def _round_scores_write(game: Game, state: GameState) -> None:

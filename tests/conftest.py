@@ -194,3 +194,13 @@ def celery_worker_process(django_db_setup: None) -> Iterator[WorkerProcess]:
         _stop(process)
         pid_path.unlink(missing_ok=True)
         print(f"\n[celery_worker_process] stopped {hostname}; log: {log_path}", file=sys.stderr)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_token_cache() -> Iterator[None]:
+    """Each test starts with no token remembered (games/api/authentication.py)."""
+    from games.api.authentication import token_cache
+
+    token_cache.clear()
+    yield
+    token_cache.clear()

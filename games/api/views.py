@@ -380,7 +380,7 @@ class GameActionCreateApi(APIView):
         data = ActionCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         player = player_of(request)
-        selectors.game_get_visible(game_id=game_id, player=player)
+        # The service checks that the player may see the game (404) under its row lock.
         result = services.game_action_apply(
             game_id=game_id,
             seat=None,

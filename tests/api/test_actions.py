@@ -217,3 +217,29 @@ def test_scorecard_before_any_round_ends(ada: PlayerClient, table: int) -> None:
     assert card["target_score"] == 1000 and card["winner_team"] is None
     assert card["teams"] == [{"team": 0, "seats": [0]}, {"team": 1, "seats": [1]}]
     problem(ada.get("/api/v1/games/424242/scorecard/"), 404, "not_found")
+
+
+def test_an_action_on_a_private_game_is_404_to_an_outsider_and_403_to_a_looker_on(
+    make_player: Callable[..., PlayerClient], ada: PlayerClient, bob: PlayerClient
+) -> None:
+    private = create_game(ada, preset="two_player", is_public=False)["id"]
+    assert (
+        bob.post(
+            f"/api/v1/games/{private}/join/",
+            {"join_code": ada.game(private)["join_code"]},
+            format="json",
+        ).status_code
+        == 200
+    )
+    assert ada.post(f"/api/v1/games/{private}/start/", {}, format="json").status_code == 200
+    public = create_game(ada, preset="two_player")["id"]
+    assert bob.post(f"/api/v1/games/{public}/join/", {}, format="json").status_code == 200
+    assert ada.post(f"/api/v1/games/{public}/start/", {}, format="json").status_code == 200
+    eve = make_player("Eve")
+    check_private, check_public = unchanged(private), unchanged(public)
+    # the private game does not exist for her; at the public one she is not seated
+    problem(eve.act(private, {"type": "draw"}, 1), 404, "not_found")
+    problem(eve.act(public, {"type": "draw"}, 1), 403, "not_seated")
+    check_private()
+    check_public()
+    assert ada.act(private, {"type": "draw"}, 1).status_code == 201

@@ -339,3 +339,43 @@ def test_a_new_turn_of_the_same_seat_gets_a_full_deadline() -> None:
         assert game.turn_deadline is not None
         if not kept:
             assert game.turn_deadline > timezone.now() + timedelta(seconds=25)
+
+
+def test_an_action_request_applies_an_overdue_expiry_first_and_is_then_stale() -> None:
+    table = timed_table()
+    version = table.game().version
+    overdue(table.game_id)
+    response = client_for(table.players[0]).post(
+        f"/api/v1/games/{table.game_id}/actions/",
+        {"action": {"type": "draw"}, "expected_version": version},
+        format="json",
+    )
+    # the expiry is committed (it played Ada's turn), and her move, chosen before it, is stale
+    assert response.status_code == 409, response.content
+    assert response.json()["current_version"] == version + 2
+    [timeout] = timeouts(table.game_id)
+    assert timeout.payload["via"] == "request" and timeout.seat == 0
+    assert table.game().version == version + 2
+    assert_log_consistent(table.game_id)
+
+
+def test_a_player_whose_seat_a_bot_holds_gets_it_back_by_acting() -> None:
+    table = timed_table(timeout_limit=1)
+    _time_out(table, 1)
+    play_turn(table.game_id, 1)
+    ada = Seat.objects.get(game_id=table.game_id, index=0)
+    assert ada.stand_in and table.game().to_act == 0
+    version = table.game().version
+    response = client_for(table.players[0]).post(
+        f"/api/v1/games/{table.game_id}/actions/",
+        {"action": {"type": "draw"}, "expected_version": version},
+        format="json",
+    )
+    # her seat is hers again before her move is tried, and her move is applied
+    assert response.status_code == 201, response.content
+    ada.refresh_from_db()
+    assert not ada.stand_in and ada.timeouts == 0
+    assert GameEvent.objects.get(game_id=table.game_id, seq=version + 1).source == "player"
+    last = TimerEvent.objects.filter(game_id=table.game_id).last()
+    assert last is not None and last.type == "seat_returned"
+    assert_log_consistent(table.game_id)

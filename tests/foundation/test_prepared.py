@@ -1,0 +1,74 @@
+"""Prepared queries (canasta_service/prepared.py) return what the ORM returns, on any database."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from canasta_service.prepared import PreparedQuery
+from games import services
+from games.models import Game, Player, Seat
+
+pytestmark = pytest.mark.django_db
+
+GAME = PreparedQuery(lambda pk: Game.objects.select_related("created_by").filter(pk=pk), int)
+SEATS = PreparedQuery(
+    lambda game_id: Seat.objects.filter(game_id=game_id).select_related("player").order_by("index"),
+    int,
+)
+BY_NAME = PreparedQuery(
+    lambda name, pk: Player.objects.filter(display_name=name).exclude(pk=pk), str, int
+)
+
+
+@pytest.fixture
+def game() -> Game:
+    ada, _ = services.player_create(display_name="Ada")
+    return services.game_create(creator=ada, preset="classic", options={"target_score": 1000})
+
+
+def test_a_prepared_query_returns_the_rows_the_orm_returns(game: Game) -> None:
+    orm = Game.objects.select_related("created_by").get(pk=game.pk)
+    for _ in range(2):  # compiled on the first run, reused on the second
+        with CaptureQueriesContext(connection) as ctx:
+            prepared = GAME.first(game.pk)
+            assert prepared is not None
+            assert prepared.created_by.display_name == "Ada"  # joined, no query
+        assert len(ctx.captured_queries) == 1
+        for field in Game._meta.concrete_fields:
+            assert getattr(prepared, field.attname) == getattr(orm, field.attname), field.name
+        assert not prepared._state.adding and prepared._state.db == "default"
+        assert isinstance(prepared.options, dict) and prepared.created_at.tzinfo is not None
+
+
+def test_rows_come_in_the_querysets_order_with_nullable_joins(game: Game) -> None:
+    seats = SEATS.all(game.pk)
+    assert [s.index for s in seats] == [0, 1, 2, 3]
+    orm = list(Seat.objects.filter(game=game).select_related("player").order_by("index"))
+    assert [(s.pk, s.player_id) for s in seats] == [(s.pk, s.player_id) for s in orm]
+    with CaptureQueriesContext(connection) as ctx:
+        assert [s.player.display_name if s.player else None for s in seats][0] == "Ada"
+        assert all(s.player is None for s in seats[1:])  # empty seats: the join gave nothing
+    assert not ctx.captured_queries
+
+
+def test_parameters_go_where_they_belong_and_no_row_is_none(game: Game) -> None:
+    bob, _ = services.player_create(display_name="Bob")
+    ada = Player.objects.get(display_name="Ada")
+    assert [p.pk for p in BY_NAME.all("Bob", ada.pk)] == [bob.pk]
+    assert BY_NAME.all("Bob", bob.pk) == []
+    assert GAME.first(game.pk + 1000) is None
+
+
+def test_a_parameter_must_appear_exactly_once() -> None:
+    twice = PreparedQuery(lambda pk: Game.objects.filter(pk=pk, version=pk), int)
+    constant = PreparedQuery(lambda pk: Game.objects.filter(pk=pk, version=32_101), int)
+    with pytest.raises(ValueError, match="appears 2 times"):
+        twice.first(1)
+    with pytest.raises(ValueError, match="appears 2 times"):
+        constant.first(1)
+    with pytest.raises(TypeError, match="expected 1 arguments"):
+        GAME.first()
+    with pytest.raises(TypeError, match="int or str"):
+        PreparedQuery(lambda when: Game.objects.filter(created_at=when), float)
