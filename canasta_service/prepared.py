@@ -18,21 +18,28 @@ The builder is called once with a distinct placeholder value per parameter; each
 must appear exactly once among the compiled SQL's parameters, where the real values go. The
 compiled form is kept per connection object (each thread has its own), so no two threads
 share a compiler.
+
+The two writes of every move get the same treatment: ``PreparedInsert`` (a new row: every
+concrete field but the automatic key) and ``PreparedUpdate`` (some columns of one row by key)
+build their SQL once per connection from the model's fields and take each value through the
+field's own ``pre_save`` and ``get_db_prep_save``, as ``Model.save`` does; both send
+``pre_save`` and ``post_save``, so receivers (the live notifications) see them as any save.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 from weakref import WeakKeyDictionary
 
-from django.core.exceptions import EmptyResultSet
+from django.core.exceptions import EmptyResultSet, ObjectDoesNotExist
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Model, QuerySet
 from django.db.models.query import get_related_populators
+from django.db.models.signals import post_save, pre_save
 
 M = TypeVar("M", bound=Model)
 
@@ -130,3 +137,83 @@ class PreparedQuery(Generic[M]):
     def first(self, *args: Any, using: str = DEFAULT_DB_ALIAS) -> M | None:
         rows = self.all(*args, using=using)
         return rows[0] if rows else None
+
+
+class _PreparedWrite:
+    """SQL for one model's row, built once per connection from the model's fields."""
+
+    def __init__(self, model: type[Model], fields: Sequence[str]) -> None:
+        meta = model._meta
+        assert meta.pk is not None
+        self.model = model
+        self.fields = tuple(meta.get_field(name) for name in fields)
+        self.table = meta.db_table
+        self.columns = tuple(str(getattr(f, "column", "")) for f in self.fields)
+        self.pk_column = str(meta.pk.column)
+        self._sql: WeakKeyDictionary[BaseDatabaseWrapper, str] = WeakKeyDictionary()
+
+    def _values(self, obj: Model, connection: BaseDatabaseWrapper, *, add: bool) -> list[Any]:
+        # As Model.save does: pre_save (auto_now, auto_now_add), then the database's form.
+        return [
+            field.get_db_prep_save(field.pre_save(obj, add), connection)  # type: ignore[union-attr]
+            for field in self.fields
+        ]
+
+    def _send(self, signal: Any, obj: Model, using: str, **kwargs: Any) -> None:
+        signal.send(sender=self.model, instance=obj, raw=False, using=using, **kwargs)
+
+
+class PreparedUpdate(_PreparedWrite):
+    """``obj.save(update_fields=fields)`` for a row known to exist, with the UPDATE built once
+    per connection; sends ``pre_save`` and ``post_save`` as ``save`` does."""
+
+    def save(self, obj: Model, using: str = DEFAULT_DB_ALIAS) -> None:
+        connection = connections[using]
+        sql = self._sql.get(connection)
+        if sql is None:
+            quote = connection.ops.quote_name
+            assignments = ", ".join(f"{quote(c)} = %s" for c in self.columns)
+            sql = f"UPDATE {quote(self.table)} SET {assignments} WHERE {quote(self.pk_column)} = %s"
+            self._sql[connection] = sql
+        names = frozenset(f.name for f in self.fields)
+        self._send(pre_save, obj, using, update_fields=names)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [*self._values(obj, connection, add=False), obj.pk])
+            if cursor.rowcount != 1:
+                raise ObjectDoesNotExist(f"no {self.model.__name__} row {obj.pk} to update")
+        self._send(post_save, obj, using, created=False, update_fields=names)
+
+
+class PreparedInsert(_PreparedWrite):
+    """``obj.save()`` of a new row (every concrete field but the automatic primary key), with
+    the INSERT built once per connection; sets the new key and sends ``pre_save`` and
+    ``post_save`` as ``save`` does."""
+
+    def __init__(self, model: type[Model]) -> None:
+        meta = model._meta
+        super().__init__(
+            model, [f.name for f in meta.local_concrete_fields if f is not meta.auto_field]
+        )
+
+    def save(self, obj: Model, using: str = DEFAULT_DB_ALIAS) -> None:
+        connection = connections[using]
+        returning = connection.features.can_return_columns_from_insert
+        quote = connection.ops.quote_name
+        sql = self._sql.get(connection)
+        if sql is None:
+            columns = ", ".join(quote(c) for c in self.columns)
+            marks = ", ".join(["%s"] * len(self.columns))
+            sql = f"INSERT INTO {quote(self.table)} ({columns}) VALUES ({marks})"
+            if returning:
+                sql += f" RETURNING {quote(self.pk_column)}"
+            self._sql[connection] = sql
+        self._send(pre_save, obj, using, update_fields=None)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, self._values(obj, connection, add=True))
+            if returning:
+                obj.pk = cursor.fetchone()[0]
+            else:
+                obj.pk = connection.ops.last_insert_id(cursor, self.table, self.pk_column)
+        obj._state.adding = False
+        obj._state.db = using
+        self._send(post_save, obj, using, created=True, update_fields=None)

@@ -28,7 +28,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from canasta_service.celery import app as celery_app
-from canasta_service.prepared import PreparedQuery
+from canasta_service.prepared import PreparedInsert, PreparedQuery, PreparedUpdate
 from games import errors
 from games.engine import (
     RULES_VERSION,
@@ -348,16 +348,22 @@ def request_hash(game_id: int, action: Any, expected_version: Any) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-# What a move changes on the game row (the rest is written by the lobby and table services).
-MOVE_FIELDS = (
-    "version",
-    "status",
-    "finished_at",
-    "snapshot",
-    "to_act",
-    "winner_team",
-    "turn_deadline",
-    "updated_at",
+# Every move writes these two rows: their SQL is built once per connection
+# (canasta_service.prepared). A move changes only these columns of the game row (the rest are
+# written by the lobby and table services).
+EVENT_INSERT = PreparedInsert(GameEvent)
+MOVE_UPDATE = PreparedUpdate(
+    Game,
+    [
+        "version",
+        "status",
+        "finished_at",
+        "snapshot",
+        "to_act",
+        "winner_team",
+        "turn_deadline",
+        "updated_at",
+    ],
 )
 
 
@@ -487,7 +493,7 @@ def _action_apply(
             except EngineError as exc:
                 raise errors.engine_error(exc) from None
             inserting = "event"  # unique (game, seq): a backstop behind the row lock
-            event = GameEvent.objects.create(
+            event = GameEvent(
                 game=game,
                 seq=game.version + 1,
                 seat=seat,
@@ -496,6 +502,7 @@ def _action_apply(
                 payload=action_to_dict(parsed),
                 effects=effects_to_json(events),
             )
+            EVENT_INSERT.save(event)
             inserting = ""
             game.version = event.seq
             if state.game_over:
@@ -503,7 +510,7 @@ def _action_apply(
                 game.finished_at = timezone.now()
             _projections_write(game, state)
             turn_timer_arm(game, seats, acted=seat, source=source)  # next deadline (games.timers)
-            game.save(update_fields=MOVE_FIELDS)
+            MOVE_UPDATE.save(game)
             result = ActionResult(game=game, event=event, seat=seat)
             if player is not None:
                 result.body = action_response_build(

@@ -72,3 +72,55 @@ def test_a_parameter_must_appear_exactly_once() -> None:
         GAME.first()
     with pytest.raises(TypeError, match="int or str"):
         PreparedQuery(lambda when: Game.objects.filter(created_at=when), float)
+
+
+def test_prepared_writes_store_what_save_stores_and_send_the_signals(
+    game: Game, replay_unverified: None
+) -> None:
+    from django.db.models.signals import post_save
+
+    from canasta_service.prepared import PreparedInsert, PreparedUpdate
+    from games.models import GameEvent
+
+    saved: list[tuple[str, bool, object]] = []
+
+    def record(sender: type, instance: object, created: bool, **kwargs: object) -> None:
+        saved.append((sender.__name__, created, kwargs.get("update_fields")))
+
+    post_save.connect(record, dispatch_uid="test_prepared")
+    try:
+        event = GameEvent(game=game, seq=7, seat=1, type="draw", payload={"type": "draw"})
+        PreparedInsert(GameEvent).save(event)
+        assert event.pk is not None and not event._state.adding
+        stored = GameEvent.objects.get(pk=event.pk)
+        assert (stored.seq, stored.seat, stored.payload, stored.effects, stored.source) == (
+            7,
+            1,
+            {"type": "draw"},
+            [],
+            "player",
+        )
+        assert stored.created_at == event.created_at and stored.created_at is not None
+
+        before = Game.objects.get(pk=game.pk).updated_at
+        game.version, game.snapshot, game.preset = 9, {"melds": [1, "x"]}, "not written"
+        PreparedUpdate(Game, ["version", "snapshot", "updated_at"]).save(game)
+        fresh = Game.objects.get(pk=game.pk)
+        assert (fresh.version, fresh.snapshot, fresh.preset) == (9, {"melds": [1, "x"]}, "classic")
+        assert fresh.updated_at > before  # auto_now, as save() does it
+    finally:
+        post_save.disconnect(dispatch_uid="test_prepared")
+    assert saved == [
+        ("GameEvent", True, None),
+        ("Game", False, frozenset({"version", "snapshot", "updated_at"})),
+    ]
+
+
+def test_an_update_of_a_missing_row_is_an_error(game: Game) -> None:
+    from django.core.exceptions import ObjectDoesNotExist
+
+    from canasta_service.prepared import PreparedUpdate
+
+    gone = Game(pk=game.pk + 1000, version=1)
+    with pytest.raises(ObjectDoesNotExist):
+        PreparedUpdate(Game, ["version"]).save(gone)
