@@ -60,7 +60,9 @@ def sign_up(name: str) -> InProcessClient:
     return InProcessClient(json.loads(response.content)["token"])
 
 
+CHUNK = 50
 QUERIES: dict[str, list[str]] = {}
+WAITED: dict[int, list[float]] = {}  # wall time minus CPU time, per list of CPU times
 
 
 def timed(fn: Callable[[], Any], into: list[float], kind: str = "") -> Any:
@@ -74,61 +76,67 @@ def timed(fn: Callable[[], Any], into: list[float], kind: str = "") -> Any:
         return execute(sql, params, many, context)
 
     with connection.execute_wrapper(record):
-        started = time.process_time()
+        started, wall = time.process_time(), time.perf_counter()
         out = fn()
         into.append(time.process_time() - started)
+        WAITED.setdefault(id(into), []).append(time.perf_counter() - wall - into[-1])
     if kind:
         QUERIES.setdefault(kind, []).append(" ".join(statements))
     return out
 
 
-def play(moves: int, cpu: dict[str, list[float]]) -> None:
+class Tables:
     """Two-player games, both seats, as bench/driver.py plays them: a move's response is the
-    mover's view; the other seat reads its view when its turn comes."""
-    seats = [sign_up("prof0"), sign_up("prof1")]
-    played = 0
-    while played < moves:
-        status, response = seats[0].post("/api/v1/games/", {"preset": "two_player"})
+    mover's view; the other seat reads its view when its turn comes. Goes on where it
+    stopped."""
+
+    def __init__(self) -> None:
+        self.seats = [sign_up("prof0"), sign_up("prof1")]
+        self.game_id = 0
+        self.views: dict[int, dict[str, Any]] = {}
+
+    def _new_game(self) -> None:
+        status, response = self.seats[0].post("/api/v1/games/", {"preset": "two_player"})
         assert status == 201, response.content
-        game_id = json.loads(response.content)["id"]
-        assert seats[1].post(f"/api/v1/games/{game_id}/join/", {})[0] == 200
-        status, response = seats[0].post(f"/api/v1/games/{game_id}/start/", {})
-        views = {0: json.loads(response.content)}
-        while played < moves:
-            latest = max(views.values(), key=lambda g: g["version"])
-            if latest["status"] != "active":
-                break
-            seat = latest["state"]["to_act"]
-            mine = views.get(seat)
+        self.game_id = json.loads(response.content)["id"]
+        assert self.seats[1].post(f"/api/v1/games/{self.game_id}/join/", {})[0] == 200
+        status, response = self.seats[0].post(f"/api/v1/games/{self.game_id}/start/", {})
+        self.views = {0: json.loads(response.content)}
+
+    def play(self, moves: int, cpu: dict[str, list[float]]) -> None:
+        game_path = "/api/v1/games/{}/"
+        for _ in range(moves):
+            latest = max(self.views.values(), key=lambda g: g["version"]) if self.views else None
+            if latest is None or latest["status"] != "active":
+                self._new_game()
+                latest = self.views[0]
+            seat, api = latest["state"]["to_act"], self.seats[latest["state"]["to_act"]]
+            path = game_path.format(self.game_id)
+            mine = self.views.get(seat)
             if mine is None or mine["version"] != latest["version"]:
-                _, response = timed(
-                    lambda s=seat, g=game_id: seats[s].get(f"/api/v1/games/{g}/"),
-                    cpu["read"],
-                    "read",
-                )
-                mine = json.loads(response.content)
-                views[seat] = mine
+                _, response = timed(lambda a=api, p=path: a.get(p), cpu["read"], "read")
+                mine = self.views[seat] = json.loads(response.content)
             body = {
                 "action": choose(mine["state"]["legal_actions"]),
                 "expected_version": mine["version"],
             }
             status, response = timed(
-                lambda s=seat, b=body, g=game_id: seats[s].post(f"/api/v1/games/{g}/actions/", b),
-                cpu["move"],
-                "move",
+                lambda a=api, p=path, b=body: a.post(f"{p}actions/", b), cpu["move"], "move"
             )
             assert status == 201, response.content
-            views = {seat: json.loads(response.content)["game"]}
-            played += 1
+            self.views = {seat: json.loads(response.content)["game"]}
 
 
-def baseline(requests: int, cpu: dict[str, list[float]]) -> None:
-    api = sign_up("profbase")
-    for _ in range(requests):
-        status, response = timed(
-            lambda: api.post("/api/bench/baseline/", {}), cpu["baseline"], "baseline"
-        )
-        assert status == 201, response.content
+class Baseline:
+    def __init__(self) -> None:
+        self.api = sign_up("profbase")
+
+    def post(self, requests: int, cpu: dict[str, list[float]]) -> None:
+        for _ in range(requests):
+            status, response = timed(
+                lambda: self.api.post("/api/bench/baseline/", {}), cpu["baseline"], "baseline"
+            )
+            assert status == 201, response.content
 
 
 def main() -> None:
@@ -153,21 +161,28 @@ def main() -> None:
 
         settings.ALLOWED_HOSTS = ["testserver", *settings.ALLOWED_HOSTS]
         cpu: dict[str, list[float]] = {"move": [], "read": [], "baseline": []}
-        play(50, {"move": [], "read": []})  # warm-up: imports, caches, connections
-        baseline(50, {"baseline": []})
+        tables, base = Tables(), Baseline()
+        tables.play(50, {"move": [], "read": []})  # warm-up: imports, caches, connections
+        base.post(50, {"baseline": []})
         profiler = cProfile.Profile(time.process_time) if args.profile else None
-        if profiler:
-            profiler.enable()
-        play(args.moves, cpu)
-        if profiler:
-            profiler.disable()
-        baseline(args.moves, cpu)
+        # Moves and baseline requests alternate in chunks, so that both see the same machine.
+        for _ in range(max(1, args.moves // CHUNK)):
+            if profiler:
+                profiler.enable()
+            tables.play(CHUNK, cpu)
+            if profiler:
+                profiler.disable()
+            base.post(CHUNK, cpu)
         from django.db import connections
 
         connections.close_all()
 
     def ms(values: list[float]) -> str:
-        return f"mean {statistics.fmean(values) * 1000:6.2f} ms CPU  (n={len(values)})"
+        waited = statistics.fmean(WAITED[id(values)]) * 1000
+        return (
+            f"mean {statistics.fmean(values) * 1000:6.2f} ms CPU, {waited:5.2f} ms waiting for "
+            f"the database and Redis  (n={len(values)})"
+        )
 
     reads_per_move = len(cpu["read"]) / len(cpu["move"])
     per_move = statistics.fmean(cpu["move"]) + reads_per_move * statistics.fmean(cpu["read"])

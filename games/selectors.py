@@ -87,14 +87,18 @@ def game_state_get(game: Game) -> GameState | None:
 
 
 def game_detail_get(
-    *, game: Game, player: Player | None, seats: list[Seat] | None = None
+    *,
+    game: Game,
+    player: Player | None,
+    seats: list[Seat] | None = None,
+    state: GameState | None = None,
 ) -> dict[str, Any]:
     """Everything ``player`` may know about ``game``, with the table as their seat sees it
     (``seats``: the game's seats with their players, when the caller has them already)."""
     seats = seats_of(game) if seats is None else seats
     mine = next((s.index for s in seats if player is not None and s.player_id == player.pk), None)
     insider = mine is not None or (player is not None and game.created_by_id == player.pk)
-    state = game_state_get(game)
+    state = game_state_get(game) if state is None else state
     started = game.status != GameStatus.LOBBY and state is not None
     return {
         "id": game.pk,
@@ -247,11 +251,17 @@ def game_events_list(
 
 
 def action_response_build(
-    *, game: Game, event: GameEvent, player: Player, seats: list[Seat] | None = None
+    *,
+    game: Game,
+    event: GameEvent,
+    player: Player,
+    seats: list[Seat] | None = None,
+    state: GameState | None = None,
 ) -> dict[str, Any]:
     """The answer to an applied action: the new event and the game as the actor now sees it
-    (datetimes included as they are: ``json_ready`` makes it storable)."""
-    detail = game_detail_get(game=game, player=player, seats=seats)
+    (datetimes included as they are: ``json_ready`` makes it storable). ``seats`` and
+    ``state``: the game's, when the caller has them already."""
+    detail = game_detail_get(game=game, player=player, seats=seats, state=state)
     return {"event": event_view_get(event, event.seat), "game": detail}
 
 

@@ -44,7 +44,7 @@ from games.engine import (
     new_game,
     seed_commitment,
 )
-from games.engine.view import player_view
+from games.engine.view import meld_view
 from games.models import (
     BotLevel,
     EventSource,
@@ -514,7 +514,7 @@ def _action_apply(
             result = ActionResult(game=game, event=event, seat=seat)
             if player is not None:
                 result.body = action_response_build(
-                    game=game, event=event, player=player, seats=seats
+                    game=game, event=event, player=player, seats=seats, state=state
                 )
                 if idempotency_key:
                     result.body = json_ready(result.body)  # the replay is the same document
@@ -575,8 +575,8 @@ def _projections_write(game: Game, state: GameState) -> None:
     game.to_act = None if state.game_over else state.to_act
     game.winner_team = state.winner
     if previous.get("melds") != game.snapshot["melds"]:
-        before = _meld_rows(GameState.from_dict(previous)) if previous else None
-        _melds_write(game, before, _meld_rows(state))
+        before = _meld_rows(previous["melds"]) if previous else None
+        _melds_write(game, before, _meld_rows(game.snapshot["melds"]))
     if len(previous.get("rounds", ())) != len(state.rounds):
         _round_scores_write(game, state)
 
@@ -584,19 +584,15 @@ def _projections_write(game: Game, state: GameState) -> None:
 MeldKey = tuple[int, str]
 
 
-def _meld_rows(state: GameState) -> dict[MeldKey, dict[str, Any]]:
-    """The Meld rows ``state`` projects to: (team, rank) -> column values."""
-    table = player_view(state, None, with_legal=False)
-    return {
-        (t["team"], m["rank"]): {
-            "cards": m["cards"],
-            "natural_count": m["natural_count"],
-            "wild_count": m["wild_count"],
-            "is_canasta": m["is_canasta"],
-        }
-        for t in table["teams"]
-        for m in t["melds"]
-    }
+def _meld_rows(melds: list[list[list[Any]]]) -> dict[MeldKey, dict[str, Any]]:
+    """The Meld rows a snapshot's ``melds`` (per team, [rank, cards] pairs) project to:
+    (team, rank text) -> column values, as the table view shows each meld."""
+    rows: dict[MeldKey, dict[str, Any]] = {}
+    for team, team_melds in enumerate(melds):
+        for rank, cards in team_melds:
+            view = meld_view(rank, cards)
+            rows[(team, view["rank"])] = {name: view[name] for name in Meld.VALUES}
+    return rows
 
 
 def _melds_write(

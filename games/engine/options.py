@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from .errors import InvalidOptions
@@ -50,7 +50,8 @@ class Options:
         return self.players == 4 and self.ask_partner_to_go_out
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # Every field is a scalar: no need for asdict's deep copy.
+        return {name: getattr(self, name) for name in OPTION_NAMES}
 
 
 PRESETS: dict[str, Options] = {
@@ -139,6 +140,25 @@ def make_options(preset: str = DEFAULT_PRESET, overrides: dict[str, Any] | None 
     return replace(PRESETS[preset], **overrides)
 
 
+_FROM_DICT_CACHE: dict[tuple[tuple[str, type, Any], ...], Options] = {}
+_FROM_DICT_CACHE_SIZE = 512
+
+
 def options_from_dict(data: dict[str, Any]) -> Options:
-    """Rebuild stored options (every field present); validates like make_options."""
-    return make_options(DEFAULT_PRESET, {k: v for k, v in data.items()})
+    """Rebuild stored options (every field present); validates like make_options.
+
+    Every stored game state carries its options, and a game has few distinct ones: the
+    validated ``Options`` (immutable) are remembered by their items."""
+    try:
+        # The type is part of the key: True == 1, but only one of them is a valid draw_count.
+        key = tuple((name, type(value), value) for name, value in sorted(data.items()))
+        hash(key)
+    except TypeError:  # an unhashable value is invalid: let the validation say which
+        return make_options(DEFAULT_PRESET, dict(data))
+    known = _FROM_DICT_CACHE.get(key)
+    if known is None:
+        known = make_options(DEFAULT_PRESET, dict(data))
+        if len(_FROM_DICT_CACHE) >= _FROM_DICT_CACHE_SIZE:
+            _FROM_DICT_CACHE.clear()
+        _FROM_DICT_CACHE[key] = known
+    return known

@@ -68,7 +68,8 @@ def _moves(game_id: int, count: int) -> list[tuple[str, int, int, list[str]]]:
                 game_id=game_id, seat=seat, action=action, expected_version=game.version
             )
         after = snapshot_of(game_id)
-        old, new = services._meld_rows(before), services._meld_rows(after)
+        old = services._meld_rows(before.to_dict()["melds"])
+        new = services._meld_rows(after.to_dict()["melds"])
         changed = sum(old.get(key) != new.get(key) for key in old.keys() | new.keys())
         if len(before.rounds) != len(after.rounds):
             changed = -1
