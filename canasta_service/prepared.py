@@ -57,7 +57,8 @@ class _Compiled(Generic[M]):
     sql: str
     params: tuple[Any, ...]
     positions: tuple[int, ...]  # where each argument goes in ``params``
-    compiler: Any  # SQLCompiler: its select list and converters decode the rows
+    compiler: Any  # SQLCompiler: applies the converters
+    converters: Any  # per column, the database's and the fields' from_db_value converters
     model: type[M]
     fields: tuple[int, int]  # the model's own columns: row[start:end]
     init_list: tuple[str, ...]
@@ -95,11 +96,15 @@ class PreparedQuery(Generic[M]):
             positions.append(found[0])
         klass_info = compiler.klass_info
         start, end = klass_info["select_fields"][0], klass_info["select_fields"][-1] + 1
+        columns = [column[0] for column in compiler.select[0 : compiler.col_count]]
+        if compiler.has_composite_fields(columns):
+            raise ValueError("a prepared query cannot select a composite primary key")
         return _Compiled(
             sql=sql,
             params=tuple(params),
             positions=tuple(positions),
             compiler=compiler,
+            converters=compiler.get_converters(columns),
             model=klass_info["model"],
             fields=(start, end),
             init_list=tuple(f[0].target.attname for f in compiler.select[start:end]),
@@ -127,7 +132,12 @@ class PreparedQuery(Generic[M]):
             raw = cursor.fetchall()
         start, end = compiled.fields
         out = []
-        for row in compiled.compiler.results_iter(results=[raw]):
+        rows = (
+            compiled.compiler.apply_converters(raw, compiled.converters)
+            if compiled.converters
+            else raw
+        )
+        for row in rows:
             obj = compiled.model.from_db(using, list(compiled.init_list), row[start:end])
             for populator in compiled.populators:
                 populator.populate(row, obj)
@@ -165,7 +175,14 @@ class _PreparedWrite:
 
 class PreparedUpdate(_PreparedWrite):
     """``obj.save(update_fields=fields)`` for a row known to exist, with the UPDATE built once
-    per connection; sends ``pre_save`` and ``post_save`` as ``save`` does."""
+    per connection; sends ``pre_save`` and ``post_save`` as ``save`` does. The row is found
+    by its primary key, or by the fields named in ``key`` (which must pick exactly one row)."""
+
+    def __init__(self, model: type[Model], fields: Sequence[str], key: Sequence[str] = ()) -> None:
+        super().__init__(model, fields)
+        meta = model._meta
+        assert meta.pk is not None
+        self.key = tuple(meta.get_field(name) for name in key) or (meta.pk,)
 
     def save(self, obj: Model, using: str = DEFAULT_DB_ALIAS) -> None:
         connection = connections[using]
@@ -173,14 +190,21 @@ class PreparedUpdate(_PreparedWrite):
         if sql is None:
             quote = connection.ops.quote_name
             assignments = ", ".join(f"{quote(c)} = %s" for c in self.columns)
-            sql = f"UPDATE {quote(self.table)} SET {assignments} WHERE {quote(self.pk_column)} = %s"
+            where = " AND ".join(f"{quote(str(getattr(f, 'column', '')))} = %s" for f in self.key)
+            sql = f"UPDATE {quote(self.table)} SET {assignments} WHERE {where}"
             self._sql[connection] = sql
         names = frozenset(f.name for f in self.fields)
+        key = [
+            f.get_db_prep_value(getattr(obj, str(getattr(f, "attname", ""))), connection)  # type: ignore[union-attr]
+            for f in self.key
+        ]
         self._send(pre_save, obj, using, update_fields=names)
         with connection.cursor() as cursor:
-            cursor.execute(sql, [*self._values(obj, connection, add=False), obj.pk])
+            cursor.execute(sql, [*self._values(obj, connection, add=False), *key])
             if cursor.rowcount != 1:
-                raise ObjectDoesNotExist(f"no {self.model.__name__} row {obj.pk} to update")
+                raise ObjectDoesNotExist(
+                    f"{cursor.rowcount} {self.model.__name__} rows match {key}: expected one"
+                )
         self._send(post_save, obj, using, created=False, update_fields=names)
 
 

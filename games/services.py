@@ -582,6 +582,9 @@ def _projections_write(game: Game, state: GameState) -> None:
 
 
 MeldKey = tuple[int, str]
+# A move that melds inserts or extends a meld or two: their SQL is built once per connection.
+MELD_INSERT = PreparedInsert(Meld)
+MELD_UPDATE = PreparedUpdate(Meld, Meld.VALUES, key=("game", "team", "rank"))
 
 
 def _meld_rows(melds: list[list[list[Any]]]) -> dict[MeldKey, dict[str, Any]]:
@@ -616,11 +619,13 @@ def _melds_write(
         for (team, rank), values in wanted.items()
         if (team, rank) not in before
     ]
-    if added:
+    if len(added) == 1:
+        MELD_INSERT.save(added[0])  # the common case: one new meld
+    elif added:
         Meld.objects.bulk_create(added)
     for (team, rank), values in wanted.items():
         if (team, rank) in before and before[(team, rank)] != values:
-            Meld.objects.filter(game=game, team=team, rank=rank).update(**values)
+            MELD_UPDATE.save(Meld(game=game, team=team, rank=rank, **values))
 
 
 def _round_scores_write(game: Game, state: GameState) -> None:

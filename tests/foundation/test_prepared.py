@@ -124,3 +124,19 @@ def test_an_update_of_a_missing_row_is_an_error(game: Game) -> None:
     gone = Game(pk=game.pk + 1000, version=1)
     with pytest.raises(ObjectDoesNotExist):
         PreparedUpdate(Game, ["version"]).save(gone)
+
+
+def test_an_update_by_key_fields_changes_that_row_only(game: Game) -> None:
+    from canasta_service.prepared import PreparedUpdate
+    from games.models import Meld
+
+    values = {"cards": ["5H", "5S", "5D"], "natural_count": 3, "wild_count": 0, "is_canasta": False}
+    Meld.objects.create(game=game, team=0, rank="5", **values)
+    Meld.objects.create(game=game, team=1, rank="5", **values)
+    grown = {**values, "cards": ["5H", "5S", "5D", "2C"], "wild_count": 1}
+    PreparedUpdate(Meld, Meld.VALUES, key=("game", "team", "rank")).save(
+        Meld(game=game, team=1, rank="5", **grown)
+    )
+    rows = {m.team: m for m in Meld.objects.filter(game=game)}
+    assert rows[0].cards == values["cards"] and rows[0].wild_count == 0
+    assert rows[1].cards == grown["cards"] and rows[1].wild_count == 1
