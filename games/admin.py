@@ -28,10 +28,18 @@ class PlayerAdmin(admin.ModelAdmin):
 
 
 class SeatInline(admin.TabularInline):
+    """Seats change only through the services, which keep ``Game.seating`` equal to them."""
+
     model = Seat
     extra = 0
-    fields = ("index", "team", "player", "bot_level", "joined_at")
-    raw_id_fields = ("player",)
+    fields = ("index", "team", "player", "bot_level", "joined_at", "timeouts", "stand_in")
+    readonly_fields = fields
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(Game)
@@ -39,13 +47,21 @@ class GameAdmin(admin.ModelAdmin):
     list_display = ("id", "preset", "status", "version", "is_public", "created_by", "created_at")
     list_filter = ("status", "preset", "is_public")
     search_fields = ("join_code",)
-    readonly_fields = ("version", "snapshot", "seed", "rules_version", "created_at", "updated_at")
+    readonly_fields = (
+        "version",
+        "snapshot",
+        "seating",
+        "seed",
+        "rules_version",
+        "created_at",
+        "updated_at",
+    )
     raw_id_fields = ("created_by",)
     inlines = [SeatInline]
 
 
 @admin.register(Seat)
-class SeatAdmin(admin.ModelAdmin):
+class SeatAdmin(ReadOnlyAdmin):
     list_display = ("game", "index", "team", "player", "bot_level")
     raw_id_fields = ("game", "player")
 

@@ -100,6 +100,12 @@ class Game(models.Model):
         max_length=8, choices=TimeoutOutcome.choices, default=TimeoutOutcome.BOT
     )
     turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    seating = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="The seats as moves and views read them, kept equal to the Seat rows "
+        "(games/seating.py).",
+    )
     timer_proposal = models.JSONField(
         null=True,
         blank=True,

@@ -56,6 +56,7 @@ from games.models import (
     RoundScore,
     Seat,
 )
+from games.seating import seating_of, seats_written
 from games.selectors import effects_from_json, seat_view, viewer_seat_get
 from games.services import (
     _bot_turn_register,
@@ -528,6 +529,7 @@ def game_import(
                 for i in range(players)
             ]
         )
+        seats_written(game, seats)
         GameEvent.objects.bulk_create(
             [
                 GameEvent(
@@ -712,6 +714,9 @@ def game_verify(game: Game) -> VerifyReport:
 def _game_verify(game: Game) -> VerifyReport:
     started = time.perf_counter()
     problems: list[str] = []
+    seats = list(Seat.objects.filter(game=game).select_related("player").order_by("index"))
+    if game.seating != seating_of(seats):
+        problems.append("the seating on the game row differs from its Seat rows")
     entries = entries_of(game)
     if game.status == GameStatus.LOBBY:
         if entries or game.snapshot:

@@ -19,6 +19,7 @@ from games import errors
 from games.engine import Event, GameState, seed_commitment
 from games.engine.view import event_view, player_view
 from games.models import Game, GameEvent, GameStatus, Player, RoundScore, Seat
+from games.seating import seats_from_seating
 from games.timers import game_touch, timer_view
 
 # ============================================================================== games
@@ -54,7 +55,10 @@ def viewer_seat_get(*, game: Game, player: Player | None) -> int | None:
 
 
 def seats_of(game: Game) -> list[Seat]:
-    """The game's seats in order, each with its player (and the game itself) loaded."""
+    """The game's seats in order, each with its player (and the game itself) loaded: from the
+    game row's ``seating`` (games/seating.py), or read when a game has none."""
+    if game.seating:
+        return seats_from_seating(game)
     seats = SEATS_WITH_PLAYERS.all(game.pk)
     for seat in seats:
         seat.game = game

@@ -57,6 +57,7 @@ from games.models import (
     RoundScore,
     Seat,
 )
+from games.seating import seat_written, seats_written
 from games.selectors import action_response_build, json_ready, seats_of
 from games.timers import TimerOptions, game_touch, grace, turn_timer_arm
 
@@ -175,7 +176,7 @@ def game_create(
             **(timer or TimerOptions()).fields(),  # the turn timer (games.timers)
         )
         teams = opts.teams
-        Seat.objects.bulk_create(
+        seats = Seat.objects.bulk_create(
             [
                 Seat(
                     game=game,
@@ -188,6 +189,7 @@ def game_create(
                 for i in range(opts.players)
             ]
         )
+        seats_written(game, seats)
     return game
 
 
@@ -231,7 +233,7 @@ def game_join(
         target.player = player
         target.joined_at = timezone.now()
         target.save(update_fields=["player", "joined_at"])
-        game.save(update_fields=["updated_at"])
+        seat_written(game, target)
     return game
 
 
@@ -247,7 +249,7 @@ def game_leave(*, game_id: int, player: Player) -> Game:
         seat.player = None
         seat.joined_at = None
         seat.save(update_fields=["player", "joined_at"])
-        game.save(update_fields=["updated_at"])
+        seat_written(game, seat)
     return game
 
 
@@ -280,6 +282,7 @@ def game_start(
             s.bot_level = bot_level
             s.joined_at = now
             s.save(update_fields=["bot_level", "joined_at"])
+            seat_written(game, s)
         opts = make_options(game.preset, _overrides(game))
         events: list[Event] = []
         state = new_game(opts, game.seed, events)
@@ -438,7 +441,7 @@ def _action_apply(
     try:
         with transaction.atomic():
             game = _game_lock(game_id)
-            seats = seats_of(game)
+            seats = seats_of(game)  # from the game row (games.seating)
             mine = [s for s in seats if player is not None and s.player_id == player.pk]
             if (
                 player is not None

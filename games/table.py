@@ -38,6 +38,7 @@ from games.models import (
     TableEvent,
     TableEventKind,
 )
+from games.seating import seats_written
 from games.selectors import event_view_get, game_state_get, seat_view, viewer_seat_get
 
 # ============================================================================== settings
@@ -426,7 +427,7 @@ def _rematch_create(old: Game, old_table: GameTable) -> Game:
         join_code=services._join_code_new(),
         created_by=old.created_by,
     )
-    Seat.objects.bulk_create(
+    new_seats = Seat.objects.bulk_create(
         [
             Seat(
                 game=new,
@@ -439,6 +440,7 @@ def _rematch_create(old: Game, old_table: GameTable) -> Game:
             for s in seats
         ]
     )
+    seats_written(new, new_seats)
     GameTable.objects.create(
         game=new,
         table_talk=old_table.table_talk,

@@ -58,6 +58,7 @@ from games.models import (
     TimeoutOutcome,
     TimerEvent,
 )
+from games.seating import seat_written
 
 logger = logging.getLogger(__name__)
 
@@ -199,6 +200,7 @@ def _seat_back(game: Game, seat: Seat, *, reason: str) -> bool:
     seat.timeouts = 0
     seat.stand_in = False
     seat.save(update_fields=["timeouts", "stand_in"])
+    seat_written(game, seat)
     if was_stand_in:
         _timer_log(game, SEAT_RETURNED, seat=seat.index, reason=reason)
     return was_stand_in
@@ -306,6 +308,7 @@ def turn_timer_expire_apply(
         deadline = game.turn_deadline
         if handed and game.timeout_outcome == TimeoutOutcome.ABANDON:
             seat.save(update_fields=["timeouts"])
+            seat_written(game, seat)
             _timer_log(
                 game,
                 TURN_TIMED_OUT,
@@ -324,6 +327,7 @@ def turn_timer_expire_apply(
         if handed:
             seat.stand_in = True
         seat.save(update_fields=["timeouts", "stand_in"])
+        seat_written(game, seat)
         first = game.version + 1
         log = _timer_log(
             game,

@@ -66,6 +66,7 @@ def card_text(code: int) -> str:
 
 
 CODE_OF_TEXT: dict[str, int] = {card_text(c): c for c in range(N_CODES)}
+_TEXT_OF_CODE: tuple[str, ...] = tuple(card_text(c) for c in range(N_CODES))
 
 
 def parse_card(text: str) -> int:
@@ -87,7 +88,8 @@ def parse_cards(texts: Iterable[str] | str) -> list[int]:
 
 
 def cards_text(codes: Iterable[int]) -> list[str]:
-    return [card_text(c) for c in sorted(codes)]
+    text = _TEXT_OF_CODE
+    return [text[c] for c in sorted(codes)]
 
 
 def rank_text(rank: int) -> str:

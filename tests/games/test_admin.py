@@ -36,3 +36,12 @@ def test_the_move_log_is_read_only(admin_client_logged_in: Client) -> None:
     assert admin_client_logged_in.get("/admin/games/gameevent/add/").status_code == 403
     game = Game.objects.get()
     assert admin_client_logged_in.get(f"/admin/games/game/{game.pk}/change/").status_code == 200
+
+
+def test_seats_are_read_only(admin_client_logged_in: Client) -> None:
+    game = Game.objects.get()
+    seat = game.seats.get(index=1)
+    page = admin_client_logged_in.get(f"/admin/games/seat/{seat.pk}/change/")
+    assert page.status_code == 200 and b'name="_save"' not in page.content
+    page = admin_client_logged_in.get(f"/admin/games/game/{game.pk}/change/")
+    assert b'name="seats-0-player"' not in page.content  # the inline shows, does not edit

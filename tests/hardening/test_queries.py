@@ -1,13 +1,13 @@
 """SQL queries per move, counted (Django's CaptureQueriesContext), with where each one goes.
 
-The service that applies a move (``game_action_apply``) costs four queries when the move
+The service that applies a move (``game_action_apply``) costs three queries when the move
 changes no meld and ends no round (most moves: draws, discards): lock the game row (its creator
-joined), read its seats (their players joined), insert the event, update the game (snapshot and
-caches). The same service checks that the requester may see the game, so the view reads
-nothing itself. A move that changes melds adds one statement per changed meld (an insert or an
-update; the rows before are known from the previous snapshot); a round end adds the
+joined; its seats are on the row, ``Game.seating``), insert the event, update the game
+(snapshot and caches). The same service checks that the requester may see the game, so the view
+reads nothing itself. A move that changes melds adds one statement per changed meld (an insert
+or an update; the rows before are known from the previous snapshot); a round end adds the
 RoundScore rows. Through HTTP a move costs nothing more once the server knows the token (it
-remembers a token's holder for AUTH_TOKEN_CACHE_SECONDS): four in all; a token's first request
+remembers a token's holder for AUTH_TOKEN_CACHE_SECONDS): three in all; a token's first request
 pays one query to look it up. The response reuses the seats and the creator the service loaded.
 
 Savepoints are not counted: they appear only because the test runs inside a transaction (the
@@ -33,7 +33,7 @@ from tests.hardening.helpers import started_game
 
 pytestmark = pytest.mark.django_db
 
-SERVICE_BUDGET = 4  # a move that changes no meld and ends no round
+SERVICE_BUDGET = 3  # a move that changes no meld and ends no round
 HTTP_EXTRA = 0  # the token's holder is remembered after its first request
 MELD_EXTRA = 1  # a move that adds or extends one meld (no round end)
 
@@ -78,7 +78,7 @@ def _moves(game_id: int, count: int) -> list[tuple[str, int, int, list[str]]]:
     return out
 
 
-def test_a_plain_move_costs_four_queries_in_the_service(
+def test_a_plain_move_costs_three_queries_in_the_service(
     make_player: Callable[..., PlayerClient],
 ) -> None:
     game_id, _ = started_game(make_player)
@@ -96,7 +96,7 @@ def test_a_plain_move_costs_four_queries_in_the_service(
     print(f"plain move statements: {[kind(s) for s in plain[0][3]]}")
 
 
-def test_a_move_through_http_costs_four_queries(
+def test_a_move_through_http_costs_three_queries(
     make_player: Callable[..., PlayerClient],
 ) -> None:
     game_id, players = started_game(make_player)
@@ -135,7 +135,6 @@ def test_a_tokens_first_request_pays_one_query_to_look_it_up(
     assert [kind(s) for s in statements(ctx)] == [
         "SELECT authtoken_token",
         "SELECT games_game",
-        "SELECT games_seat",
         "INSERT games_gameevent",
         "UPDATE games_game",
     ]

@@ -10,8 +10,9 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from games.models import Game, GameEvent, Meld, RoundScore
+from games.models import Game, GameEvent, Meld, RoundScore, Seat
 from games.replay import game_import, game_verify
+from games.seating import seat_written
 from tests.api.conftest import PlayerClient
 from tests.replay.conftest import advance, player_of, started_game
 
@@ -70,6 +71,17 @@ def test_changed_projections_are_reported(games: list[Game]) -> None:
     assert "RoundScore rows differ from the log's rounds [1]" in out
     if meld is not None:
         assert "Meld rows differ" in out
+
+
+def test_a_seat_changed_behind_the_seating_is_reported(games: list[Game]) -> None:
+    lobby = games[2]
+    seat = Seat.objects.get(game=lobby, index=1)
+    seat.bot_level = "hard"  # not through a service: Game.seating does not know
+    seat.save()
+    out = failing(str(lobby.pk), "--verify")
+    assert "the seating on the game row differs from its Seat rows" in out
+    seat_written(lobby, seat)  # what the services do after changing a seat
+    assert "verified 1 game(s): 1 ok" in run(str(lobby.pk))
 
 
 def test_a_changed_log_is_reported(games: list[Game]) -> None:

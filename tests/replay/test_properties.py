@@ -40,6 +40,7 @@ from games.replay import (
     replay_log,
     state_digest,
 )
+from games.seating import seat_written
 from games.services import game_replay_state, player_create
 from tests.replay.conftest import advance, started_game
 
@@ -145,6 +146,7 @@ def test_running_games_replay_each_seats_view_of_the_time(
     seat.bot_level = None
     seat.player = seated
     seat.save()
+    seat_written(game, seat)  # as the services do (games/seating.py)
     for pick in picks:
         at = 1 + int(pick * (game.version - 1))
         body = game_replay_get(game=game, player=seated, at=at)

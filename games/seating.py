@@ -1,0 +1,96 @@
+"""A game's seats, repeated on its row: what every move and every game view reads of them.
+
+The ``Seat`` rows are the record (their constraints keep one player per seat and one seat per
+player; "my games" are found through them). ``Game.seating`` repeats, per seat, what a move and
+a view need: who sits there (the player's id and display name, or a bot level), the team, the
+turn timer's count of timeouts and its stand-in flag. A move then reads its game with one query
+instead of two (the seats would be a second one: they cannot be joined to the locked game row,
+since a join would show them as they were before the lock was granted).
+
+The rule that keeps the two equal: every change to a game's seats is made in the transaction
+that holds the game's row lock and is followed, in that transaction, by ``seats_written`` (all
+seats, after creating them) or ``seat_written`` (one seat). Display names never change. The
+replay verifier (``games.replay.game_verify``) compares the two for every game it checks, so a
+path that forgot the rule shows up in the tests.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from canasta_service.prepared import PreparedUpdate
+from games.models import Game, Player, Seat
+
+SEATING_UPDATE = PreparedUpdate(Game, ["seating", "updated_at"])
+
+
+def seat_entry(seat: Seat, name: str | None = None) -> dict[str, Any]:
+    """One seat as ``Game.seating`` holds it (``name``: the player's display name, when the
+    caller knows it without loading the player)."""
+    if seat.player_id is not None and name is None:
+        name = seat.player.display_name if seat.player is not None else None
+    return {
+        "id": seat.pk,
+        "index": seat.index,
+        "team": seat.team,
+        "player": seat.player_id,
+        "name": name if seat.player_id is not None else None,
+        "bot_level": seat.bot_level,
+        "joined_at": seat.joined_at.isoformat() if seat.joined_at else None,
+        "timeouts": seat.timeouts,
+        "stand_in": seat.stand_in,
+    }
+
+
+def seating_of(seats: list[Seat]) -> list[dict[str, Any]]:
+    return [seat_entry(s) for s in sorted(seats, key=lambda s: s.index)]
+
+
+def seats_written(game: Game, seats: list[Seat]) -> None:
+    """All of ``game``'s seats were created or changed: store them on the game row."""
+    game.seating = seating_of(seats)
+    SEATING_UPDATE.save(game)
+
+
+def seat_written(game: Game, seat: Seat) -> None:
+    """One seat of ``game`` changed (and was saved): store it on the game row."""
+    entries = list(game.seating or [])
+    old = entries[seat.index] if seat.index < len(entries) else None
+    if old is None:
+        raise ValueError(f"game {game.pk} has no seat {seat.index} in its seating")
+    known = old["name"] if old["player"] == seat.player_id else None
+    entries[seat.index] = seat_entry(seat, known)
+    game.seating = entries
+    SEATING_UPDATE.save(game)
+
+
+def seats_from_seating(game: Game) -> list[Seat]:
+    """``game``'s seats in order, built from ``game.seating`` (each with its player's id and
+    display name loaded, and the game itself): no query."""
+    seats = []
+    for entry in game.seating:
+        joined = datetime.fromisoformat(entry["joined_at"]) if entry["joined_at"] else None
+        seat = Seat.from_db(
+            game._state.db,
+            ["id", "game_id", "index", "team", "player_id", "bot_level", "joined_at", "timeouts"]
+            + ["stand_in"],
+            [
+                entry["id"],
+                game.pk,
+                entry["index"],
+                entry["team"],
+                entry["player"],
+                entry["bot_level"],
+                joined,
+                entry["timeouts"],
+                entry["stand_in"],
+            ],
+        )
+        seat.game = game
+        if entry["player"] is not None:
+            seat.player = Player.from_db(
+                game._state.db, ["id", "display_name"], [entry["player"], entry["name"]]
+            )
+        seats.append(seat)
+    return seats
