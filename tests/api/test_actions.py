@@ -243,3 +243,34 @@ def test_an_action_on_a_private_game_is_404_to_an_outsider_and_403_to_a_looker_o
     check_private()
     check_public()
     assert ada.act(private, {"type": "draw"}, 1).status_code == 201
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"action": {"type": "draw"}, "expected_version": 1},
+        {"action": {"type": "draw"}, "expected_version": "1"},  # the serializer reads text
+        {"action": {"type": "draw"}, "expected_version": 1, "extra": True},
+        {"action": {"type": "draw"}},
+        {"action": {"type": "draw"}, "expected_version": -1},
+        {"action": {"type": "draw"}, "expected_version": True},
+        {"action": {"type": "draw"}, "expected_version": None},
+        {"expected_version": 1},
+        [],
+        "draw",
+    ],
+)
+def test_an_action_request_is_read_as_the_serializer_reads_it(body: Any) -> None:
+    from rest_framework.exceptions import ValidationError
+
+    from games.api.serializers import ActionCreateSerializer
+    from games.api.views import action_request_read
+
+    serializer = ActionCreateSerializer(data=body)
+    if serializer.is_valid():
+        expected = serializer.validated_data
+        assert action_request_read(body) == (expected["action"], expected["expected_version"])
+    else:
+        with pytest.raises(ValidationError) as refused:
+            action_request_read(body)
+        assert refused.value.detail == serializer.errors
