@@ -116,9 +116,10 @@ class Stack:
             "DEBUG": "0",
             "SECRET_KEY": "bench-" + uuid.uuid4().hex,
             "DATABASE_URL": f"{PG_URL}/{self.name}",
-            # As docker-compose: under ASGI each request may run on another thread, and
-            # persistent connections would pile up one per thread; WSGI threads keep theirs.
+            # As docker-compose: under ASGI each request may run on another thread, so
+            # connections come from a pool per process; WSGI threads keep their own.
             "DATABASE_CONN_MAX_AGE": "0" if self.asgi else "60",
+            "DATABASE_POOL_SIZE": "8" if self.asgi else "0",
             "REDIS_URL": redis_url,
             "CACHE_URL": redis_url,
             "BENCH_BASELINE": "1",

@@ -101,6 +101,21 @@ DATABASES = {
         "CONN_HEALTH_CHECKS": True,
     }
 }
+# A pool of PostgreSQL connections per server process (psycopg_pool), for ASGI serving: there
+# a connection cannot be kept per thread between requests (DATABASE_CONN_MAX_AGE must be 0),
+# and opening one per request costs more than the request itself. 0: no pool.
+DATABASE_POOL_SIZE = env_int("DATABASE_POOL_SIZE", default=0, minimum=0, maximum=200)
+if DATABASE_POOL_SIZE and DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    if DATABASES["default"]["CONN_MAX_AGE"]:
+        raise ImproperlyConfigured(
+            "DATABASE_POOL_SIZE needs DATABASE_CONN_MAX_AGE=0: pooled connections go back to "
+            "the pool after each request"
+        )
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,
+        "max_size": DATABASE_POOL_SIZE,
+        "timeout": 10,
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Request bodies above this many bytes are refused with 400 (canasta_service/limits.py).

@@ -21,6 +21,8 @@ SETTINGS_VARIABLES = (
     "CORS_ALLOWED_ORIGINS",
     "CSRF_TRUSTED_ORIGINS",
     "LOG_LEVEL",
+    "DATABASE_POOL_SIZE",
+    "AUTH_TOKEN_CACHE_SECONDS",
 )
 
 PROBE = """
@@ -67,6 +69,11 @@ def test_production_posture_with_a_secret_key_and_a_broker() -> None:
         ({"DEBUG": "1", "CORS_ALLOWED_ORIGINS": "not-a-url"}, "CORS_ALLOWED_ORIGINS"),
         ({"DEBUG": "1", "DATABASE_CONN_MAX_AGE": "forever"}, "DATABASE_CONN_MAX_AGE"),
         ({"DEBUG": "1", "LOG_LEVEL": "loud"}, "LOG_LEVEL"),
+        (
+            {"DEBUG": "1", "DATABASE_URL": "postgres://h/db", "DATABASE_POOL_SIZE": "8"},
+            "DATABASE_POOL_SIZE",
+        ),
+        ({"DEBUG": "1", "AUTH_TOKEN_CACHE_SECONDS": "-1"}, "AUTH_TOKEN_CACHE_SECONDS"),
     ],
     ids=[
         "secret-key-missing",
@@ -77,6 +84,8 @@ def test_production_posture_with_a_secret_key_and_a_broker() -> None:
         "cors-origin-not-a-url",
         "conn-max-age-not-int",
         "log-level-unknown",
+        "pool-with-persistent-connections",
+        "token-cache-negative",
     ],
 )
 def test_bad_configuration_fails_at_start_up_naming_the_variable(
@@ -87,3 +96,23 @@ def test_bad_configuration_fails_at_start_up_naming_the_variable(
     last_line = result.stderr.strip().splitlines()[-1]
     assert last_line.startswith("django.core.exceptions.ImproperlyConfigured:"), result.stderr
     assert named in last_line
+
+
+def test_a_pool_of_postgresql_connections_for_asgi_serving() -> None:
+    probe = (
+        "import django\nfrom django.conf import settings\ndjango.setup()\n"
+        "print(settings.DATABASES['default']['OPTIONS'].get('pool'))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARIABLES}
+    env.update(
+        DJANGO_SETTINGS_MODULE="canasta_service.settings",
+        DEBUG="1",
+        DATABASE_URL="postgres://h/db",
+        DATABASE_CONN_MAX_AGE="0",
+        DATABASE_POOL_SIZE="8",
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "{'min_size': 1, 'max_size': 8, 'timeout': 10}"
