@@ -65,6 +65,11 @@ def seat_written(game: Game, seat: Seat) -> None:
     SEATING_UPDATE.save(game)
 
 
+def seat_index_of(game: Game, player_id: int) -> int | None:
+    """The seat ``player_id`` occupies at ``game`` (None: not seated), from its seating."""
+    return next((e["index"] for e in game.seating if e["player"] == player_id), None)
+
+
 def seats_from_seating(game: Game) -> list[Seat]:
     """``game``'s seats in order, built from ``game.seating`` (each with its player's id and
     display name loaded, and the game itself): no query."""

@@ -19,7 +19,7 @@ from games import errors
 from games.engine import Event, GameState, seed_commitment
 from games.engine.view import event_view, player_view
 from games.models import Game, GameEvent, GameStatus, Player, RoundScore, Seat
-from games.seating import seats_from_seating
+from games.seating import seat_index_of, seats_from_seating
 from games.timers import game_touch, timer_view
 
 # ============================================================================== games
@@ -43,7 +43,7 @@ def game_get_visible(*, game_id: int, player: Player) -> Game:
     game = game_touch(game, player)  # an overdue turn timer applies first (games.timers)
     if game.is_public or game.created_by_id == player.pk:
         return game
-    if not game.seats.filter(player=player).exists():
+    if seat_index_of(game, player.pk) is None:
         raise errors.GameNotFound()
     return game
 
@@ -51,7 +51,7 @@ def game_get_visible(*, game_id: int, player: Player) -> Game:
 def viewer_seat_get(*, game: Game, player: Player | None) -> int | None:
     if player is None:
         return None
-    return game.seats.filter(player=player).values_list("index", flat=True).first()
+    return seat_index_of(game, player.pk)
 
 
 def seats_of(game: Game) -> list[Seat]:

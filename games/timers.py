@@ -499,7 +499,7 @@ def game_touch(game: Game, player: Player | None, *, now: datetime | None = None
     if game.status != GameStatus.ACTIVE:
         return game
     changed = False
-    if player is not None and Seat.objects.filter(game=game, player=player, stand_in=True).exists():
+    if player is not None and any(e["player"] == player.pk and e["stand_in"] for e in game.seating):
         changed = seat_return(game_id=game.pk, player=player)
     for _ in range(MAX_LAZY_EXPIRIES):
         if changed:
