@@ -3,7 +3,7 @@
 Turning a queryset into SQL (Django's ``SQLCompiler.as_sql``) costs more CPU than running the
 query against the database: about half a millisecond for a select with two joins, measured
 with ``python -m bench.profile``. The few reads that every move and every game view make (the
-token with its user and player, the game with its creator, its seats with their players) are
+token with its user and player, the game with its creator) are
 built once as ordinary querysets and compiled on first use; later runs substitute the
 parameters into the same SQL and build the model instances the way ``QuerySet.__iter__``
 does (Django's own converters, ``Model.from_db``, ``select_related`` populators), so the rows

@@ -8,8 +8,8 @@ instead of two (the seats would be a second one: they cannot be joined to the lo
 since a join would show them as they were before the lock was granted).
 
 The rule that keeps the two equal: every change to a game's seats is made in the transaction
-that holds the game's row lock and is followed, in that transaction, by ``seats_written`` (all
-seats, after creating them) or ``seat_written`` (one seat). Display names never change. The
+that holds the game's row lock: a seat is saved through ``seat_save`` (which stores its entry
+too), and new seats are followed by ``seats_written``. Display names never change. The
 replay verifier (``games.replay.game_verify``) compares the two for every game it checks, so a
 path that forgot the rule shows up in the tests.
 """
@@ -53,8 +53,9 @@ def seats_written(game: Game, seats: list[Seat]) -> None:
     SEATING_UPDATE.save(game)
 
 
-def seat_written(game: Game, seat: Seat) -> None:
-    """One seat of ``game`` changed (and was saved): store it on the game row."""
+def seat_save(game: Game, seat: Seat, fields: list[str]) -> None:
+    """Save ``fields`` of one changed seat of ``game``, and its entry on the game row."""
+    seat.save(update_fields=fields)
     entries = list(game.seating or [])
     old = entries[seat.index] if seat.index < len(entries) else None
     if old is None:
@@ -70,7 +71,7 @@ def seat_index_of(game: Game, player_id: int) -> int | None:
     return next((e["index"] for e in game.seating if e["player"] == player_id), None)
 
 
-def seats_from_seating(game: Game) -> list[Seat]:
+def seats_of(game: Game) -> list[Seat]:
     """``game``'s seats in order, built from ``game.seating`` (each with its player's id and
     display name loaded, and the game itself): no query."""
     seats = []

@@ -19,18 +19,13 @@ from games import errors
 from games.engine import Event, GameState, seed_commitment
 from games.engine.view import event_view, player_view
 from games.models import Game, GameEvent, GameStatus, Player, RoundScore, Seat
-from games.seating import seat_index_of, seats_from_seating
+from games.seating import seat_index_of, seats_of
 from games.timers import game_touch, timer_view
 
 # ============================================================================== games
-# Every game view and every move read these: compiled once per connection
-# (canasta_service.prepared).
+# Every game view reads this: compiled once per connection (canasta_service.prepared).
 GAME_WITH_CREATOR = PreparedQuery(
     lambda pk: Game.objects.select_related("created_by").filter(pk=pk), int
-)
-SEATS_WITH_PLAYERS = PreparedQuery(
-    lambda game_id: Seat.objects.filter(game_id=game_id).select_related("player").order_by("index"),
-    int,
 )
 
 
@@ -52,17 +47,6 @@ def viewer_seat_get(*, game: Game, player: Player | None) -> int | None:
     if player is None:
         return None
     return seat_index_of(game, player.pk)
-
-
-def seats_of(game: Game) -> list[Seat]:
-    """The game's seats in order, each with its player (and the game itself) loaded: from the
-    game row's ``seating`` (games/seating.py), or read when a game has none."""
-    if game.seating:
-        return seats_from_seating(game)
-    seats = SEATS_WITH_PLAYERS.all(game.pk)
-    for seat in seats:
-        seat.game = game
-    return seats
 
 
 def seat_view(seat: Seat) -> dict[str, Any]:

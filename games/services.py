@@ -57,8 +57,8 @@ from games.models import (
     RoundScore,
     Seat,
 )
-from games.seating import seat_written, seats_written
-from games.selectors import action_response_build, json_ready, seats_of
+from games.seating import seat_save, seats_of, seats_written
+from games.selectors import action_response_build, json_ready
 from games.timers import TimerOptions, game_touch, grace, turn_timer_arm
 
 logger = logging.getLogger(__name__)
@@ -232,8 +232,7 @@ def game_join(
                 raise errors.SeatTaken(f"Seat {seat} is already taken.")
         target.player = player
         target.joined_at = timezone.now()
-        target.save(update_fields=["player", "joined_at"])
-        seat_written(game, target)
+        seat_save(game, target, ["player", "joined_at"])
     return game
 
 
@@ -248,8 +247,7 @@ def game_leave(*, game_id: int, player: Player) -> Game:
             raise errors.GameAlreadyStarted("The game has started: seats can no longer be left.")
         seat.player = None
         seat.joined_at = None
-        seat.save(update_fields=["player", "joined_at"])
-        seat_written(game, seat)
+        seat_save(game, seat, ["player", "joined_at"])
     return game
 
 
@@ -281,8 +279,7 @@ def game_start(
         for s in empty:
             s.bot_level = bot_level
             s.joined_at = now
-            s.save(update_fields=["bot_level", "joined_at"])
-            seat_written(game, s)
+            seat_save(game, s, ["bot_level", "joined_at"])
         opts = make_options(game.preset, _overrides(game))
         events: list[Event] = []
         state = new_game(opts, game.seed, events)

@@ -58,7 +58,7 @@ from games.models import (
     TimeoutOutcome,
     TimerEvent,
 )
-from games.seating import seat_written
+from games.seating import seat_save
 
 logger = logging.getLogger(__name__)
 
@@ -199,8 +199,7 @@ def _seat_back(game: Game, seat: Seat, *, reason: str) -> bool:
     was_stand_in = seat.stand_in
     seat.timeouts = 0
     seat.stand_in = False
-    seat.save(update_fields=["timeouts", "stand_in"])
-    seat_written(game, seat)
+    seat_save(game, seat, ["timeouts", "stand_in"])
     if was_stand_in:
         _timer_log(game, SEAT_RETURNED, seat=seat.index, reason=reason)
     return was_stand_in
@@ -307,8 +306,7 @@ def turn_timer_expire_apply(
         handed = bool(game.timeout_limit) and seat.timeouts >= game.timeout_limit
         deadline = game.turn_deadline
         if handed and game.timeout_outcome == TimeoutOutcome.ABANDON:
-            seat.save(update_fields=["timeouts"])
-            seat_written(game, seat)
+            seat_save(game, seat, ["timeouts"])
             _timer_log(
                 game,
                 TURN_TIMED_OUT,
@@ -326,8 +324,7 @@ def turn_timer_expire_apply(
             return ExpiryResult(Expiry.APPLIED)
         if handed:
             seat.stand_in = True
-        seat.save(update_fields=["timeouts", "stand_in"])
-        seat_written(game, seat)
+        seat_save(game, seat, ["timeouts", "stand_in"])
         first = game.version + 1
         log = _timer_log(
             game,

@@ -12,7 +12,7 @@ from django.core.management.base import CommandError
 
 from games.models import Game, GameEvent, Meld, RoundScore, Seat
 from games.replay import game_import, game_verify
-from games.seating import seat_written
+from games.seating import seat_save
 from tests.api.conftest import PlayerClient
 from tests.replay.conftest import advance, player_of, started_game
 
@@ -80,7 +80,7 @@ def test_a_seat_changed_behind_the_seating_is_reported(games: list[Game]) -> Non
     seat.save()
     out = failing(str(lobby.pk), "--verify")
     assert "the seating on the game row differs from its Seat rows" in out
-    seat_written(lobby, seat)  # what the services do after changing a seat
+    seat_save(lobby, seat, ["bot_level"])  # what the services do to change a seat
     assert "verified 1 game(s): 1 ok" in run(str(lobby.pk))
 
 

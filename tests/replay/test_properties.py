@@ -40,7 +40,7 @@ from games.replay import (
     replay_log,
     state_digest,
 )
-from games.seating import seat_written
+from games.seating import seat_save
 from games.services import game_replay_state, player_create
 from tests.replay.conftest import advance, started_game
 
@@ -145,8 +145,7 @@ def test_running_games_replay_each_seats_view_of_the_time(
     assert seat is not None
     seat.bot_level = None
     seat.player = seated
-    seat.save()
-    seat_written(game, seat)  # as the services do (games/seating.py)
+    seat_save(game, seat, ["bot_level", "player"])  # as the services do (games/seating.py)
     for pick in picks:
         at = 1 + int(pick * (game.version - 1))
         body = game_replay_get(game=game, player=seated, at=at)
