@@ -18,7 +18,7 @@ def main() -> int:
     django.setup()
     from games.engine import GameState
     from games.models import Game, GameEvent
-    from games.services import game_replay_state
+    from games.selectors.games import game_replay_state
 
     games = events = gaps = mismatches = 0
     for game in Game.objects.exclude(snapshot=None).iterator():

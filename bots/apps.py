@@ -2,7 +2,13 @@ from django.apps import AppConfig
 
 
 class BotsConfig(AppConfig):
-    """Bot players: the Celery task that plays a bot's turn and the ``arena`` command."""
+    """Bot players: level policies, the turn service and task, and the ``arena`` command."""
 
     name = "bots"
     verbose_name = "Bots"
+
+    def ready(self) -> None:
+        from bots.tasks import CeleryBotPlayer
+        from games.services.bots import bot_player_register
+
+        bot_player_register(CeleryBotPlayer())  # games never imports bots: it is told

@@ -1,119 +1,29 @@
-"""The Celery task that plays a bot's turn: thin, ids in, idempotent by game version.
-
-``games.services`` schedules ``bot_turn_play(game_id, version)`` after every commit that leaves
-a bot to act. The task reads the game WITHOUT locking it, builds the bot seat's observation from
-exactly what a human at that seat could fetch (its player view and the log's events as that seat
-sees them), lets the seat's level policy think, and only then applies the move through the same
-service as a human, against the version it read. If anything moved meanwhile (a duplicate or
-late task, a redelivered message, another path), the version check refuses the move and the task
-returns quietly: a stale task never applies.
-
-``bot_turns_sweep`` (run by beat) sends again the bot turns whose task was lost (a worker killed
-outright, a broker restarted empty): games where a bot is to act and nothing has happened for
-``BOT_TURN_STALL_SECONDS``. A turn sent twice is harmless: the second task finds the version
-moved on.
-"""
+"""Celery tasks of the bots: thin, ids in, idempotent by game version (``bots.services``)."""
 
 from __future__ import annotations
 
-import hashlib
 import logging
-from datetime import timedelta
 from typing import Any
 
 from celery import shared_task
 from django.conf import settings
-from django.db.models import Exists, OuterRef
-from django.utils import timezone
 
-from bots.policies import Observation, observe, policy_for_level
-from canasta_service.exceptions import ServiceError
-from games import services
-from games.engine import GameState, action_to_dict
-from games.engine.rules import Event
-from games.engine.view import event_view, player_view
-from games.models import Game, GameEvent, GameStatus, Seat
-from games.selectors import effects_from_json
+from bots.services import (
+    bot_action_choose,
+    bot_discard_choose,
+    bot_turn_play_now,
+    stalled_bot_turns,
+)
+from games.engine import Action
+from games.models import Game
 
 logger = logging.getLogger(__name__)
-
-# Service refusals meaning "someone else already moved": nothing to do.
-QUIET_CODES = {"stale_version", "game_not_active", "game_over", "not_your_turn", "not_found"}
-
-
-def round_events_load(game: Game) -> list[Event]:
-    """The engine events of the current round, oldest first (read newest-first from the log,
-    stopping at the round's deal)."""
-    chunks: list[list[Event]] = []
-    rows = GameEvent.objects.filter(game=game).order_by("-seq").values_list("effects", flat=True)
-    for effects in rows.iterator(chunk_size=64):
-        events = effects_from_json(effects)
-        starts = [i for i, e in enumerate(events) if e.kind == "round_started"]
-        if starts:
-            chunks.append(events[starts[-1] :])
-            break
-        chunks.append(events)
-    out: list[Event] = []
-    for chunk in reversed(chunks):
-        out.extend(chunk)
-    return out
-
-
-def bot_observation_build(game: Game, seat: int) -> Observation:
-    """What ``seat`` may know: its player view and the round's events as it saw them."""
-    state = GameState.from_dict(game.snapshot or {})
-    view = player_view(state, seat)
-    seen = [event_view(e, seat) for e in round_events_load(game)]
-    return observe(view, seen, state.options)
-
-
-def _policy_seed(game_id: int, version: int) -> int:
-    digest = hashlib.sha256(f"bot:{game_id}:{version}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
-
-
-def bot_decision_compute(game_id: int, version: int) -> tuple[int, dict[str, Any]] | None:
-    """The bot's move at ``version`` as (seat, action dict), or None when there is nothing to
-    do. Reads only; holds no lock while the policy thinks."""
-    game = Game.objects.filter(pk=game_id).first()
-    if game is None or game.status != GameStatus.ACTIVE or game.version != version:
-        return None
-    if game.to_act is None or not game.snapshot:
-        return None
-    seat = Seat.objects.filter(game=game, index=game.to_act).first()
-    if seat is None or not seat.bot_level:
-        return None
-    obs = bot_observation_build(game, seat.index)
-    policy = policy_for_level(seat.bot_level, seed=_policy_seed(game_id, version))
-    action = policy.choose(obs)
-    return seat.index, action_to_dict(action)
 
 
 @shared_task(name="bots.bot_turn_play")
 def bot_turn_play(game_id: int, version: int) -> bool:
     """Play the bot to act in ``game_id`` at ``version``; True when a move was applied."""
-    decision = bot_decision_compute(game_id, version)
-    if decision is None:
-        return False
-    seat, action = decision
-    try:
-        result = services.bot_action_apply(game_id, version, action)
-    except ServiceError as exc:
-        if exc.code in QUIET_CODES:
-            return False
-        # The engine refused the policy's move (a bot bug): log it and let the built-in
-        # fallback move instead, so a game never stalls on a bot.
-        logger.error(
-            # The action and the message may name the seat's cards: log only their kinds.
-            "bot move refused in game %s at version %s (seat %s, %s): %s",
-            game_id,
-            version,
-            seat,
-            action.get("type"),
-            exc.code,
-        )
-        result = services.bot_action_apply(game_id, version, None)
-    return result is not None
+    return bot_turn_play_now(game_id, version)
 
 
 # A bot turn whose message was lost (a worker killed outright: Redis hands an unacknowledged
@@ -122,26 +32,6 @@ def bot_turn_play(game_id: int, version: int) -> bool:
 # BOT_TURN_SWEEP_SECONDS: every active game whose seat to act is a bot and which has logged no
 # event for BOT_TURN_STALL_SECONDS (longer than a task may run) gets its turn sent again. The
 # task is idempotent by version, so a turn still in flight is never played twice.
-SWEEP_BATCH = 200
-
-
-def stalled_bot_turns(stall_seconds: float) -> list[tuple[int, int]]:
-    """(game id, version) of active games waiting on a bot with no event for that long."""
-    cutoff = timezone.now() - timedelta(seconds=stall_seconds)
-    bot_to_act = Seat.objects.filter(
-        game=OuterRef("pk"), index=OuterRef("to_act"), bot_level__isnull=False
-    )
-    recent = GameEvent.objects.filter(game=OuterRef("pk"), created_at__gt=cutoff)
-    rows = (
-        Game.objects.filter(status=GameStatus.ACTIVE, to_act__isnull=False)
-        .filter(Exists(bot_to_act))
-        .exclude(Exists(recent))
-        .order_by("pk")
-        .values_list("pk", "version")[:SWEEP_BATCH]
-    )
-    return list(rows)
-
-
 @shared_task(name="bots.bot_turns_sweep")
 def bot_turns_sweep(stall_seconds: float | None = None) -> int:
     """Send the turn of every stalled bot again; returns how many were sent."""
@@ -152,3 +42,18 @@ def bot_turns_sweep(stall_seconds: float | None = None) -> int:
         logger.warning("bot turn of game %s at version %s stalled: sent again", game_id, version)
         bot_turn_play.delay(game_id, version)
     return len(stalled)
+
+
+class CeleryBotPlayer:
+    """The bots app as the game service's ``BotPlayer`` (registered by ``BotsConfig.ready``):
+    turns are Celery tasks (run in-process in eager mode), choices come from the level policies
+    over the seat's own view."""
+
+    def turn_schedule(self, game_id: int, version: int) -> None:
+        bot_turn_play.delay(game_id, version)
+
+    def action_choose(self, game: Game, seat: int, level: str, seed: int) -> dict[str, Any]:
+        return bot_action_choose(game, seat, level, seed)
+
+    def discard_choose(self, game: Game, seat: int, seed: int) -> Action | None:
+        return bot_discard_choose(game, seat, seed)

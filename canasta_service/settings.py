@@ -225,8 +225,12 @@ CELERY_TASK_ALWAYS_EAGER = CELERY_BROKER_URL is None
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TIMEZONE = TIME_ZONE
 
-# Turn timers (games/timers.py). Each expiry is a task with an ETA at the deadline; beat also
-# sweeps every TURN_TIMER_SWEEP_SECONDS for passed deadlines whose task was lost (a dead worker).
+# Without a broker (eager mode, `make run`) the timer's ETA task runs in this process: a
+# daemon thread waits for the deadline and runs the task there (off in the test settings).
+TURN_TIMER_IN_PROCESS = env_bool("TURN_TIMER_IN_PROCESS", default=CELERY_TASK_ALWAYS_EAGER)
+# Turn timers (games/services/timers.py). Each expiry is a task with an ETA at the deadline; beat
+# also sweeps every TURN_TIMER_SWEEP_SECONDS for passed deadlines whose task was lost (a dead
+# worker).
 # A sweep that waited a whole interval in the queue is dropped (expires): the next one covers it.
 TURN_TIMER_SWEEP_SECONDS = env_int("TURN_TIMER_SWEEP_SECONDS", default=5, minimum=1, maximum=3600)
 # The timer fires this long after the deadline it shows, so a move sent just before it wins.

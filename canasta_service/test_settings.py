@@ -27,3 +27,6 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {  # noqa: F405
 # for the maximum; games/api/live.py).
 LIVE_WAIT_MAX_SECONDS = 3
 LIVE_STREAM_MAX_SECONDS = 5
+
+# Tests drive expiries themselves; no timer thread runs behind their back.
+TURN_TIMER_IN_PROCESS = False

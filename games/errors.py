@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from canasta_service.exceptions import ServiceError
+
+__all__ = ["ServiceError"]  # re-exported: services raise and catch it from here
 from games.engine import ERROR_CODES, EngineError, InvalidOptions
 
 
@@ -92,10 +94,101 @@ class JoinCodeInvalid(ServiceError):
     default_message = "This table is private: a valid join code is needed to sit at it."
 
 
+class PlayerProfileMissing(ServiceError):
+    code = "player_profile_missing"
+    status = 403
+    default_message = "This account has no player profile: sign up as a player to play."
+
+
 class IdempotencyKeyReused(ServiceError):
     code = "idempotency_key_reused"
     status = 422
     default_message = "This Idempotency-Key was already used with a different request."
+
+
+class GameOver(ServiceError):
+    code = "game_over"
+    status = 422
+    default_message = "The game is over."
+
+
+class IdempotencyKeyTooLong(ServiceError):
+    code = "invalid_request"
+    status = 400
+    default_message = "The Idempotency-Key header is too long."
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"The Idempotency-Key header may be at most {limit} characters.")
+
+
+# ------------------------------------------------------------------ at the table
+class TableTalkOff(ServiceError):
+    code = "table_talk_off"
+    status = 403
+    default_message = "This is a 'no table talk' game: quick chat is off."
+
+
+class ChatPhraseUnknown(ServiceError):
+    code = "chat_phrase_unknown"
+    status = 400
+    default_message = "Quick chat takes a phrase id from the fixed list (GET .../chat/phrases/)."
+
+
+class ChatRateLimited(ServiceError):
+    code = "chat_rate_limited"
+    status = 429
+    default_message = "Too many chat messages: wait a moment."
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(
+            f"Too many chat messages; try again in {retry_after} s.",
+            extra={"retry_after": retry_after},
+        )
+
+
+class GameNotFinished(ServiceError):
+    code = "game_not_finished"
+    status = 409
+    default_message = "A rematch can be asked for only once the game is over."
+
+
+class PlayerBlocked(ServiceError):
+    code = "player_blocked"
+    status = 403
+    default_message = "A player at this table has blocked you: you cannot join it."
+
+
+class SpectatorDelayInvalid(ServiceError):
+    code = "spectator_delay_invalid"
+    status = 400
+    default_message = "The spectator delay is 0 to 40 moves."
+
+
+class PlayerNotFound(ServiceError):
+    code = "player_not_found"
+    status = 404
+    default_message = "There is no such player."
+
+
+class RelationSelf(ServiceError):
+    code = "relation_self"
+    status = 400
+    default_message = "You cannot block or favour yourself."
+
+
+TABLE_ERRORS: tuple[type[ServiceError], ...] = (
+    TableTalkOff,
+    ChatPhraseUnknown,
+    ChatRateLimited,
+    GameNotFinished,
+    PlayerBlocked,
+    SpectatorDelayInvalid,
+    PlayerNotFound,
+    RelationSelf,
+)
+TABLE_ERROR_CODES: dict[str, tuple[int, str]] = {
+    cls.code: (cls.status, cls.default_message) for cls in TABLE_ERRORS
+}
 
 
 # ------------------------------------------------------------------ replay, export and import
@@ -256,8 +349,11 @@ SERVICE_ERRORS: tuple[type[ServiceError], ...] = (
     NotGameCreator,
     JoinCodeInvalid,
     IdempotencyKeyReused,
+    PlayerProfileMissing,
     *REPLAY_ERRORS,
     *TIMER_ERRORS,
+    *TABLE_ERRORS,
+    GameOver,
 )
 SERVICE_ERROR_CODES: dict[str, tuple[int, str]] = {
     cls.code: (cls.status, cls.default_message) for cls in SERVICE_ERRORS

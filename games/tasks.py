@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from games import timers
 from games.models import WorkerProbe
+from games.services import timers
 
 
 @shared_task(name="games.record_worker_probe")
@@ -19,7 +19,7 @@ def record_worker_probe(token: str) -> bool:
 
 
 # ============================================================================== turn timers
-# Both tasks only call games.timers, which re-checks everything under the game row lock: a
+# Both tasks only call games.services.timers, which re-checks everything under the game row lock: a
 # duplicate, a redelivered message (ETA past the visibility timeout) or a late task does nothing.
 
 

@@ -204,3 +204,14 @@ def _fresh_token_cache() -> Iterator[None]:
     token_cache.clear()
     yield
     token_cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> Iterator[None]:
+    """Each test starts with an empty cache (presence lives there; ids are reused between
+    tests)."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()

@@ -71,7 +71,7 @@ ACTIONS = [
 ]
 
 
-def _problem(status: int, code: str, detail: str, **extra: object) -> OpenApiExample:
+def problem_example(status: int, code: str, detail: str, **extra: object) -> OpenApiExample:
     return OpenApiExample(
         code,
         value={
@@ -89,18 +89,18 @@ def _problem(status: int, code: str, detail: str, **extra: object) -> OpenApiExa
 
 
 PROBLEMS = {
-    400: _problem(400, "invalid_action", "'discard' needs a 'card'"),
-    401: _problem(401, "not_authenticated", "Authentication credentials were not provided."),
-    403: _problem(403, "not_your_turn", "It is not your turn to act."),
-    404: _problem(404, "not_found", "There is no such game."),
-    409: _problem(
+    400: problem_example(400, "invalid_action", "'discard' needs a 'card'"),
+    401: problem_example(401, "not_authenticated", "Authentication credentials were not provided."),
+    403: problem_example(403, "not_your_turn", "It is not your turn to act."),
+    404: problem_example(404, "not_found", "There is no such game."),
+    409: problem_example(
         409,
         "stale_version",
         "The action was made against an older version; the game is at version 12.",
         current_version=12,
     ),
-    422: _problem(422, "pile_frozen", "The pile is frozen: take it with a natural pair."),
-    429: _problem(
+    422: problem_example(422, "pile_frozen", "The pile is frozen: take it with a natural pair."),
+    429: problem_example(
         429, "throttled", "Request was throttled. Expected available in 12 seconds.", retry_after=12
     ),
 }

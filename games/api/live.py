@@ -44,10 +44,14 @@ from rest_framework.response import Response
 from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
-from games import live, selectors, table
+from games import live
 from games.api.serializers import GameEventListSerializer
 from games.api.views import GAME_ID, GameEventListApi, player_of, problems
 from games.models import Game, GameStatus, Player
+from games.selectors.games import game_get_visible, viewer_seat_get
+from games.selectors.horizon import spectator_horizon
+from games.selectors.table import Cursor, live_batch_get
+from games.services.table import presence_touch
 
 T = TypeVar("T")
 
@@ -146,9 +150,9 @@ def stream_seconds(request: Request, seconds: int) -> int:
 
 
 def _visible(game_id: int, player: Player, touch: bool = True) -> Game:
-    game = selectors.game_get_visible(game_id=game_id, player=player)
+    game = game_get_visible(game_id=game_id, player=player)
     if touch:
-        table.presence_touch(game=game, player=player)
+        presence_touch(game=game, player=player)
     return game
 
 
@@ -216,10 +220,10 @@ class GameEventListWaitApi(AsyncApiView, GameEventListApi):
             after = params.validated_data["after"]
             player = await db(player_of, request)
             game = await db(_visible, game_id, player)
-            viewer = await db(selectors.viewer_seat_get, game=game, player=player)
+            viewer = await db(viewer_seat_get, game=game, player=player)
 
             def horizon(g: Game) -> int:
-                return table.spectator_horizon(g, viewer)
+                return spectator_horizon(g, viewer)
 
             async def check() -> bool | None:
                 return await db_then_idle(_has_news, game_id, after, horizon)
@@ -250,7 +254,7 @@ def _frame(name: str, data: dict[str, Any], event_id: str | None = None) -> str:
 
 
 async def event_stream(
-    game_id: int, player: Player, cursor: table.Cursor, seconds: int
+    game_id: int, player: Player, cursor: Cursor, seconds: int
 ) -> AsyncIterator[str]:
     """The frames of one stream: ``sync`` first, then every game and table event after
     ``cursor`` in order, each exactly once, keep-alive comments while idle; ``end`` when the
@@ -264,7 +268,7 @@ async def event_stream(
         touched = loop.time()
         while True:
             batch = await db_then_idle(
-                table.live_batch_get, game_id=game_id, player=player, cursor=cursor
+                live_batch_get, game_id=game_id, player=player, cursor=cursor
             )
             if first:
                 first = False
@@ -397,9 +401,9 @@ class GameStreamApi(AsyncApiView):
         player = await db(player_of, request)
         await db(_visible, game_id, player)
         cursor = (
-            table.Cursor.parse(request.headers.get("Last-Event-ID"))
-            or table.Cursor.parse(v.get("last_event_id"))
-            or table.Cursor(v["after"], v["table_after"])
+            Cursor.parse(request.headers.get("Last-Event-ID"))
+            or Cursor.parse(v.get("last_event_id"))
+            or Cursor(v["after"], v["table_after"])
         )
         response = StreamingHttpResponse(
             event_stream(game_id, player, cursor, stream_seconds(request, v["timeout"])),

@@ -22,7 +22,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from canasta_service.problems import PROBLEM_CONTENT_TYPE
-from games import replay, selectors
 from games.api import examples
 from games.api.serializers import (
     EVENT_TYPES,
@@ -34,6 +33,16 @@ from games.api.serializers import (
 from games.api.views import GAME_ID, player_of
 from games.engine import PRESETS
 from games.models import BotLevel, EventSource, Game, GameStatus
+from games.selectors.games import game_detail_get, game_get_visible
+from games.selectors.replay import (
+    EXPORT_FORMAT,
+    EXPORT_FORMAT_VERSION,
+    game_export,
+    game_fairness_get,
+    game_replay_get,
+    game_replay_steps,
+)
+from games.services.imports import game_import
 
 Base = serializers.Serializer[Any]
 _EVENT_TYPE_TEXT = "The event's type: " + ", ".join(f"`{t}`" for t in EVENT_TYPES) + "."
@@ -143,8 +152,8 @@ class GameExportSerializer(Base):
     """One game as a JSON document: configuration, rules version, seats, every event, and the
     seed once the game is finished. A finished game's document can be imported."""
 
-    format = serializers.ChoiceField(choices=[replay.EXPORT_FORMAT])
-    format_version = serializers.ChoiceField(choices=[replay.EXPORT_FORMAT_VERSION])
+    format = serializers.ChoiceField(choices=[EXPORT_FORMAT])
+    format_version = serializers.ChoiceField(choices=[EXPORT_FORMAT_VERSION])
     exported_at = serializers.DateTimeField(required=False)
     source_game = serializers.IntegerField(required=False, allow_null=True)
     preset = serializers.ChoiceField(choices=list(PRESETS))
@@ -264,7 +273,7 @@ _TEXT = {
 
 
 def _example(code: int, name: str, detail: str, path: str, **extra: Any) -> OpenApiExample:
-    return examples._problem(code, name, detail, instance=path, **extra)
+    return examples.problem_example(code, name, detail, instance=path, **extra)
 
 
 _EXAMPLES = {
@@ -406,7 +415,7 @@ IMPORT_EXAMPLE = OpenApiExample(
 # ============================================================================== views
 def _game(request: Request, game_id: int) -> tuple[Game, Any]:
     player = player_of(request)
-    return selectors.game_get_visible(game_id=game_id, player=player), player
+    return game_get_visible(game_id=game_id, player=player), player
 
 
 class GameReplayApi(APIView):
@@ -429,7 +438,7 @@ class GameReplayApi(APIView):
         params = ReplayParamsSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
         game, player = _game(request, game_id)
-        body = replay.game_replay_get(game=game, player=player, at=params.validated_data.get("at"))
+        body = game_replay_get(game=game, player=player, at=params.validated_data.get("at"))
         return Response(ReplayStateSerializer(body).data)
 
 
@@ -446,7 +455,7 @@ class GameReplayStepsApi(APIView):
     )
     def get(self, request: Request, game_id: int) -> Response:
         game, player = _game(request, game_id)
-        body = replay.game_replay_steps(game=game, player=player)
+        body = game_replay_steps(game=game, player=player)
         return Response(ReplayStepListSerializer(body).data)
 
 
@@ -464,7 +473,7 @@ class GameExportApi(APIView):
     )
     def get(self, request: Request, game_id: int) -> Response:
         game, player = _game(request, game_id)
-        return Response(replay.game_export(game=game, player=player))
+        return Response(game_export(game=game, player=player))
 
 
 class GameImportApi(APIView):
@@ -489,12 +498,12 @@ class GameImportApi(APIView):
         data.is_valid(raise_exception=True)
         player = player_of(request)
         v = data.validated_data
-        result = replay.game_import(
+        result = game_import(
             creator=player, document=v["document"], seat=v.get("seat"), is_public=v["is_public"]
         )
         fresh = Game.objects.select_related("created_by").get(pk=result.game.pk)
         body = {
-            "game": selectors.game_detail_get(game=fresh, player=player),
+            "game": game_detail_get(game=fresh, player=player),
             "events": result.events,
             "final_state_sha256": result.final_state_sha256,
         }
@@ -515,5 +524,5 @@ class GameFairnessApi(APIView):
     )
     def get(self, request: Request, game_id: int) -> Response:
         game, player = _game(request, game_id)
-        body = replay.game_fairness_get(game=game, player=player)
+        body = game_fairness_get(game=game, player=player)
         return Response(FairnessSerializer(body).data)

@@ -17,7 +17,12 @@ from canasta_service.problems import ProblemSerializer
 from games.engine import ACTION_TYPES, PRESETS, describe_options
 from games.errors import ENGINE_ERROR_CODES, SERVICE_ERROR_CODES
 from games.models import BotLevel, EventSource, GameStatus, TimeoutOutcome
-from games.timers import TIMEOUT_LIMIT_MAX, TIMER_EVENT_TYPES, TURN_SECONDS_MAX, TURN_SECONDS_MIN
+from games.services.deadlines import (
+    TIMEOUT_LIMIT_MAX,
+    TIMER_EVENT_TYPES,
+    TURN_SECONDS_MAX,
+    TURN_SECONDS_MIN,
+)
 
 Base = serializers.Serializer[Any]
 

@@ -26,7 +26,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from canasta_service.problems import PROBLEM_CONTENT_TYPE, ProblemSerializer
-from games import live, selectors, table
+from games import errors, live
 from games.api.live import WAIT_MAX_SECONDS, AsyncApiView, db, db_then_idle, wait_bound
 from games.api.serializers import (
     GameDetailSerializer,
@@ -34,8 +34,36 @@ from games.api.serializers import (
     SeatSerializer,
     TableViewSerializer,
 )
-from games.api.views import GAME_ID, _detail, player_of
+from games.api.views import GAME_ID, game_detail_response, game_for_write, player_of
 from games.models import GameStatus, RelationKind, TableEventKind
+from games.presence import PRESENCE_WINDOW_SECONDS
+from games.selectors.games import game_get_visible
+from games.selectors.horizon import table_get
+from games.selectors.table import (
+    CHAT_BURST,
+    CHAT_WINDOW_SECONDS,
+    PROFILE_GAMES_MAX,
+    QUICK_CHAT,
+    SPECTATOR_DELAY_MAX,
+    muted_seats_get,
+    player_profile_get,
+    presence_get,
+    relations_get,
+    rematch_status_get,
+    spectator_view_get,
+    table_event_view,
+    table_events_list,
+    table_settings_get,
+)
+from games.services.table import (
+    chat_mute_set,
+    chat_send,
+    game_concede,
+    presence_touch,
+    relation_set,
+    rematch_accept,
+    table_settings_update,
+)
 
 Base = serializers.Serializer[Any]
 
@@ -60,7 +88,7 @@ class TableProblemSerializer(ProblemSerializer):
         "| code | status | meaning |\n| --- | --- | --- |\n"
         + "\n".join(
             f"| `{code}` | {st} | {text} |"
-            for code, (st, text) in {**_GENERAL, **table.TABLE_ERROR_CODES}.items()
+            for code, (st, text) in {**_GENERAL, **errors.TABLE_ERROR_CODES}.items()
         )
     )
 
@@ -171,13 +199,13 @@ class TableSettingsSerializer(Base):
 class TableSettingsUpdateSerializer(Base):
     table_talk = serializers.BooleanField(required=False)
     spectator_delay = serializers.IntegerField(
-        required=False, min_value=0, max_value=table.SPECTATOR_DELAY_MAX
+        required=False, min_value=0, max_value=SPECTATOR_DELAY_MAX
     )
 
 
 class ChatSendSerializer(Base):
     phrase = serializers.ChoiceField(
-        choices=list(table.QUICK_CHAT), help_text="A phrase id from `GET /chat/phrases/`."
+        choices=list(QUICK_CHAT), help_text="A phrase id from `GET /chat/phrases/`."
     )
 
 
@@ -271,7 +299,7 @@ class PlayerProfileSerializer(Base):
     created_at = serializers.DateTimeField()
     record = PlayerRecordSerializer()
     games = ProfileGameSerializer(
-        many=True, help_text=f"The latest finished games (at most {table.PROFILE_GAMES_MAX})."
+        many=True, help_text=f"The latest finished games (at most {PROFILE_GAMES_MAX})."
     )
     you = ProfileRelationSerializer()
 
@@ -282,14 +310,16 @@ PLAYER_ID = OpenApiParameter(
 )
 
 
-def _game(request: Request, game_id: int) -> Any:
+def _game(request: Request, game_id: int, write: bool = False) -> Any:
     player = player_of(request)
-    return player, selectors.game_get_visible(game_id=game_id, player=player)
+    if write:
+        return player, game_for_write(game_id, player)
+    return player, game_get_visible(game_id=game_id, player=player)
 
 
 def _settings_body(game: Any, player: Any) -> dict[str, Any]:
-    body = table.table_settings_get(game)
-    body["muted_seats"] = table.muted_seats_get(game=game, player=player)
+    body = table_settings_get(game)
+    body["muted_seats"] = muted_seats_get(game=game, player=player)
     return body
 
 
@@ -303,7 +333,7 @@ class ChatPhrasesApi(APIView):
         responses={200: ChatPhraseSerializer(many=True), **table_problems(401)},
     )
     def get(self, request: Request) -> Response:
-        rows = [{"id": k, "text": v} for k, v in table.QUICK_CHAT.items()]
+        rows = [{"id": k, "text": v} for k, v in QUICK_CHAT.items()]
         return Response(ChatPhraseSerializer(rows, many=True).data)
 
 
@@ -326,7 +356,7 @@ class TableSettingsApi(APIView):
         tags=["table"],
         summary="Change the table's settings (creator, in the lobby)",
         description="`table_talk: false` makes a 'no table talk' game (quick chat refused "
-        f"with 403 `table_talk_off`). `spectator_delay` (0 to {table.SPECTATOR_DELAY_MAX}): "
+        f"with 403 `table_talk_off`). `spectator_delay` (0 to {SPECTATOR_DELAY_MAX}): "
         "spectators see the game that many moves late. Fixed once the game starts.",
         parameters=[GAME_ID],
         request=TableSettingsUpdateSerializer,
@@ -342,8 +372,8 @@ class TableSettingsApi(APIView):
     def patch(self, request: Request, game_id: int) -> Response:
         data = TableSettingsUpdateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        player, game = _game(request, game_id)
-        game = table.table_settings_update(
+        player, game = _game(request, game_id, write=True)
+        game = table_settings_update(
             game_id=game.pk,
             player=player,
             table_talk=data.validated_data.get("table_talk"),
@@ -363,8 +393,8 @@ class ChatSendApi(APIView):
         description="Seated players only. The message is a `chat` table event: everyone at "
         "the table and the spectators get it in the stream and in `.../table/events/` "
         "(except who muted your seat). Refused in a 'no table talk' game (403 "
-        f"`table_talk_off`); at most {table.CHAT_BURST} messages per "
-        f"{table.CHAT_WINDOW_SECONDS} seconds (429 `chat_rate_limited` with `retry_after`).",
+        f"`table_talk_off`); at most {CHAT_BURST} messages per "
+        f"{CHAT_WINDOW_SECONDS} seconds (429 `chat_rate_limited` with `retry_after`).",
         parameters=[GAME_ID],
         request=ChatSendSerializer,
         responses={201: TableEventSerializer, **table_problems(400, 401, 403, 404, 429)},
@@ -373,11 +403,9 @@ class ChatSendApi(APIView):
     def post(self, request: Request, game_id: int) -> Response:
         data = ChatSendSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        player, game = _game(request, game_id)
-        event = table.chat_send(
-            game_id=game.pk, player=player, phrase=data.validated_data["phrase"]
-        )
-        body = TableEventSerializer(table.table_event_view(event)).data
+        player, game = _game(request, game_id, write=True)
+        event = chat_send(game_id=game.pk, player=player, phrase=data.validated_data["phrase"])
+        body = TableEventSerializer(table_event_view(event)).data
         return Response(body, status=status.HTTP_201_CREATED)
 
 
@@ -398,8 +426,8 @@ class ChatMuteApi(APIView):
     def post(self, request: Request, game_id: int) -> Response:
         data = ChatMuteSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        player, game = _game(request, game_id)
-        muted = table.chat_mute_set(
+        player, game = _game(request, game_id, write=True)
+        muted = chat_mute_set(
             game=game,
             player=player,
             seat=data.validated_data["seat"],
@@ -433,17 +461,17 @@ class TableEventListApi(AsyncApiView):
 
         def ready() -> bool | None:
             game.refresh_from_db(fields=["status"])
-            news = table.table_get(game).table_seq > v["after"]
+            news = table_get(game).table_seq > v["after"]
             return True if news or game.status == GameStatus.FINISHED else None
 
         async def check() -> bool | None:
             return await db_then_idle(ready)
 
         if v["wait"]:
-            await db(table.presence_touch, game=game, player=player)
+            await db(presence_touch, game=game, player=player)
             await live.wait_until(game.pk, check, wait_bound(v["wait"]))
         body = await db_then_idle(
-            table.table_events_list, game=game, player=player, after=v["after"], limit=v["limit"]
+            table_events_list, game=game, player=player, after=v["after"], limit=v["limit"]
         )
         return Response(TableEventListSerializer(body).data)
 
@@ -462,9 +490,9 @@ class GameConcedeApi(APIView):
         responses={200: GameDetailSerializer, **table_problems(401, 403, 404, 409, 422)},
     )
     def post(self, request: Request, game_id: int) -> Response:
-        player, game = _game(request, game_id)
-        game = table.game_concede(game_id=game.pk, player=player)
-        return _detail(game, player)
+        player, game = _game(request, game_id, write=True)
+        game = game_concede(game_id=game.pk, player=player)
+        return game_detail_response(game, player)
 
 
 class RematchApi(APIView):
@@ -477,7 +505,7 @@ class RematchApi(APIView):
     )
     def get(self, request: Request, game_id: int) -> Response:
         _, game = _game(request, game_id)
-        return Response(RematchStatusSerializer(table.rematch_status_get(game)).data)
+        return Response(RematchStatusSerializer(rematch_status_get(game)).data)
 
     @extend_schema(
         operation_id="games_rematch_accept",
@@ -492,8 +520,8 @@ class RematchApi(APIView):
         responses={200: RematchStatusSerializer, **table_problems(401, 403, 404, 409)},
     )
     def post(self, request: Request, game_id: int) -> Response:
-        player, game = _game(request, game_id)
-        body = table.rematch_accept(game_id=game.pk, player=player)
+        player, game = _game(request, game_id, write=True)
+        body = rematch_accept(game_id=game.pk, player=player)
         return Response(RematchStatusSerializer(body).data)
 
 
@@ -511,7 +539,7 @@ class SpectatorViewApi(APIView):
     )
     def get(self, request: Request, game_id: int) -> Response:
         _, game = _game(request, game_id)
-        return Response(SpectatorViewSerializer(table.spectator_view_get(game=game)).data)
+        return Response(SpectatorViewSerializer(spectator_view_get(game=game)).data)
 
 
 class PresenceApi(APIView):
@@ -520,14 +548,14 @@ class PresenceApi(APIView):
         tags=["table"],
         summary="Which seats are connected (last seen)",
         description="Each seat with `last_seen` and `connected` (seen within "
-        f"{table.PRESENCE_WINDOW_SECONDS} s). An open stream or long-poll keeps a seat "
+        f"{PRESENCE_WINDOW_SECONDS} s). An open stream or long-poll keeps a seat "
         "connected; other clients send `POST` now and then.",
         parameters=[GAME_ID],
         responses={200: PresenceSerializer, **table_problems(401, 404)},
     )
     def get(self, request: Request, game_id: int) -> Response:
         _, game = _game(request, game_id)
-        return Response(PresenceSerializer(table.presence_get(game=game)).data)
+        return Response(PresenceSerializer(presence_get(game=game)).data)
 
     @extend_schema(
         operation_id="games_presence_touch",
@@ -538,9 +566,9 @@ class PresenceApi(APIView):
         responses={200: PresenceSerializer, **table_problems(401, 404)},
     )
     def post(self, request: Request, game_id: int) -> Response:
-        player, game = _game(request, game_id)
-        table.presence_touch(game=game, player=player)
-        return Response(PresenceSerializer(table.presence_get(game=game)).data)
+        player, game = _game(request, game_id, write=True)
+        presence_touch(game=game, player=player)
+        return Response(PresenceSerializer(presence_get(game=game)).data)
 
 
 class PlayerProfileApi(APIView):
@@ -554,7 +582,7 @@ class PlayerProfileApi(APIView):
         responses={200: PlayerProfileSerializer, **table_problems(401, 404)},
     )
     def get(self, request: Request, player_id: int) -> Response:
-        body = table.player_profile_get(player_id=player_id, viewer=player_of(request))
+        body = player_profile_get(player_id=player_id, viewer=player_of(request))
         return Response(PlayerProfileSerializer(body).data)
 
 
@@ -566,22 +594,18 @@ class RelationsApi(APIView):
         responses={200: RelationsSerializer, **table_problems(401)},
     )
     def get(self, request: Request) -> Response:
-        return Response(RelationsSerializer(table.relations_get(owner=player_of(request))).data)
+        return Response(RelationsSerializer(relations_get(owner=player_of(request))).data)
 
 
 class _RelationApi(APIView):
     kind: str = RelationKind.BLOCK
 
     def put(self, request: Request, player_id: int) -> Response:
-        body = table.relation_set(
-            owner=player_of(request), other_id=player_id, kind=self.kind, on=True
-        )
+        body = relation_set(owner=player_of(request), other_id=player_id, kind=self.kind, on=True)
         return Response(RelationsSerializer(body).data)
 
     def delete(self, request: Request, player_id: int) -> Response:
-        body = table.relation_set(
-            owner=player_of(request), other_id=player_id, kind=self.kind, on=False
-        )
+        body = relation_set(owner=player_of(request), other_id=player_id, kind=self.kind, on=False)
         return Response(RelationsSerializer(body).data)
 
 

@@ -14,17 +14,19 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import selectors, timers
 from games.api.serializers import TimerDetailSerializer
-from games.api.views import GAME_ID, player_of, problems
+from games.api.views import GAME_ID, game_for_write, player_of, problems
 from games.models import Game
+from games.selectors.games import game_get_visible
+from games.selectors.timers import timer_detail_get
+from games.services.timers import timer_off_accept, timer_off_decline, timer_off_propose
 
 TIMER_TAGS = ["timer"]
 
 
 def _timer_detail(game_id: int, after: int = 0) -> Response:
     game = Game.objects.get(pk=game_id)
-    return Response(TimerDetailSerializer(timers.timer_detail_get(game=game, after=after)).data)
+    return Response(TimerDetailSerializer(timer_detail_get(game=game, after=after)).data)
 
 
 class GameTimerApi(APIView):
@@ -44,7 +46,7 @@ class GameTimerApi(APIView):
     )
     def get(self, request: Request, game_id: int) -> Response:
         player = player_of(request)
-        selectors.game_get_visible(game_id=game_id, player=player)
+        game_get_visible(game_id=game_id, player=player)
         try:
             after = max(0, int(request.query_params.get("after", 0)))
         except ValueError:
@@ -57,7 +59,7 @@ _OFF_PROBLEMS = problems(401, 403, 404, 409)
 
 def _timer_off_step(request: Request, game_id: int, service: Callable[..., Game]) -> Response:
     player = player_of(request)
-    selectors.game_get_visible(game_id=game_id, player=player)
+    game_for_write(game_id, player)
     service(game_id=game_id, player=player)
     return _timer_detail(game_id)
 
@@ -75,7 +77,7 @@ class GameTimerOffProposeApi(APIView):
         responses={200: TimerDetailSerializer, **_OFF_PROBLEMS},
     )
     def post(self, request: Request, game_id: int) -> Response:
-        return _timer_off_step(request, game_id, timers.timer_off_propose)
+        return _timer_off_step(request, game_id, timer_off_propose)
 
 
 class GameTimerOffAcceptApi(APIView):
@@ -91,7 +93,7 @@ class GameTimerOffAcceptApi(APIView):
         responses={200: TimerDetailSerializer, **_OFF_PROBLEMS},
     )
     def post(self, request: Request, game_id: int) -> Response:
-        return _timer_off_step(request, game_id, timers.timer_off_accept)
+        return _timer_off_step(request, game_id, timer_off_accept)
 
 
 class GameTimerOffDeclineApi(APIView):
@@ -105,4 +107,4 @@ class GameTimerOffDeclineApi(APIView):
         responses={200: TimerDetailSerializer, **_OFF_PROBLEMS},
     )
     def post(self, request: Request, game_id: int) -> Response:
-        return _timer_off_step(request, game_id, timers.timer_off_decline)
+        return _timer_off_step(request, game_id, timer_off_decline)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import User
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
@@ -20,7 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from canasta_service.problems import PROBLEM_CONTENT_TYPE
-from games import selectors, services
+from games import errors
 from games.api import examples
 from games.api.serializers import (
     ActionCreateSerializer,
@@ -43,7 +42,20 @@ from games.api.serializers import (
 )
 from games.engine import ACTION_TYPES, PRESETS, RULES_VERSION, describe_options
 from games.models import BotLevel, Game, Player
-from games.timers import TimerOptions
+from games.selectors.events import game_events_list
+from games.selectors.games import (
+    game_detail_get,
+    game_get_visible,
+    game_list_mine,
+    game_list_open,
+    game_summary,
+)
+from games.selectors.scores import game_scorecard_get
+from games.services.actions import game_action_apply
+from games.services.deadlines import TimerOptions
+from games.services.lobby import BotSeatSpec, game_create, game_join, game_leave, game_start
+from games.services.players import player_create
+from games.services.timers import game_touch
 
 _PROBLEM_TEXT = {
     400: "Bad request: `invalid_request` (see `errors`), `malformed_body`, or an engine code "
@@ -74,15 +86,17 @@ def problems(*statuses: int) -> dict[tuple[int, str], OpenApiResponse]:
 
 
 def player_of(request: Request) -> Player:
-    """The requester's player profile (made on first use for users created elsewhere)."""
-    user = request.user
-    player: Player | None = getattr(user, "player", None)
+    """The requester's player profile (every user gets one when it is made: reads never write)."""
+    player: Player | None = getattr(request.user, "player", None)
     if player is None:
-        assert isinstance(user, User), "game endpoints require authentication"
-        player, _ = Player.objects.get_or_create(
-            user=user, defaults={"display_name": user.get_username()[:40]}
-        )
+        raise errors.PlayerProfileMissing()
     return player
+
+
+def game_for_write(game_id: int, player: Player) -> Game:
+    """The game a write request acts on: visible to ``player`` (else 404), with the turn
+    timer's due work applied first. Reads never apply it; the next write does."""
+    return game_touch(game_get_visible(game_id=game_id, player=player), player)
 
 
 GAME_ID = OpenApiParameter(
@@ -109,7 +123,7 @@ class PlayerCreateApi(APIView):
     def post(self, request: Request) -> Response:
         data = PlayerCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        player, token = services.player_create(display_name=data.validated_data["display_name"])
+        player, token = player_create(display_name=data.validated_data["display_name"])
         body = {"id": player.pk, "display_name": player.display_name, "token": token}
         return Response(PlayerCreatedSerializer(body).data, status=status.HTTP_201_CREATED)
 
@@ -184,15 +198,15 @@ class GameListCreateApi(GenericAPIView[Any]):
         params.is_valid(raise_exception=True)
         filters = params.validated_data
         if filters.get("mine"):
-            qs = selectors.game_list_mine(player=player_of(request))
+            qs = game_list_mine(player=player_of(request))
         else:
-            qs = selectors.game_list_open(
+            qs = game_list_open(
                 preset=filters.get("preset"),
                 players=filters.get("players"),
                 seats_free=filters.get("seats_free"),
             )
         page = self.paginate_queryset(qs)
-        rows = [selectors.game_summary(g) for g in (page if page is not None else qs)]
+        rows = [game_summary(g) for g in (page if page is not None else qs)]
         return self.get_paginated_response(rows)
 
     @extend_schema(
@@ -211,14 +225,12 @@ class GameListCreateApi(GenericAPIView[Any]):
         data.is_valid(raise_exception=True)
         v = data.validated_data
         player = player_of(request)
-        game = services.game_create(
+        game = game_create(
             creator=player,
             preset=v["preset"],
             options=v["options"],
             is_public=v["is_public"],
-            bots=[
-                services.BotSeatSpec(seat=b["seat"], level=b["level"]) for b in v.get("bots", [])
-            ],
+            bots=[BotSeatSpec(seat=b["seat"], level=b["level"]) for b in v.get("bots", [])],
             seat=v.get("seat"),
             spectate=v["spectate"],
             timer=TimerOptions(
@@ -227,16 +239,16 @@ class GameListCreateApi(GenericAPIView[Any]):
                 timeout_outcome=v["timeout_outcome"],
             ),
         )
-        return _detail(game, player, status.HTTP_201_CREATED)
+        return game_detail_response(game, player, status.HTTP_201_CREATED)
 
 
-def _detail(
+def game_detail_response(
     game: Game, player: Player, code: int = status.HTTP_200_OK, *, reload: bool = True
 ) -> Response:
     """The game as ``player`` sees it now (re-read after a service: bots may have played)."""
     if reload:
         game = Game.objects.select_related("created_by").get(pk=game.pk)
-    return Response(selectors.game_detail_get(game=game, player=player), status=code)
+    return Response(game_detail_get(game=game, player=player), status=code)
 
 
 class GameDetailApi(APIView):
@@ -252,8 +264,8 @@ class GameDetailApi(APIView):
     )
     def get(self, request: Request, game_id: int) -> Response:
         player = player_of(request)
-        game = selectors.game_get_visible(game_id=game_id, player=player)
-        return _detail(game, player, reload=False)
+        game = game_get_visible(game_id=game_id, player=player)
+        return game_detail_response(game, player, reload=False)
 
 
 class GameJoinApi(APIView):
@@ -271,13 +283,13 @@ class GameJoinApi(APIView):
         data = GameJoinSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         player = player_of(request)
-        game = services.game_join(
+        game = game_join(
             player=player,
             game_id=game_id,
             join_code=data.validated_data.get("join_code"),
             seat=data.validated_data.get("seat"),
         )
-        return _detail(game, player)
+        return game_detail_response(game, player)
 
 
 class GameJoinByCodeApi(APIView):
@@ -297,10 +309,8 @@ class GameJoinByCodeApi(APIView):
         data = GameJoinByCodeSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         player = player_of(request)
-        game = services.game_join(
-            player=player, join_code=join_code, seat=data.validated_data.get("seat")
-        )
-        return _detail(game, player)
+        game = game_join(player=player, join_code=join_code, seat=data.validated_data.get("seat"))
+        return game_detail_response(game, player)
 
 
 class GameLeaveApi(APIView):
@@ -314,8 +324,8 @@ class GameLeaveApi(APIView):
     )
     def post(self, request: Request, game_id: int) -> Response:
         player = player_of(request)
-        game = services.game_leave(game_id=game_id, player=player)
-        return _detail(game, player)
+        game = game_leave(game_id=game_id, player=player)
+        return game_detail_response(game, player)
 
 
 class GameStartApi(APIView):
@@ -334,13 +344,13 @@ class GameStartApi(APIView):
         data = GameStartSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         player = player_of(request)
-        game = services.game_start(
+        game = game_start(
             game_id=game_id,
             player=player,
             fill_with_bots=data.validated_data["fill_with_bots"],
             bot_level=data.validated_data["bot_level"],
         )
-        return _detail(game, player)
+        return game_detail_response(game, player)
 
 
 def action_request_read(data: Any) -> tuple[Any, int]:
@@ -394,7 +404,7 @@ class GameActionCreateApi(APIView):
         action, expected_version = action_request_read(request.data)
         player = player_of(request)
         # The service checks that the player may see the game (404) under its row lock.
-        result = services.game_action_apply(
+        result = game_action_apply(
             game_id=game_id,
             seat=None,
             action=action,
@@ -425,8 +435,8 @@ class GameEventListApi(APIView):
         params = GameEventParamsSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
         player = player_of(request)
-        game = selectors.game_get_visible(game_id=game_id, player=player)
-        body = selectors.game_events_list(
+        game = game_get_visible(game_id=game_id, player=player)
+        body = game_events_list(
             game=game,
             player=player,
             after=params.validated_data["after"],
@@ -445,5 +455,5 @@ class GameScorecardApi(APIView):
     )
     def get(self, request: Request, game_id: int) -> Response:
         player = player_of(request)
-        game = selectors.game_get_visible(game_id=game_id, player=player)
-        return Response(selectors.game_scorecard_get(game=game))
+        game = game_get_visible(game_id=game_id, player=player)
+        return Response(game_scorecard_get(game=game))

@@ -21,6 +21,15 @@ from .actions import (
 from .cards import card_text, cards_text, parse_card, parse_cards
 from .errors import ERROR_CODES, EngineError, IllegalAction, InvalidAction, InvalidOptions
 from .legal import legal_actions
+from .log import (
+    GAME_STARTED,
+    LogEntry,
+    LogRejected,
+    LogStep,
+    json_roundtrip,
+    replay_log,
+    state_digest,
+)
 from .options import OPTION_NAMES, PRESETS, Options, describe_options, make_options
 from .rules import Event, apply, going_out_plan, new_game, replay, score_round
 from .state import (
@@ -30,8 +39,16 @@ from .state import (
     round_seed,
     seed_commitment,
 )
+from .stored import effects_from_json, effects_to_json
 
 __all__ = [
+    "GAME_STARTED",
+    "LogEntry",
+    "LogRejected",
+    "LogStep",
+    "json_roundtrip",
+    "replay_log",
+    "state_digest",
     "ACTION_TYPES",
     "ERROR_CODES",
     "OPTION_NAMES",
@@ -61,6 +78,8 @@ __all__ = [
     "card_text",
     "cards_text",
     "describe_options",
+    "effects_from_json",
+    "effects_to_json",
     "going_out_plan",
     "legal_actions",
     "make_options",

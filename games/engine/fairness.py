@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .options import Options
-from .rules import Event, _deal_round
+from .rules import Event, deal_round
 from .state import GameState, round_seed, seed_commitment
 
 
@@ -22,7 +22,7 @@ def round_deal(options: Options, game_seed: str, round_no: int) -> dict[str, Any
     st.round_no = round_no - 1
     st.dealer = (round_no - 3) % options.players  # the previous round's dealer
     events: list[Event] = []
-    _deal_round(st, events)
+    deal_round(st, events)
     deal = events[0]
     return {
         "round": round_no,

@@ -37,10 +37,10 @@ from .cards import (
 )
 from .options import Options
 from .rules import (
-    _meld_all,
     discard_error,
     going_out_plan,
     initial_meld_minimum,
+    meld_all,
     meld_error,
     must_take_pile,
     pile_blocked,
@@ -260,7 +260,7 @@ def _short_hand_takes(st: GameState, seat: int, same: list[int], wilds: list[int
                 to_meld = rest[:]
                 if kept is not None:
                     to_meld.remove(kept)
-                groups = _meld_all(st, team, to_meld, merged, True) if to_meld else None
+                groups = meld_all(st, team, to_meld, merged, True) if to_meld else None
                 if groups:
                     options.append(groups)
         for extras in options:

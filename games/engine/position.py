@@ -20,7 +20,7 @@ from .cards import (
     parse_rank,
 )
 from .options import Options
-from .rules import Event, _deal_round
+from .rules import Event, deal_round
 from .state import PHASE_DRAW, PHASE_PLAY, GameState
 
 Cards = str | Sequence[str]
@@ -128,5 +128,5 @@ def deal(
     st.dealer = (dealer - 1) % players
     if scores is not None:
         st.scores = list(scores)
-    _deal_round(st, events, deck=order[::-1])
+    deal_round(st, events, deck=order[::-1])
     return st

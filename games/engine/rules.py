@@ -128,11 +128,11 @@ def wild_cap(options: Options, naturals: int) -> int:
 def new_game(options: Options, seed: str, events: Events = None) -> GameState:
     """A new game with the first round dealt."""
     st = GameState(options, seed)
-    _deal_round(st, events)
+    deal_round(st, events)
     return st
 
 
-def _deal_round(st: GameState, events: Events, deck: list[int] | None = None) -> None:
+def deal_round(st: GameState, events: Events, deck: list[int] | None = None) -> None:
     """Deal the next round; ``deck`` (top = last) replaces the seeded shuffle in set-ups."""
     opts = st.options
     players = opts.players
@@ -844,13 +844,13 @@ def _out_plan(
         rest = hand[:]
         if discard is not None:
             rest.remove(discard)
-        groups = _meld_all(st, team, rest, melds, opened)
+        groups = meld_all(st, team, rest, melds, opened)
         if groups is not None:
             return groups, discard
     return None
 
 
-def _meld_all(
+def meld_all(
     st: GameState, team: int, cards: list[int], melds: dict[int, list[int]], opened: bool
 ) -> tuple[MeldGroup, ...] | None:
     """Groups melding every card in ``cards`` onto/beside the team's melds so that the team then
@@ -1042,7 +1042,7 @@ def _end_round(st: GameState, went_out: int | None, reason: str, events: Events)
                 Event("game_ended", None, {"winner_team": st.winner, "scores": list(st.scores)})
             )
         return
-    _deal_round(st, events)
+    deal_round(st, events)
 
 
 def replay(options: Options, seed: str, actions: list[Action]) -> GameState:

@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from canasta_service.celery import app as celery_app
 from games.engine import GameState
 from games.models import Game
-from games.services import FALLBACK_PREFERENCE
+from games.services.bots import FALLBACK_PREFERENCE
 from tests.api.schema_check import check_response
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from games.engine.view import player_view
 from games.models import Game, Meld, RoundScore
-from games.services import game_replay_state
+from games.selectors.games import game_replay_state
 from tests.api.conftest import PlayerClient, create_game, play_until, snapshot_of
 
 # Bots play after each commit (transaction.on_commit): the tests must really commit.

@@ -11,7 +11,7 @@ import pytest
 from django.db import connection
 
 from games.models import Game, GameEvent
-from games.services import game_replay_state
+from games.selectors.games import game_replay_state
 from tests.api.conftest import PlayerClient, create_game, snapshot_of
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

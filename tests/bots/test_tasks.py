@@ -9,13 +9,19 @@ from typing import Any
 
 import pytest
 
+from bots import services as bot_services
 from bots import tasks
-from bots.tasks import bot_observation_build, bot_turn_play
+from bots.services import bot_observation_build
+from bots.tasks import bot_turn_play
 from canasta_service.celery import app as celery_app
-from games import services
 from games.engine import GameState, card_text
 from games.models import EventSource, Game, GameStatus, Player
-from games.services import BotSeatSpec
+from games.selectors.games import game_replay_state
+from games.services import bots as game_bots
+from games.services.actions import game_action_apply
+from games.services.lobby import BotSeatSpec, game_create, game_start
+from games.services.moves import bot_action_apply
+from games.services.players import player_create
 from tests.conftest import WorkerProcess
 
 # Bots play after each commit (transaction.on_commit): the tests must really commit.
@@ -36,23 +42,23 @@ def eager_bots() -> Iterator[None]:
 def no_scheduling(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
     """Record scheduled bot turns instead of running them (the test drives the task)."""
     calls: list[tuple[int, int]] = []
-    monkeypatch.setattr(services, "bot_turn_schedule", lambda g, v: calls.append((g, v)))
+    monkeypatch.setattr(game_bots, "bot_turn_schedule", lambda g, v: calls.append((g, v)))
     return calls
 
 
 def _player(name: str) -> Player:
-    return services.player_create(display_name=name)[0]
+    return player_create(display_name=name)[0]
 
 
 def _bot_table(creator: Player, levels: dict[int, str], **kw: Any) -> Game:
-    game = services.game_create(
+    game = game_create(
         creator=creator,
         preset=kw.pop("preset", "classic"),
         options=kw.pop("options", {"target_score": 1000}),
         bots=[BotSeatSpec(seat, level) for seat, level in levels.items()],
         **kw,
     )
-    services.game_start(game_id=game.pk, player=creator)
+    game_start(game_id=game.pk, player=creator)
     game.refresh_from_db()
     return game
 
@@ -98,15 +104,15 @@ def test_stale_move_is_refused_after_thinking(
     ada = _player("Ada")
     game = _bot_table(ada, {s: "medium" for s in range(4)}, spectate=True)
     version = game.version
-    real = tasks.bot_decision_compute
+    real = bot_services.bot_decision_compute
 
     def slow(game_id: int, ver: int) -> Any:
         decision = real(game_id, ver)
         # meanwhile another delivery of the same turn wins the race
-        assert services.bot_action_apply(game_id, ver) is not None
+        assert bot_action_apply(game_id, ver) is not None
         return decision
 
-    monkeypatch.setattr(tasks, "bot_decision_compute", slow)
+    monkeypatch.setattr(bot_services, "bot_decision_compute", slow)
     assert bot_turn_play(game.pk, version) is False
     game.refresh_from_db()
     assert game.version == version + 1
@@ -154,14 +160,14 @@ def test_four_bots_play_a_whole_game_in_process(eager_bots: None) -> None:
     assert game.status == GameStatus.FINISHED
     assert game.winner_team is not None
     assert set(game.events.filter(seq__gt=1).values_list("source", flat=True)) == {EventSource.BOT}
-    assert services.game_replay_state(game) == GameState.from_dict(game.snapshot or {})
+    assert game_replay_state(game) == GameState.from_dict(game.snapshot or {})
 
 
 def test_human_plays_and_bots_answer_in_process(eager_bots: None) -> None:
     ada = _player("Ada")
     game = _bot_table(ada, {1: "medium", 2: "medium", 3: "medium"}, seat=0)
     assert game.to_act == 0
-    services.game_action_apply(
+    game_action_apply(
         game_id=game.pk,
         seat=None,
         player=ada,
@@ -171,7 +177,7 @@ def test_human_plays_and_bots_answer_in_process(eager_bots: None) -> None:
     game.refresh_from_db()
     state = GameState.from_dict(game.snapshot or {})
     card = sorted(state.hands[0])[0]
-    services.game_action_apply(
+    game_action_apply(
         game_id=game.pk,
         seat=None,
         player=ada,

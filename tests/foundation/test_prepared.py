@@ -7,8 +7,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from canasta_service.prepared import PreparedQuery
-from games import services
 from games.models import Game, Player, Seat
+from games.services.lobby import game_create
+from games.services.players import player_create
 
 pytestmark = pytest.mark.django_db
 
@@ -24,8 +25,8 @@ BY_NAME = PreparedQuery(
 
 @pytest.fixture
 def game() -> Game:
-    ada, _ = services.player_create(display_name="Ada")
-    return services.game_create(creator=ada, preset="classic", options={"target_score": 1000})
+    ada, _ = player_create(display_name="Ada")
+    return game_create(creator=ada, preset="classic", options={"target_score": 1000})
 
 
 def test_a_prepared_query_returns_the_rows_the_orm_returns(game: Game) -> None:
@@ -54,7 +55,7 @@ def test_rows_come_in_the_querysets_order_with_nullable_joins(game: Game) -> Non
 
 
 def test_parameters_go_where_they_belong_and_no_row_is_none(game: Game) -> None:
-    bob, _ = services.player_create(display_name="Bob")
+    bob, _ = player_create(display_name="Bob")
     ada = Player.objects.get(display_name="Ada")
     assert [p.pk for p in BY_NAME.all("Bob", ada.pk)] == [bob.pk]
     assert BY_NAME.all("Bob", bob.pk) == []

@@ -7,7 +7,8 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from games.models import Game, GameEvent
-from games.services import BotSeatSpec, game_create, game_start, player_create
+from games.services.lobby import BotSeatSpec, game_create, game_start
+from games.services.players import player_create
 
 pytestmark = pytest.mark.django_db
 

@@ -12,21 +12,15 @@ from django.db import transaction
 
 from canasta_service.celery import app as celery_app
 from canasta_service.exceptions import ServiceError
-from games import services
 from games.engine import GameState
 from games.engine.view import player_view
 from games.models import Game, GameEvent, GameStatus, Meld, Player, RoundScore
-from games.services import (
-    BotSeatSpec,
-    bot_action_apply,
-    bot_fallback_choose,
-    game_action_apply,
-    game_create,
-    game_join,
-    game_replay_state,
-    game_start,
-    player_create,
-)
+from games.selectors.games import game_replay_state
+from games.services.actions import game_action_apply
+from games.services.bots import bot_fallback_choose, bot_player_get, bot_player_register
+from games.services.lobby import BotSeatSpec, game_create, game_join, game_start
+from games.services.moves import bot_action_apply
+from games.services.players import player_create
 from tests.api.conftest import snapshot_of
 
 
@@ -138,11 +132,19 @@ def test_bot_action_apply_ignores_stale_or_human_turns() -> None:
 @pytest.mark.django_db(transaction=True)
 def test_bot_turns_run_in_a_loop_not_a_recursion() -> None:
     depths: list[int] = []
-    real = services._bot_turn_send
+    real = bot_player_get()
+    assert real is not None
 
-    def recording(game_id: int, version: int) -> None:
-        depths.append(len(inspect.stack(0)))
-        real(game_id, version)
+    class Recording:
+        def turn_schedule(self, game_id: int, version: int) -> None:
+            depths.append(len(inspect.stack(0)))
+            real.turn_schedule(game_id, version)
+
+        def action_choose(self, *args: Any) -> Any:
+            return real.action_choose(*args)
+
+        def discard_choose(self, *args: Any) -> Any:
+            return real.discard_choose(*args)
 
     ada = _player("Ada")
     game = game_create(
@@ -152,8 +154,11 @@ def test_bot_turns_run_in_a_loop_not_a_recursion() -> None:
         spectate=True,
         bots=[BotSeatSpec(seat=i) for i in range(4)],
     )
-    with mock.patch.object(services, "_bot_turn_send", recording):
+    bot_player_register(Recording())
+    try:
         game_start(game_id=game.pk, player=ada)
+    finally:
+        bot_player_register(real)
     game.refresh_from_db()
     assert game.status == GameStatus.FINISHED
     assert len(depths) == game.version - 1  # one call per bot move

@@ -27,7 +27,7 @@ import pytest
 from django.db import connection
 
 from games.models import Game, GameEvent
-from games.services import game_replay_state
+from games.selectors.games import game_replay_state
 from tests.api.conftest import PlayerClient, snapshot_of
 from tests.hardening.helpers import started_game
 

@@ -29,7 +29,7 @@ from rest_framework.test import APIClient
 from bots.tasks import bot_turns_sweep
 from canasta_service.celery import app as celery_app
 from games.models import Game, GameEvent
-from games.services import game_replay_state
+from games.selectors.games import game_replay_state
 from tests.api.conftest import PlayerClient, choose, create_game, snapshot_of
 from tests.conftest import ROOT, _database_url, _in_ci, _stop
 from tests.hardening.helpers import footprint, started_game

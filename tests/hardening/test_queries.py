@@ -24,10 +24,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games import services
 from games.api.authentication import token_cache
 from games.engine.view import player_view
 from games.models import Game
+from games.services.actions import game_action_apply
+from games.services.projections import meld_rows
 from tests.api.conftest import PlayerClient, choose, snapshot_of
 from tests.hardening.helpers import started_game
 
@@ -64,12 +65,12 @@ def _moves(game_id: int, count: int) -> list[tuple[str, int, int, list[str]]]:
         mine = player_view(before, seat)
         action = choose(mine["legal_actions"])
         with CaptureQueriesContext(connection) as ctx:
-            services.game_action_apply(
+            game_action_apply(
                 game_id=game_id, seat=seat, action=action, expected_version=game.version
             )
         after = snapshot_of(game_id)
-        old = services._meld_rows(before.to_dict()["melds"])
-        new = services._meld_rows(after.to_dict()["melds"])
+        old = meld_rows(before.to_dict()["melds"])
+        new = meld_rows(after.to_dict()["melds"])
         changed = sum(old.get(key) != new.get(key) for key in old.keys() | new.keys())
         if len(before.rounds) != len(after.rounds):
             changed = -1

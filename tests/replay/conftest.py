@@ -12,9 +12,11 @@ from typing import Any
 
 import pytest
 
-from games import services
 from games.engine import GameState, action_to_dict, legal_actions
 from games.models import Game, Player
+from games.services.actions import game_action_apply
+from games.services.bots import bot_fallback_choose
+from games.services.lobby import BotSeatSpec, game_create, game_start
 from tests.api.conftest import (  # noqa: F401  (fixtures)
     PlayerClient,
     ada,
@@ -30,7 +32,7 @@ def choose(state: GameState, rng: random.Random | None, wander: float) -> dict[s
     """The built-in bot's choice, or now and then (``wander``) a random legal action."""
     if rng is not None and rng.random() < wander:
         return action_to_dict(rng.choice(legal_actions(state)))
-    return services.bot_fallback_choose(state)
+    return bot_fallback_choose(state)
 
 
 def advance(
@@ -48,7 +50,7 @@ def advance(
         if game.status != "active" or game.version >= max_events:
             return game
         state = GameState.from_dict(game.snapshot or {})
-        services.game_action_apply(
+        game_action_apply(
             game_id=game_id,
             seat=state.to_act,
             action=choose(state, rng, wander),
@@ -73,8 +75,8 @@ def started_game(
     ``seed`` replaces the random seed before the deal."""
     opts = options if options is not None else {"target_score": 1000}
     players = int(opts.get("players") or {"two_player": 2, "three_player": 3}.get(preset, 4))
-    bots = [services.BotSeatSpec(seat=i) for i in range(players) if i != seat]
-    game = services.game_create(
+    bots = [BotSeatSpec(seat=i) for i in range(players) if i != seat]
+    game = game_create(
         creator=creator,
         preset=preset,
         options=opts,
@@ -85,7 +87,7 @@ def started_game(
     )
     if seed is not None:
         Game.objects.filter(pk=game.pk).update(seed=seed)
-    return services.game_start(game_id=game.pk, player=creator)
+    return game_start(game_id=game.pk, player=creator)
 
 
 def player_of(client: PlayerClient) -> Player:

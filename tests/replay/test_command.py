@@ -11,8 +11,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from games.models import Game, GameEvent, Meld, RoundScore, Seat
-from games.replay import game_import, game_verify
-from games.seating import seat_save
+from games.selectors.verify import game_verify
+from games.services.imports import game_import
+from games.services.seating import seat_save
 from tests.api.conftest import PlayerClient
 from tests.replay.conftest import advance, player_of, started_game
 
@@ -146,7 +147,7 @@ def test_errors_and_the_benchmark(games: list[Game]) -> None:
 
 
 def test_a_conceded_game_verifies_and_its_ending_is_checked(games: list[Game]) -> None:
-    from games.table import game_concede
+    from games.services.table import game_concede
 
     running = games[0]
     game_concede(game_id=running.pk, player=running.created_by)

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from games.engine import GameState, make_options, new_game
+from games.engine import GameState, make_options, new_game, state_digest
 from games.models import Game
-from games.replay import game_verify, state_digest
+from games.selectors.verify import game_verify
 from tests.api.conftest import PlayerClient, problem
 from tests.replay.conftest import advance, player_of, started_game
 

@@ -15,7 +15,7 @@ from games.engine import card_text
 from games.engine.cards import cards_text
 from games.engine.view import player_view
 from games.models import Game, GameTable
-from games.services import game_replay_state
+from games.selectors.games import game_replay_state
 from tests.api.conftest import PlayerClient, problem
 from tests.replay.conftest import advance, player_of, started_game
 

@@ -8,10 +8,12 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from games import services
+from games import errors
 from games.engine import RULES_VERSION, SUPPORTED_RULES_VERSIONS, GameState
 from games.models import Game
-from games.replay import game_verify
+from games.selectors.games import game_replay_state
+from games.selectors.verify import game_verify
+from games.services.bots import bot_fallback_choose
 from tests.api.conftest import PlayerClient, problem
 from tests.replay.conftest import advance, player_of, started_game
 
@@ -38,7 +40,7 @@ def old_game(ada: PlayerClient) -> Game:
 def test_playing_on_is_refused(ada: PlayerClient, old_game: Game) -> None:
     state = GameState.from_dict(old_game.snapshot or {})
     assert state.to_act == 0
-    action = services.bot_fallback_choose(state)
+    action = bot_fallback_choose(state)
     body = problem(ada.act(old_game.pk, action, old_game.version), 422, "rules_version_unsupported")
     assert body["rules_version"] == OLDER and body["supported_rules_versions"] == [RULES_VERSION]
     assert Game.objects.get(pk=old_game.pk).version == old_game.version
@@ -46,8 +48,8 @@ def test_playing_on_is_refused(ada: PlayerClient, old_game: Game) -> None:
 
 def test_replaying_is_refused(ada: PlayerClient, old_game: Game) -> None:
     problem(ada.get(f"/api/v1/games/{old_game.pk}/replay/?at=2"), 422, "rules_version_unsupported")
-    with pytest.raises(services.errors.RulesVersionUnsupported):
-        services.game_replay_state(old_game)
+    with pytest.raises(errors.RulesVersionUnsupported):
+        game_replay_state(old_game)
     # the log itself stays readable: the export and the published commitments
     assert ada.get(f"/api/v1/games/{old_game.pk}/export/").status_code == 200
     assert ada.get(f"/api/v1/games/{old_game.pk}/fairness/").status_code == 200

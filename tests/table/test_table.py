@@ -9,7 +9,7 @@ import pytest
 
 from games.engine.view import player_view
 from games.models import Game, GameEvent, TableEvent
-from games.services import game_replay_state
+from games.selectors.games import game_replay_state
 from tests.api.conftest import PlayerClient, choose, create_game, problem
 from tests.table.conftest import two_player_game
 

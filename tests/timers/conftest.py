@@ -10,11 +10,12 @@ import pytest
 from django.utils import timezone
 
 from canasta_service.celery import app as celery_app
-from games import services, timers
 from games.engine import GameState
 from games.models import EventSource, Game, GameEvent, Player, TimerEvent
-from games.services import game_replay_state
-from games.timers import TimerOptions
+from games.selectors.games import game_replay_state
+from games.services.deadlines import TURN_TIMED_OUT, TimerOptions, grace
+from games.services.lobby import game_create, game_join, game_start
+from games.services.players import player_create
 
 
 @pytest.fixture(autouse=True)
@@ -45,16 +46,16 @@ def timed_table(
     turn_seconds: int | None = 30, timeout_limit: int = 3, timeout_outcome: str = "bot"
 ) -> Table:
     """A started two-player table of humans (Ada at seat 0, Bob at seat 1)."""
-    ada = services.player_create(display_name="Ada")[0]
-    bob = services.player_create(display_name="Bob")[0]
-    game = services.game_create(
+    ada = player_create(display_name="Ada")[0]
+    bob = player_create(display_name="Bob")[0]
+    game = game_create(
         creator=ada,
         preset="two_player",
         options={"target_score": 1000},
         timer=TimerOptions(turn_seconds, timeout_limit, timeout_outcome),
     )
-    services.game_join(player=bob, game_id=game.pk)
-    services.game_start(game_id=game.pk, player=ada)
+    game_join(player=bob, game_id=game.pk)
+    game_start(game_id=game.pk, player=ada)
     return Table(game.pk, [ada, bob])
 
 
@@ -67,11 +68,11 @@ def overdue(game_id: int, seconds: float = 60) -> None:
 
 def after_deadline(game: Game) -> datetime:
     assert game.turn_deadline is not None
-    return game.turn_deadline + timers.grace() + timedelta(seconds=1)
+    return game.turn_deadline + grace() + timedelta(seconds=1)
 
 
 def timeouts(game_id: int) -> list[TimerEvent]:
-    return list(TimerEvent.objects.filter(game_id=game_id, type=timers.TURN_TIMED_OUT))
+    return list(TimerEvent.objects.filter(game_id=game_id, type=TURN_TIMED_OUT))
 
 
 def timer_moves(game_id: int) -> list[GameEvent]:

@@ -15,9 +15,10 @@ from django.db import transaction
 from django.test import override_settings
 from django.utils import timezone
 
-from games import services, tasks
+from games import tasks
 from games.engine import GameState, action_to_dict, legal_actions
 from games.models import EventSource, Game, GameEvent
+from games.services.actions import game_action_apply
 from tests.api.test_race import race
 from tests.timers.conftest import assert_log_consistent, overdue, timed_table, timeouts
 from tests.timers.test_timers import client_for
@@ -70,12 +71,12 @@ def test_a_move_being_written_at_the_deadline_wins_over_every_timer_path() -> No
         with transaction.atomic():
             Game.objects.select_for_update().get(pk=table.game_id)
             locked.set()
-            services.game_action_apply(
+            game_action_apply(
                 game_id=table.game_id, seat=seat, action={"type": "draw"}, expected_version=version
             )
             state = GameState.from_dict(Game.objects.get(pk=table.game_id).snapshot or {})
             discard = next(a for a in legal_actions(state) if a.type == "discard")
-            services.game_action_apply(
+            game_action_apply(
                 game_id=table.game_id,
                 seat=seat,
                 action=action_to_dict(discard),

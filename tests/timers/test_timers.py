@@ -10,10 +10,14 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from games import services, timers
-from games.engine import GameState
+from games import errors
+from games.engine import GameState, action_to_dict, legal_actions
 from games.models import EventSource, Game, GameEvent, GameStatus, Player, Seat, TimerEvent
-from games.timers import Expiry, turn_timer_expire_apply, turn_timers_sweep
+from games.services.actions import game_action_apply
+from games.services.deadlines import TimerOptions, grace, turn_timer_arm
+from games.services.lobby import BotSeatSpec, game_create, game_start
+from games.services.players import player_create
+from games.services.timers import Expiry, minimal_choose, turn_timer_expire_apply, turn_timers_sweep
 from tests.timers.conftest import (
     after_deadline,
     assert_log_consistent,
@@ -36,16 +40,16 @@ def client_for(player: Player) -> APIClient:
 def play_turn(game_id: int, seat: int) -> None:
     """``seat`` plays a whole turn itself: draw, then discard its first card."""
     game = Game.objects.get(pk=game_id)
-    services.game_action_apply(
+    game_action_apply(
         game_id=game_id, seat=seat, action={"type": "draw"}, expected_version=game.version
     )
     game.refresh_from_db()
     state = GameState.from_dict(game.snapshot or {})
-    discards = [a for a in services.legal_actions(state) if a.type == "discard"]
-    services.game_action_apply(
+    discards = [a for a in legal_actions(state) if a.type == "discard"]
+    game_action_apply(
         game_id=game_id,
         seat=seat,
-        action=services.action_to_dict(discards[0]),
+        action=action_to_dict(discards[0]),
         expected_version=game.version,
     )
 
@@ -67,7 +71,7 @@ def test_a_deadline_is_set_at_the_start_and_shown_with_the_server_time() -> None
 
 
 def test_create_request_takes_and_validates_the_timer_options() -> None:
-    ada = services.player_create(display_name="Ada")[0]
+    ada = player_create(display_name="Ada")[0]
     client = client_for(ada)
     made = client.post(
         "/api/v1/games/",
@@ -87,8 +91,8 @@ def test_create_request_takes_and_validates_the_timer_options() -> None:
         refused = client.post("/api/v1/games/", {"preset": "two_player", **bad}, format="json")
         assert refused.status_code == 400, refused.content
         assert refused.json()["code"] == "invalid_request"
-    with pytest.raises(services.errors.TimerOptionInvalid):
-        timers.TimerOptions(turn_seconds=-5).fields()
+    with pytest.raises(errors.TimerOptionInvalid):
+        TimerOptions(turn_seconds=-5).fields()
 
 
 def test_the_deadline_runs_per_turn_and_moves_on_with_the_turn() -> None:
@@ -96,17 +100,17 @@ def test_the_deadline_runs_per_turn_and_moves_on_with_the_turn() -> None:
     game = table.game()
     seat, first_deadline = game.to_act, game.turn_deadline
     assert seat is not None
-    services.game_action_apply(
+    game_action_apply(
         game_id=table.game_id, seat=seat, action={"type": "draw"}, expected_version=game.version
     )
     game.refresh_from_db()
     assert game.to_act == seat and game.turn_deadline == first_deadline  # same turn
     play_turn_rest = GameState.from_dict(game.snapshot or {})
-    discard = next(a for a in services.legal_actions(play_turn_rest) if a.type == "discard")
-    services.game_action_apply(
+    discard = next(a for a in legal_actions(play_turn_rest) if a.type == "discard")
+    game_action_apply(
         game_id=table.game_id,
         seat=seat,
-        action=services.action_to_dict(discard),
+        action=action_to_dict(discard),
         expected_version=game.version,
     )
     game.refresh_from_db()
@@ -169,7 +173,7 @@ def test_a_started_turn_still_expires_at_its_deadline() -> None:
     game = table.game()
     seat = game.to_act
     assert seat is not None
-    services.game_action_apply(
+    game_action_apply(
         game_id=table.game_id, seat=seat, action={"type": "draw"}, expected_version=game.version
     )
     game.refresh_from_db()
@@ -178,12 +182,16 @@ def test_a_started_turn_still_expires_at_its_deadline() -> None:
     assert table.game().to_act == 1 - seat
 
 
-def test_a_request_applies_an_overdue_expiry_first() -> None:
+def test_a_read_writes_nothing_and_the_next_write_applies_an_overdue_expiry() -> None:
     table = timed_table()
     version = table.game().version
     overdue(table.game_id)
-    body = client_for(table.players[1]).get(f"/api/v1/games/{table.game_id}/").json()
-    assert body["version"] == version + 2
+    client = client_for(table.players[1])
+    body = client.get(f"/api/v1/games/{table.game_id}/").json()
+    assert body["version"] == version and timeouts(table.game_id) == []  # reads never write
+    assert body["timer"]["seconds_left"] == 0
+    assert client.post(f"/api/v1/games/{table.game_id}/presence/").status_code == 200
+    assert table.game().version == version + 2
     [timeout] = timeouts(table.game_id)
     assert timeout.payload["via"] == "request"
     assert_log_consistent(table.game_id)
@@ -227,14 +235,18 @@ def test_k_timeouts_hand_the_seat_to_a_bot_until_its_player_is_back() -> None:
     play_turn(table.game_id, 1)
     game = table.game()
     assert game.to_act == 0 and game.turn_deadline is not None
-    assert game.turn_deadline + timers.grace() <= timezone.now()
+    assert game.turn_deadline + grace() <= timezone.now()
     assert turn_timers_sweep() == 1
     assert GameEvent.objects.filter(game_id=table.game_id, source=EventSource.BOT).exists()
     assert len(timeouts(table.game_id)) == 2
 
-    # Ada makes a request: her seat is hers again, the run of timeouts starts again
+    # Ada reads the game: her seat stays with the bot (reads never write)
     play_turn(table.game_id, 1)
     client_for(table.players[0]).get(f"/api/v1/games/{table.game_id}/")
+    ada.refresh_from_db()
+    assert ada.stand_in
+    # Ada makes a write request: her seat is hers again, the run of timeouts starts again
+    client_for(table.players[0]).post(f"/api/v1/games/{table.game_id}/presence/")
     ada.refresh_from_db()
     assert not ada.stand_in and ada.timeouts == 0
     game = table.game()
@@ -297,7 +309,7 @@ def test_turning_the_timer_off_needs_every_player() -> None:
     assert turn_timers_sweep(now=timezone.now() + timedelta(days=1)) == 0
     assert game.turn_deadline is None
 
-    outsider = client_for(services.player_create(display_name="Cy")[0])
+    outsider = client_for(player_create(display_name="Cy")[0])
     table2 = timed_table()
     refused = outsider.post(f"/api/v1/games/{table2.game_id}/timer/off/propose/")
     assert refused.status_code == 403 and refused.json()["code"] == "not_seated"
@@ -305,22 +317,22 @@ def test_turning_the_timer_off_needs_every_player() -> None:
 
 
 def test_the_minimal_play_answers_a_partners_question_with_no() -> None:
-    ada = services.player_create(display_name="Ada")[0]
-    game = services.game_create(
+    ada = player_create(display_name="Ada")[0]
+    game = game_create(
         creator=ada,
         preset="classic",
         options={"target_score": 1000},
-        bots=[services.BotSeatSpec(seat) for seat in (1, 2, 3)],
-        timer=timers.TimerOptions(turn_seconds=30),
+        bots=[BotSeatSpec(seat) for seat in (1, 2, 3)],
+        timer=TimerOptions(turn_seconds=30),
     )
-    services.game_start(game_id=game.pk, player=ada)
+    game_start(game_id=game.pk, player=ada)
     game.refresh_from_db()
     state = GameState.from_dict(game.snapshot or {})
     state.phase = "answer"  # as if seat 2 had asked whether it may go out
     state.to_act = 0
-    assert timers.minimal_choose(game, state, 0) == {"type": "answer_partner", "allow": False}
+    assert minimal_choose(game, state, 0) == {"type": "answer_partner", "allow": False}
     state.phase = "draw"
-    assert timers.minimal_choose(game, state, 0)["type"] == "draw"
+    assert minimal_choose(game, state, 0)["type"] == "draw"
 
 
 def test_a_new_turn_of_the_same_seat_gets_a_full_deadline() -> None:
@@ -334,7 +346,7 @@ def test_a_new_turn_of_the_same_seat_gets_a_full_deadline() -> None:
     for phase, kept in (("play", True), ("draw", False)):
         game.turn_deadline = old
         game.snapshot["phase"] = phase
-        timers.turn_timer_arm(game, seats, acted=game.to_act, source=EventSource.PLAYER)
+        turn_timer_arm(game, seats, acted=game.to_act, source=EventSource.PLAYER)
         assert (game.turn_deadline == old) is kept, phase
         assert game.turn_deadline is not None
         if not kept:

@@ -31,9 +31,9 @@ from django.db import connection
 from django.utils import timezone
 
 from canasta_service.celery import app as celery_app
-from games import timers
 from games.models import Game, TimerEvent
-from games.timers import timer_off_accept, timer_off_propose
+from games.services.deadlines import grace
+from games.services.timers import timer_off_accept, timer_off_propose
 from tests.conftest import ROOT, WorkerProcess, _database_url
 from tests.timers.conftest import Table, assert_log_consistent, timed_table, timeouts
 
@@ -69,7 +69,7 @@ def test_the_eta_task_expires_the_turn_on_a_real_worker(
     table = timed_table(turn_seconds=2, timeout_limit=0)
     game = table.game()
     assert game.turn_deadline is not None
-    due = game.turn_deadline + timers.grace()
+    due = game.turn_deadline + grace()
     [timeout] = wait_for(
         lambda: timeouts(table.game_id), 30, "the timer task", celery_worker_process.log_text
     )
@@ -228,7 +228,7 @@ def test_a_killed_worker_is_covered_by_the_sweep_once_a_worker_is_back(
         worker.log_text,
     )
     worker.kill()
-    due = game.turn_deadline + timers.grace()
+    due = game.turn_deadline + grace()
     while timezone.now() < due + timedelta(seconds=1.5):
         time.sleep(0.1)
     assert timeouts(table.game_id) == [], "nothing can expire with no worker"

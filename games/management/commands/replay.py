@@ -23,10 +23,12 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from canasta_service.exceptions import ServiceError
-from games import replay
-from games.engine import PRESETS
+from games.engine import PRESETS, LogRejected
+from games.engine.bench import replay_bench
 from games.models import Game, GameStatus
-from games.services import bot_fallback_choose
+from games.selectors.replay import game_export, game_fairness_get, game_replay_get, game_show_lines
+from games.selectors.verify import game_verify
+from games.services.bots import bot_fallback_choose
 
 
 def _steps(text: str) -> set[int]:
@@ -97,7 +99,7 @@ class Command(BaseCommand):
     def _verify(self, games: list[Game]) -> int:
         bad = 0
         for game in games:
-            report = replay.game_verify(game)
+            report = game_verify(game)
             took = f"{report.events} events, {report.seconds * 1000:.0f} ms"
             if report.ok:
                 self.stdout.write(f"game {game.pk}: ok ({game.status}, {took})")
@@ -111,18 +113,18 @@ class Command(BaseCommand):
 
     def _show(self, game: Game, at: set[int] | None) -> None:
         try:
-            for line in replay.game_show_lines(game, at):
+            for line in game_show_lines(game, at):
                 self.stdout.write(line)
         except ServiceError as exc:
             raise CommandError(f"game {game.pk}: {exc.message}") from None
-        except replay.LogRejected as exc:
+        except LogRejected as exc:
             raise CommandError(f"game {game.pk}: {exc}") from None
 
     def _fairness(self, game: Game) -> bool:
         if game.status == GameStatus.LOBBY:
             self.stdout.write(f"game {game.pk}: not started, nothing was dealt")
             return True
-        body = replay.game_fairness_get(game=game)
+        body = game_fairness_get(game=game)
         self.stdout.write(
             f"game {game.pk} ({game.status}): seed commitment {body['seed_commitment']}"
         )
@@ -145,7 +147,7 @@ class Command(BaseCommand):
         return bool(body["verified"])
 
     def _export(self, game: Game, path: str) -> None:
-        document = replay.game_export(game=game, player=None, full=True)
+        document = game_export(game=game, player=None, full=True)
         text = json.dumps(document, indent=1, sort_keys=True)
         if path == "-":
             self.stdout.write(text)
@@ -162,7 +164,7 @@ class Command(BaseCommand):
             f"replaying whole games from their logs ({per_preset} games per preset, played in "
             "memory by the built-in bot)"
         )
-        figures = replay.replay_bench(play, list(PRESETS), per_preset)
+        figures = replay_bench(play, list(PRESETS), per_preset)
         for preset, f in figures.items():
             per_game = f.events / f.games
             self.stdout.write(
@@ -177,9 +179,9 @@ class Command(BaseCommand):
             if game.version < 1:
                 continue
             t0, c0 = time.perf_counter(), time.process_time()
-            report = replay.game_verify(game)
+            report = game_verify(game)
             t1, c1 = time.perf_counter(), time.process_time()
-            replay.game_replay_get(game=game, player=None, at=game.version)
+            game_replay_get(game=game, player=None, at=game.version)
             t2, c2 = time.perf_counter(), time.process_time()
             self.stdout.write(
                 f"  game {game.pk} ({game.preset}, {report.events} events): verify (read the "

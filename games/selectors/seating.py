@@ -1,17 +1,12 @@
-"""A game's seats, repeated on its row: what every move and every game view reads of them.
+"""A game's seats as moves and views read them: from ``Game.seating``, no query.
 
 The ``Seat`` rows are the record (their constraints keep one player per seat and one seat per
 player; "my games" are found through them). ``Game.seating`` repeats, per seat, what a move and
 a view need: who sits there (the player's id and display name, or a bot level), the team, the
 turn timer's count of timeouts and its stand-in flag. A move then reads its game with one query
-instead of two (the seats would be a second one: they cannot be joined to the locked game row,
-since a join would show them as they were before the lock was granted).
-
-The rule that keeps the two equal: every change to a game's seats is made in the transaction
-that holds the game's row lock: a seat is saved through ``seat_save`` (which stores its entry
-too), and new seats are followed by ``seats_written``. Display names never change. The
-replay verifier (``games.replay.game_verify``) compares the two for every game it checks, so a
-path that forgot the rule shows up in the tests.
+instead of two (the seats cannot be joined to the locked game row: a join would show them as
+they were before the lock was granted). Writes go through ``games.services.seating``; the
+replay verifier compares the two for every game it checks.
 """
 
 from __future__ import annotations
@@ -19,10 +14,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from canasta_service.prepared import PreparedUpdate
 from games.models import Game, Player, Seat
-
-SEATING_UPDATE = PreparedUpdate(Game, ["seating", "updated_at"])
 
 
 def seat_entry(seat: Seat, name: str | None = None) -> dict[str, Any]:
@@ -47,25 +39,6 @@ def seating_of(seats: list[Seat]) -> list[dict[str, Any]]:
     return [seat_entry(s) for s in sorted(seats, key=lambda s: s.index)]
 
 
-def seats_written(game: Game, seats: list[Seat]) -> None:
-    """All of ``game``'s seats were created or changed: store them on the game row."""
-    game.seating = seating_of(seats)
-    SEATING_UPDATE.save(game)
-
-
-def seat_save(game: Game, seat: Seat, fields: list[str]) -> None:
-    """Save ``fields`` of one changed seat of ``game``, and its entry on the game row."""
-    seat.save(update_fields=fields)
-    entries = list(game.seating or [])
-    old = entries[seat.index] if seat.index < len(entries) else None
-    if old is None:
-        raise ValueError(f"game {game.pk} has no seat {seat.index} in its seating")
-    known = old["name"] if old["player"] == seat.player_id else None
-    entries[seat.index] = seat_entry(seat, known)
-    game.seating = entries
-    SEATING_UPDATE.save(game)
-
-
 def seat_index_of(game: Game, player_id: int) -> int | None:
     """The seat ``player_id`` occupies at ``game`` (None: not seated), from its seating."""
     return next((e["index"] for e in game.seating if e["player"] == player_id), None)
@@ -78,7 +51,7 @@ def seats_of(game: Game) -> list[Seat]:
     for entry in game.seating:
         joined = datetime.fromisoformat(entry["joined_at"]) if entry["joined_at"] else None
         seat = Seat.from_db(
-            game._state.db,
+            Seat.objects.db,
             ["id", "game_id", "index", "team", "player_id", "bot_level", "joined_at", "timeouts"]
             + ["stand_in"],
             [
@@ -96,7 +69,7 @@ def seats_of(game: Game) -> list[Seat]:
         seat.game = game
         if entry["player"] is not None:
             seat.player = Player.from_db(
-                game._state.db, ["id", "display_name"], [entry["player"], entry["name"]]
+                Seat.objects.db, ["id", "display_name"], [entry["player"], entry["name"]]
             )
         seats.append(seat)
     return seats

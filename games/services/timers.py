@@ -1,13 +1,13 @@
-"""Turn timers: a per-game time per turn, and what happens when a seat runs out of it.
+"""Turn timers: what happens when a seat runs out of time, and turning the timer off.
 
-A game created with ``turn_seconds`` gives the human seat to act a deadline (``Game.turn_deadline``,
-shown in the state with the server's time). When it passes (plus a small grace, so a move sent
-just before the deadline wins), the seat's turn is completed for it: a minimal play (draw if not
-yet drawn, discard the least useful card, answer a partner's question with no), each action
-applied through ``game_action_apply`` like any other and logged with source ``timer``; the
-``TimerEvent`` log says why (``turn_timed_out``). After ``timeout_limit`` consecutive timeouts the
-seat is handed to a bot (``stand_in``: the heuristic bot plays it, source ``bot``, until the
-player makes a request again) or the game is abandoned (``timeout_outcome``).
+A game created with ``turn_seconds`` gives the human seat to act a deadline
+(``Game.turn_deadline``, set by ``games.services.deadlines.turn_timer_arm`` on every move).
+When it passes (plus a small grace, so a move sent just before the deadline wins), the seat's turn
+is completed for it: a minimal play (draw if not yet drawn, discard the least useful card, answer
+a partner's question with no), each action applied like any other and logged with source
+``timer``; the timer log says why (``turn_timed_out``). After ``timeout_limit`` consecutive
+timeouts the seat is handed to a bot (``stand_in``: the medium bot plays it, source ``bot``,
+until the player acts again) or the game is abandoned (``timeout_outcome``).
 
 Three paths apply an expiry, and any of them may run any number of times:
 
@@ -15,7 +15,9 @@ Three paths apply an expiry, and any of them may run any number of times:
    commit by ``turn_timer_arm``;
 2. ``turn_timers_sweep()``: a Celery beat task every ``TURN_TIMER_SWEEP_SECONDS`` that expires
    every game whose deadline has passed (a lost message, a dead worker);
-3. ``game_touch``: any request touching the game applies an overdue expiry first.
+3. the next write: a player's request that changes the game (an action, and every write of the
+   table services) first applies an overdue expiry (``game_touch``). Reads never write: a GET
+   shows the deadline as passed until one of the three paths has run.
 
 All of them end in ``turn_timer_expire_apply``, which locks the game row and re-checks, under the
 lock, that the game is at the version the deadline was set for and that the deadline (plus grace)
@@ -24,7 +26,7 @@ second path (a duplicate, a redelivered message, a late task) finds nothing to d
 expiry per turn, and none after a real move.
 
 "Turn off the timer": a seated player proposes, every seat with a player must accept (a decline
-drops the proposal). Proposals, answers and the switch-off are ``TimerEvent`` rows.
+drops the proposal). Proposals, answers and the switch-off are in the timer log.
 """
 
 from __future__ import annotations
@@ -32,228 +34,48 @@ from __future__ import annotations
 import enum
 import hashlib
 import logging
-import random
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from canasta_service.celery import app as celery_app
-from canasta_service.exceptions import ServiceError
 from games import errors
 from games.engine import GameState, action_to_dict, legal_actions
 from games.engine.actions import Action, AnswerPartner, Discard
 from games.engine.cards import IS_BLACK_THREE, IS_RED_THREE, IS_WILD, RANK_OF, VALUE_OF
-from games.models import (
-    EventSource,
-    Game,
-    GameStatus,
-    Player,
-    Seat,
-    TimeoutOutcome,
-    TimerEvent,
+from games.errors import ServiceError
+from games.models import EventSource, Game, GameStatus, Player, Seat, TimeoutOutcome
+from games.services.bots import bot_player_get
+from games.services.deadlines import (
+    GAME_ABANDONED,
+    SEAT_HANDED_TO_BOT,
+    TIMER_OFF_ACCEPTED,
+    TIMER_OFF_DECLINED,
+    TIMER_OFF_PROPOSED,
+    TIMER_TURNED_OFF,
+    TURN_TIMED_OUT,
+    grace,
+    seat_back,
+    timer_log,
+    turn_timer_arm,
 )
-from games.seating import seat_save
+from games.services.moves import move_apply
+from games.services.seating import seat_save
 
 logger = logging.getLogger(__name__)
 
-TURN_SECONDS_MIN = 1
-# The ETA of a timer task must stay well inside the broker's visibility timeout (one hour, see
-# canasta_service/celery.py); longer turns would be redelivered (harmless, but pointless).
-TURN_SECONDS_MAX = 1800
-TIMEOUT_LIMIT_MAX = 20
 MAX_TIMER_ACTIONS = 12  # actions one expiry may apply for a seat (a turn is 2-4)
+
+
 MAX_LAZY_EXPIRIES = 8  # expiries one request applies in a row (stand-ins play at once)
+
+
 SWEEP_BATCH = 500
 
 
-# Timer log types.
-TURN_TIMED_OUT = "turn_timed_out"
-SEAT_HANDED_TO_BOT = "seat_handed_to_bot"
-SEAT_RETURNED = "seat_returned"
-GAME_ABANDONED = "game_abandoned"
-TIMER_OFF_PROPOSED = "timer_off_proposed"
-TIMER_OFF_ACCEPTED = "timer_off_accepted"
-TIMER_OFF_DECLINED = "timer_off_declined"
-TIMER_TURNED_OFF = "timer_turned_off"
-TIMER_EVENT_TYPES = (
-    TURN_TIMED_OUT,
-    SEAT_HANDED_TO_BOT,
-    SEAT_RETURNED,
-    GAME_ABANDONED,
-    TIMER_OFF_PROPOSED,
-    TIMER_OFF_ACCEPTED,
-    TIMER_OFF_DECLINED,
-    TIMER_TURNED_OFF,
-)
-
-
-def task_options() -> dict[str, Any]:
-    """Routing of the timer task messages (``TURN_TIMER_QUEUE``: a queue of their own)."""
-    queue = getattr(settings, "TURN_TIMER_QUEUE", None)
-    return {"queue": queue} if queue else {}
-
-
-def grace() -> timedelta:
-    """How long after the shown deadline the timer waits (a move in flight still wins)."""
-    return timedelta(milliseconds=getattr(settings, "TURN_TIMER_GRACE_MS", 1000))
-
-
-# ============================================================================== options
-@dataclass(frozen=True)
-class TimerOptions:
-    """A game's timer options as given at creation (``turn_seconds`` None: no timer)."""
-
-    turn_seconds: int | None = None
-    timeout_limit: int = 3
-    timeout_outcome: str = TimeoutOutcome.BOT
-
-    def fields(self) -> dict[str, Any]:
-        """The validated ``Game`` field values (raises ``timer_option_invalid``)."""
-        if self.turn_seconds is not None and not (
-            TURN_SECONDS_MIN <= self.turn_seconds <= TURN_SECONDS_MAX
-        ):
-            raise errors.TimerOptionInvalid(
-                f"turn_seconds must be {TURN_SECONDS_MIN} to {TURN_SECONDS_MAX} (or null: no "
-                f"timer), not {self.turn_seconds}."
-            )
-        if not 0 <= self.timeout_limit <= TIMEOUT_LIMIT_MAX:
-            raise errors.TimerOptionInvalid(
-                f"timeout_limit must be 0 (never) to {TIMEOUT_LIMIT_MAX}, not {self.timeout_limit}."
-            )
-        if self.timeout_outcome not in TimeoutOutcome.values:
-            raise errors.TimerOptionInvalid(
-                f"timeout_outcome must be one of {', '.join(TimeoutOutcome.values)}."
-            )
-        return {
-            "turn_seconds": self.turn_seconds,
-            "timeout_limit": self.timeout_limit,
-            "timeout_outcome": self.timeout_outcome,
-        }
-
-
-# ============================================================================== the timer log
-def _timer_log(game: Game, type: str, *, seat: int | None = None, **payload: Any) -> TimerEvent:
-    """Append to the timer log (the caller holds the game row lock)."""
-    last = (
-        TimerEvent.objects.filter(game=game).order_by("-seq").values_list("seq", flat=True).first()
-    )
-    return TimerEvent.objects.create(
-        game=game,
-        seq=(last or 0) + 1,
-        at_version=game.version,
-        seat=seat,
-        type=type,
-        payload=payload,
-    )
-
-
-# ============================================================================== arming
-def turn_timer_arm(
-    game: Game,
-    seats: list[Seat],
-    *,
-    acted: int | None = None,
-    source: str | None = None,
-    now: datetime | None = None,
-) -> None:
-    """Set ``game.turn_deadline`` for the seat now to act (call before ``game.save()``, in the
-    transaction that holds the row lock) and send the ETA task once the transaction commits.
-
-    ``acted`` / ``source``: the seat that just acted and how. A player's own move clears that
-    seat's run of timeouts and brings it back from a bot stand-in. The deadline runs per turn:
-    it is kept while the same seat goes on acting and renewed when another seat is to act.
-    """
-    now = now or timezone.now()
-    if acted is not None and source == EventSource.PLAYER and 0 <= acted < len(seats):
-        _seat_back(game, seats[acted], reason="action")
-    deadline: datetime | None = None
-    if game.turn_seconds and game.status == GameStatus.ACTIVE and game.to_act is not None:
-        seat = seats[game.to_act]
-        if seat.player_id is not None and not seat.is_bot:
-            if seat.stand_in:
-                deadline = now - grace()  # its bot plays at once
-            elif (
-                acted == game.to_act
-                and game.turn_deadline is not None
-                and (game.snapshot or {}).get("phase") != "draw"  # a turn starts with a draw
-            ):
-                deadline = game.turn_deadline  # the same turn goes on
-            else:
-                deadline = now + timedelta(seconds=game.turn_seconds)
-    game.turn_deadline = deadline
-    if deadline is not None:
-        game_id = game.pk
-        transaction.on_commit(lambda: turn_timer_schedule(game_id))
-
-
-def _seat_back(game: Game, seat: Seat, *, reason: str) -> bool:
-    """The seat's player is back: no more stand-in, the run of timeouts starts again."""
-    if not seat.timeouts and not seat.stand_in:
-        return False
-    was_stand_in = seat.stand_in
-    seat.timeouts = 0
-    seat.stand_in = False
-    seat_save(game, seat, ["timeouts", "stand_in"])
-    if was_stand_in:
-        _timer_log(game, SEAT_RETURNED, seat=seat.index, reason=reason)
-    return was_stand_in
-
-
-_sent = threading.local()
-
-
-def turn_timer_schedule(game_id: int) -> None:
-    """Send ``turn_timer_expire`` with an ETA at the game's current deadline (plus grace).
-
-    Runs after a commit. Without a broker (eager mode) nothing is sent: expiries then happen
-    lazily, on the next request touching the game. The same (version, deadline) is sent once per
-    thread; a duplicate would be harmless anyway.
-    """
-    if celery_app.conf.task_always_eager:
-        return
-    row = (
-        Game.objects.filter(pk=game_id, status=GameStatus.ACTIVE)
-        .values_list("version", "turn_deadline")
-        .first()
-    )
-    if row is None:
-        return
-    version, deadline = row
-    if deadline is None:
-        return
-    last: dict[int, tuple[int, datetime]] = getattr(_sent, "last", None) or {}
-    _sent.last = last
-    if last.get(game_id) == (version, deadline):
-        return
-    last[game_id] = (version, deadline)
-    if len(last) > 1000:
-        last.clear()
-    from games.tasks import turn_timer_expire
-
-    try:
-        turn_timer_expire.apply_async((game_id, version), eta=deadline + grace(), **task_options())
-    except Exception:  # the move is committed; the sweep will expire this turn instead
-        logger.exception("could not send the turn timer of game %s at %s", game_id, version)
-        last.pop(game_id, None)
-
-
-def turn_timer_resend(game_id: int, version: int, due: datetime) -> None:
-    """A timer task that arrived before its time sends itself again for ``due`` (never in eager
-    mode, where the message would run at once, again and again)."""
-    if celery_app.conf.task_always_eager:
-        return
-    from games.tasks import turn_timer_expire
-
-    turn_timer_expire.apply_async((game_id, version), eta=due, **task_options())
-
-
-# ============================================================================== expiry
 class Expiry(enum.Enum):
     APPLIED = "applied"  # this call completed the turn (or abandoned the game)
     NOT_DUE = "not_due"  # the deadline (plus grace) has not passed yet
@@ -307,7 +129,7 @@ def turn_timer_expire_apply(
         deadline = game.turn_deadline
         if handed and game.timeout_outcome == TimeoutOutcome.ABANDON:
             seat_save(game, seat, ["timeouts"])
-            _timer_log(
+            timer_log(
                 game,
                 TURN_TIMED_OUT,
                 seat=seat.index,
@@ -320,13 +142,13 @@ def turn_timer_expire_apply(
             game.turn_deadline = None
             game.finished_at = now
             game.save(update_fields=["status", "turn_deadline", "finished_at", "updated_at"])
-            _timer_log(game, GAME_ABANDONED, seat=seat.index, consecutive=seat.timeouts)
+            timer_log(game, GAME_ABANDONED, seat=seat.index, consecutive=seat.timeouts)
             return ExpiryResult(Expiry.APPLIED)
         if handed:
             seat.stand_in = True
         seat_save(game, seat, ["timeouts", "stand_in"])
         first = game.version + 1
-        log = _timer_log(
+        log = timer_log(
             game,
             TURN_TIMED_OUT,
             seat=seat.index,
@@ -340,7 +162,7 @@ def turn_timer_expire_apply(
         log.save(update_fields=["payload"])
         if handed:
             game.refresh_from_db()
-            _timer_log(game, SEAT_HANDED_TO_BOT, seat=seat.index, consecutive=seat.timeouts)
+            timer_log(game, SEAT_HANDED_TO_BOT, seat=seat.index, consecutive=seat.timeouts)
     return ExpiryResult(Expiry.APPLIED)
 
 
@@ -350,8 +172,6 @@ Chooser = Callable[[Game, GameState, int], dict[str, Any]]
 def _turn_play(game_id: int, seat: int, choose: Chooser, source: str) -> int:
     """Apply actions for ``seat`` until another seat is to act (inside the caller's transaction,
     which holds the row lock). Returns the game's version afterwards."""
-    from games.services import game_action_apply  # services import this module
-
     version = 0
     for _ in range(MAX_TIMER_ACTIONS):
         game = Game.objects.get(pk=game_id)
@@ -361,7 +181,7 @@ def _turn_play(game_id: int, seat: int, choose: Chooser, source: str) -> int:
         state = GameState.from_dict(game.snapshot)
         action = choose(game, state, seat)
         try:
-            result = game_action_apply(
+            result = move_apply(
                 game_id=game_id,
                 seat=seat,
                 action=action,
@@ -378,7 +198,7 @@ def _turn_play(game_id: int, seat: int, choose: Chooser, source: str) -> int:
                 action.get("type"),
                 exc.code,
             )
-            result = game_action_apply(
+            result = move_apply(
                 game_id=game_id,
                 seat=seat,
                 action=_first_legal(state),
@@ -429,18 +249,12 @@ def _policy_seed(game: Game, seat: int) -> int:
 
 
 def _discard_choose(game: Game, state: GameState, seat: int, discards: list[Discard]) -> Action:
-    try:
-        from bots.policies import determinise
-        from bots.policies.heuristic import DEFAULT_PARAMS, choose_discard
-        from bots.tasks import bot_observation_build
-    except ImportError:  # pragma: no cover - the bots app is part of the project
-        pass
-    else:
-        obs = bot_observation_build(game, seat)
-        world = determinise(obs, random.Random(_policy_seed(game, seat)))
-        chosen = choose_discard(obs, world, DEFAULT_PARAMS)
-        if chosen is not None and chosen in discards:
-            return chosen
+    """The registered bot player's discard for the seat, else the least useful card by a
+    simple rule."""
+    bots = bot_player_get()
+    chosen = bots.discard_choose(game, seat, _policy_seed(game, seat)) if bots else None
+    if chosen is not None and chosen in discards:
+        return chosen
     hand = state.hands[seat]
 
     def cost(action: Discard) -> tuple[int, int, int]:
@@ -457,17 +271,12 @@ def _discard_choose(game: Game, state: GameState, seat: int, discards: list[Disc
 
 def _heuristic_choose(game: Game, state: GameState, seat: int) -> dict[str, Any]:
     """The stand-in bot's move: the medium (heuristic) bot from the seat's own view."""
-    try:
-        from bots.policies import policy_for_level
-        from bots.tasks import bot_observation_build
-    except ImportError:  # pragma: no cover
+    bots = bot_player_get()
+    if bots is None:
         return minimal_choose(game, state, seat)
-    obs = bot_observation_build(game, seat)
-    policy = policy_for_level("medium", seed=_policy_seed(game, seat))
-    return action_to_dict(policy.choose(obs))
+    return bots.action_choose(game, seat, "medium", _policy_seed(game, seat))
 
 
-# ============================================================================== the sweeper
 def turn_timers_sweep(*, now: datetime | None = None, limit: int = SWEEP_BATCH) -> int:
     """Expire every game whose deadline (plus grace) has passed; returns how many applied."""
     now = now or timezone.now()
@@ -486,7 +295,6 @@ def turn_timers_sweep(*, now: datetime | None = None, limit: int = SWEEP_BATCH) 
     return applied
 
 
-# ============================================================================== requests
 def game_touch(game: Game, player: Player | None, *, now: datetime | None = None) -> Game:
     """At the start of a request touching ``game``: welcome back the requester's seat if a bot
     stood in for it, then apply any overdue expiry (the game row is re-read when anything
@@ -522,7 +330,7 @@ def seat_return(*, game_id: int, player: Player) -> bool:
             return False
         seats = list(game.seats.order_by("index"))
         mine = next((s for s in seats if s.player_id == player.pk), None)
-        if mine is None or not _seat_back(game, mine, reason="request"):
+        if mine is None or not seat_back(game, mine, reason="request"):
             return False
         if game.to_act == mine.index:
             game.turn_deadline = None
@@ -531,7 +339,13 @@ def seat_return(*, game_id: int, player: Player) -> bool:
     return True
 
 
-# ============================================================================== turning it off
+def game_timer_work_apply(*, game_id: int, player: Player | None) -> None:
+    """The timer's due work for a write request on ``game_id`` (``game_touch``)."""
+    game = Game.objects.filter(pk=game_id).first()
+    if game is not None:
+        game_touch(game, player)
+
+
 def _seated(game: Game, player: Player) -> tuple[list[Seat], Seat]:
     seats = list(game.seats.order_by("index"))
     mine = next((s for s in seats if s.player_id == player.pk), None)
@@ -563,7 +377,7 @@ def timer_off_propose(*, game_id: int, player: Player) -> Game:
             "accepted": [mine.index],
             "proposed_at": timezone.now().isoformat(),
         }
-        _timer_log(game, TIMER_OFF_PROPOSED, seat=mine.index)
+        timer_log(game, TIMER_OFF_PROPOSED, seat=mine.index)
         _timer_off_if_agreed(game, seats)
         game.save(update_fields=["timer_proposal", "turn_seconds", "turn_deadline", "updated_at"])
     return game
@@ -581,7 +395,7 @@ def timer_off_accept(*, game_id: int, player: Player) -> Game:
         if mine.index in proposal["accepted"]:
             return game
         proposal["accepted"] = sorted([*proposal["accepted"], mine.index])
-        _timer_log(game, TIMER_OFF_ACCEPTED, seat=mine.index)
+        timer_log(game, TIMER_OFF_ACCEPTED, seat=mine.index)
         _timer_off_if_agreed(game, seats)
         game.save(update_fields=["timer_proposal", "turn_seconds", "turn_deadline", "updated_at"])
     return game
@@ -595,7 +409,7 @@ def timer_off_decline(*, game_id: int, player: Player) -> Game:
         if not game.timer_proposal:
             raise errors.TimerProposalMissing()
         game.timer_proposal = None
-        _timer_log(game, TIMER_OFF_DECLINED, seat=mine.index)
+        timer_log(game, TIMER_OFF_DECLINED, seat=mine.index)
         game.save(update_fields=["timer_proposal", "updated_at"])
     return game
 
@@ -605,70 +419,9 @@ def _timer_off_if_agreed(game: Game, seats: list[Seat]) -> None:
     proposal = game.timer_proposal or {}
     if not set(humans) <= set(proposal.get("accepted", [])):
         return
-    _timer_log(game, TIMER_TURNED_OFF, seats=humans, turn_seconds=game.turn_seconds)
+    timer_log(game, TIMER_TURNED_OFF, seats=humans, turn_seconds=game.turn_seconds)
     game.turn_seconds = None
     game.turn_deadline = None
     game.timer_proposal = None
     for seat in seats:  # without a timer nothing would play for an absent player
-        _seat_back(game, seat, reason="timer_off")
-
-
-# ============================================================================== reads
-def timer_view(
-    game: Game, seats: list[Seat] | None = None, *, now: datetime | None = None
-) -> dict[str, Any]:
-    """The timer as every viewer may see it: options, deadline, the server's time (for a
-    countdown), each seat's run of timeouts and stand-in, a pending proposal."""
-    now = now or timezone.now()
-    if seats is None:
-        seats = list(game.seats.order_by("index"))
-    deadline = game.turn_deadline
-    proposal = game.timer_proposal
-    humans = [s.index for s in seats if s.player_id is not None]
-    return {
-        "enabled": game.turn_seconds is not None,
-        "turn_seconds": game.turn_seconds,
-        "timeout_limit": game.timeout_limit,
-        "timeout_outcome": game.timeout_outcome,
-        "deadline": deadline,
-        "server_time": now,
-        "seconds_left": max(0.0, round((deadline - now).total_seconds(), 3)) if deadline else None,
-        "grace_ms": int(grace().total_seconds() * 1000),
-        "seat": game.to_act if deadline is not None else None,
-        "seats": [
-            {"index": s.index, "timeouts": s.timeouts, "stand_in": s.stand_in} for s in seats
-        ],
-        "proposal": (
-            {
-                "proposed_by": proposal["proposed_by"],
-                "accepted": proposal["accepted"],
-                "waiting_for": [i for i in humans if i not in proposal["accepted"]],
-                "proposed_at": proposal["proposed_at"],
-            }
-            if proposal
-            else None
-        ),
-    }
-
-
-def timer_event_view(event: TimerEvent) -> dict[str, Any]:
-    return {
-        "seq": event.seq,
-        "type": event.type,
-        "seat": event.seat,
-        "at_version": event.at_version,
-        "payload": event.payload,
-        "created_at": event.created_at,
-    }
-
-
-def timer_detail_get(*, game: Game, after: int = 0, limit: int = 200) -> dict[str, Any]:
-    """The timer and its log (entries with seq > ``after``, oldest first)."""
-    rows = list(game.timer_events.filter(seq__gt=after).order_by("seq")[: limit + 1])
-    return {
-        "game": game.pk,
-        "version": game.version,
-        "timer": timer_view(game),
-        "events": [timer_event_view(e) for e in rows[:limit]],
-        "has_more": len(rows) > limit,
-    }
+        seat_back(game, seat, reason="timer_off")

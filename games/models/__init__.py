@@ -1,0 +1,34 @@
+"""The game service's models, one module per concern; every model is importable from here.
+
+A game is its options, its seed and its move log (``GameEvent``). ``Game.snapshot``, ``Meld``
+and ``RoundScore`` are projections of the log, written in the same transaction as each event.
+"""
+
+from games.models.game import BotLevel, Game, GameStatus, Seat, TimeoutOutcome
+from games.models.log import EventSource, GameEvent, IdempotencyRecord, TimerEvent
+from games.models.ops import WorkerProbe
+from games.models.players import Player, PlayerRelation, RelationKind
+from games.models.projections import Meld, RoundScore
+from games.models.table import ChatMute, GameTable, TableEvent, TableEventKind
+
+__all__ = [
+    "BotLevel",
+    "ChatMute",
+    "EventSource",
+    "Game",
+    "GameEvent",
+    "GameStatus",
+    "GameTable",
+    "IdempotencyRecord",
+    "Meld",
+    "Player",
+    "PlayerRelation",
+    "RelationKind",
+    "RoundScore",
+    "Seat",
+    "TableEvent",
+    "TableEventKind",
+    "TimeoutOutcome",
+    "TimerEvent",
+    "WorkerProbe",
+]

@@ -1,0 +1,43 @@
+"""Players and what they say of each other (block / favourite lists)."""
+
+from django.conf import settings
+from django.db import models
+
+
+class Player(models.Model):
+    """A person who plays: a Django user (token auth) with a display name."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="player"
+    )
+    display_name = models.CharField(max_length=40)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.display_name} (#{self.pk})"
+
+
+class RelationKind(models.TextChoices):
+    BLOCK = "block"
+    FAVOURITE = "favourite"
+
+
+class PlayerRelation(models.Model):
+    """``owner`` blocks (may not sit at owner's tables) or favours ``other``."""
+
+    owner = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="relations")
+    other = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="related_by")
+    kind = models.CharField(max_length=16, choices=RelationKind.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("owner", "kind", "-created_at")
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "other", "kind"], name="relation_unique"),
+            models.CheckConstraint(
+                condition=~models.Q(owner=models.F("other")), name="relation_not_self"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.owner_id} {self.kind}s {self.other_id}"

@@ -1,0 +1,193 @@
+"""Reads of games: who may see one, the game as a requester may know it, the table lists.
+
+Hidden cards leave the server only through the engine's player view (``player_view``): a seat
+sees its own hand, everyone else sees counts. The snapshot is never served, the seed only once
+the game is over (so the deal can be checked against the published commitments).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+
+from games import errors
+from games.engine import GameState, action_from_dict, apply, make_options, new_game, seed_commitment
+from games.engine.view import player_view
+from games.models import Game, GameStatus, Player, Seat
+from games.selectors.horizon import spectator_horizon
+from games.selectors.log import rules_version_check
+from games.selectors.seating import seat_index_of, seats_of
+from games.selectors.timers import timer_view
+
+
+def game_get(game_id: int) -> Game:
+    """The game with its creator (404 ``not_found`` when there is none)."""
+    try:
+        return Game.objects.select_related("created_by").get(pk=game_id)
+    except Game.DoesNotExist:
+        raise errors.GameNotFound() from None
+
+
+def game_get_visible(*, game_id: int, player: Player) -> Game:
+    """The game if ``player`` may look at it: public tables to everyone, private ones only to
+    their creator and seated players (others get 404, as if it did not exist)."""
+    game = game_get(game_id)
+    if game.is_public or game.created_by_id == player.pk:
+        return game
+    if seat_index_of(game, player.pk) is None:
+        raise errors.GameNotFound()
+    return game
+
+
+def viewer_seat_get(*, game: Game, player: Player | None) -> int | None:
+    if player is None:
+        return None
+    return seat_index_of(game, player.pk)
+
+
+def seat_view(seat: Seat) -> dict[str, Any]:
+    if seat.player is not None:
+        kind = "player"
+    elif seat.bot_level:
+        kind = "bot"
+    else:
+        kind = "empty"
+    return {
+        "index": seat.index,
+        "team": seat.team,
+        "kind": kind,
+        "player": (
+            {"id": seat.player.pk, "display_name": seat.player.display_name}
+            if seat.player is not None
+            else None
+        ),
+        "bot_level": seat.bot_level,
+    }
+
+
+def game_state_get(game: Game) -> GameState | None:
+    """The engine state from the snapshot (None before the deal)."""
+    return GameState.from_dict(game.snapshot) if game.snapshot else None
+
+
+def game_detail_get(
+    *,
+    game: Game,
+    player: Player | None,
+    seats: list[Seat] | None = None,
+    state: GameState | None = None,
+) -> dict[str, Any]:
+    """Everything ``player`` may know about ``game``, with the table as their seat sees it
+    (``seats``: the game's seats with their players, when the caller has them already)."""
+    seats = seats_of(game) if seats is None else seats
+    mine = next((s.index for s in seats if player is not None and s.player_id == player.pk), None)
+    insider = mine is not None or (player is not None and game.created_by_id == player.pk)
+    state = game_state_get(game) if state is None else state
+    started = game.status != GameStatus.LOBBY and state is not None
+    return {
+        "id": game.pk,
+        "preset": game.preset,
+        "options": game.options,
+        "status": game.status,
+        "is_public": game.is_public,
+        "version": game.version,
+        "rules_version": game.rules_version,
+        "created_by": {"id": game.created_by.pk, "display_name": game.created_by.display_name},
+        "created_at": game.created_at,
+        "started_at": game.started_at,
+        "finished_at": game.finished_at,
+        "join_code": game.join_code if insider else None,
+        "your_seat": mine,
+        "seats": [seat_view(s) for s in seats],
+        "seed_commitment": seed_commitment(game.seed) if started else None,
+        "seed": game.seed if game.status == GameStatus.FINISHED else None,
+        "winner_team": game.winner_team,
+        "state": _table_view(game, state, mine) if started and state is not None else None,
+        "timer": timer_view(game, seats),
+    }
+
+
+def _table_view(game: Game, state: GameState, viewer: int | None) -> dict[str, Any]:
+    """``player_view``, for a spectator of a delayed game as it was at the horizon."""
+    horizon = spectator_horizon(game, viewer)
+    if horizon < game.version:
+        return player_view(game_replay_state(game, upto=horizon), None, with_legal=False)
+    return player_view(state, viewer)
+
+
+def game_list_open(
+    *,
+    preset: str | None = None,
+    players: int | None = None,
+    seats_free: int | None = None,
+) -> QuerySet[Game]:
+    """Public tables waiting in the lobby with at least one free seat (or ``seats_free``),
+    newest first, each annotated with ``free_seats``."""
+    qs = (
+        Game.objects.filter(status=GameStatus.LOBBY, is_public=True)
+        .select_related("created_by")
+        .prefetch_related("seats__player")
+        .annotate(
+            free_seats=Count(
+                "seats", filter=Q(seats__player__isnull=True, seats__bot_level__isnull=True)
+            )
+        )
+        .filter(free_seats__gte=max(1, seats_free or 1))
+    )
+    if preset:
+        qs = qs.filter(preset=preset)
+    if players:
+        qs = qs.filter(options__players=players)
+    return qs.order_by("-created_at", "-id")
+
+
+def game_list_mine(*, player: Player) -> QuerySet[Game]:
+    """Every game ``player`` created or sits at, any status, newest first."""
+    return (
+        Game.objects.filter(Q(created_by=player) | Q(seats__player=player))
+        .distinct()
+        .select_related("created_by")
+        .prefetch_related("seats__player")
+        .annotate(
+            free_seats=Count(
+                "seats", filter=Q(seats__player__isnull=True, seats__bot_level__isnull=True)
+            )
+        )
+        .order_by("-created_at", "-id")
+    )
+
+
+def game_summary(game: Game) -> dict[str, Any]:
+    """One line of the table list (no cards, no code); seats may be prefetched."""
+    seats = sorted(game.seats.all(), key=lambda s: s.index)
+    return {
+        "id": game.pk,
+        "preset": game.preset,
+        "players": game.players,
+        "target_score": game.options.get("target_score"),
+        "status": game.status,
+        "is_public": game.is_public,
+        "free_seats": sum(1 for s in seats if s.is_empty),
+        "version": game.version,
+        "created_by": {"id": game.created_by.pk, "display_name": game.created_by.display_name},
+        "created_at": game.created_at,
+        "seats": [seat_view(s) for s in seats],
+    }
+
+
+def game_replay_state(game: Game, upto: int | None = None) -> GameState:
+    """The engine state rebuilt from the move log alone (up to seq ``upto`` if given).
+
+    The log is the truth: for a started game this must equal ``game.snapshot``.
+    """
+    rules_version_check(game.rules_version)
+    opts = make_options(game.preset, dict(game.options))
+    state = new_game(opts, game.seed)
+    events = game.events.filter(seq__gt=1).order_by("seq")
+    if upto is not None:
+        events = events.filter(seq__lte=upto)
+    for event in events.only("seq", "seat", "payload"):
+        assert event.seat is not None, "every action event has a seat"
+        apply(state, action_from_dict(event.payload, event.seat))
+    return state

@@ -1,0 +1,346 @@
+"""Reads at the table: settings, table events, rematch status, the spectator's view, the live
+feed, presence, profiles and the block / favourite lists. JSON-ready dicts; hidden cards only
+through the engine's player and event views."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils import timezone
+
+from games import errors
+from games.engine.view import player_view
+from games.models import (
+    ChatMute,
+    Game,
+    GameEvent,
+    GameStatus,
+    GameTable,
+    Player,
+    PlayerRelation,
+    RelationKind,
+    Seat,
+    TableEvent,
+    TableEventKind,
+)
+from games.presence import PRESENCE_WINDOW_SECONDS, presence_seen
+from games.selectors.events import event_view_get
+from games.selectors.games import game_replay_state, game_state_get, seat_view, viewer_seat_get
+from games.selectors.horizon import spectator_horizon, table_get
+
+# The quick-chat phrases: a fixed list, so no free text and nothing to moderate. Clients show
+# ``text`` (or their own translation of the id).
+QUICK_CHAT: dict[str, str] = {
+    "hello": "Hello!",
+    "good_luck": "Good luck!",
+    "have_fun": "Have fun!",
+    "nice_move": "Nice move!",
+    "well_played": "Well played!",
+    "thanks": "Thanks!",
+    "sorry": "Sorry!",
+    "oops": "Oops!",
+    "one_moment": "One moment, please.",
+    "hurry_up": "Please hurry up.",
+    "good_game": "Good game!",
+    "rematch": "Rematch?",
+    "bye": "Bye!",
+    "emoji_smile": "\U0001f600",
+    "emoji_laugh": "\U0001f602",
+    "emoji_thumbs_up": "\U0001f44d",
+    "emoji_clap": "\U0001f44f",
+    "emoji_thinking": "\U0001f914",
+    "emoji_surprised": "\U0001f62e",
+    "emoji_sad": "\U0001f622",
+    "emoji_heart": "\u2764\ufe0f",
+    "emoji_fire": "\U0001f525",
+}
+
+
+CHAT_BURST = 3  # at most this many messages ...
+
+
+CHAT_WINDOW_SECONDS = 10  # ... per player and game in this many seconds
+
+
+SPECTATOR_DELAY_MAX = 40
+
+
+
+
+
+
+PROFILE_GAMES_MAX = 50
+
+
+def table_event_view(event: TableEvent) -> dict[str, Any]:
+    """A table event as everyone who may see the game sees it (nothing in it is hidden)."""
+    return {
+        "seq": event.seq,
+        "kind": event.kind,
+        "seat": event.seat,
+        "player": (
+            {"id": event.player.pk, "display_name": event.player.display_name}
+            if event.player is not None
+            else None
+        ),
+        "data": event.data,
+        "created_at": event.created_at,
+    }
+
+
+def table_settings_get(game: Game) -> dict[str, Any]:
+    table = table_get(game)
+    return {
+        "game": game.pk,
+        "table_talk": table.table_talk,
+        "spectator_delay": table.spectator_delay,
+        "rematch_of": table.rematch_of_id,
+        "conceded_seat": table.conceded_seat,
+        "conceded_team": table.conceded_team,
+        "table_seq": table.table_seq,
+    }
+
+
+def muted_seats_get(*, game: Game, player: Player | None) -> list[int]:
+    if player is None:
+        return []
+    return sorted(ChatMute.objects.filter(game=game, player=player).values_list("seat", flat=True))
+
+
+def table_events_list(
+    *, game: Game, player: Player | None, after: int = 0, limit: int = 200
+) -> dict[str, Any]:
+    """Table events with seq > ``after``, oldest first, without the chat of seats the
+    requester muted."""
+    limit = max(1, min(limit, 500))
+    rows = list(
+        TableEvent.objects.filter(game=game, seq__gt=after)
+        .select_related("player")
+        .order_by("seq")[: limit + 1]
+    )
+    more = len(rows) > limit
+    rows = rows[:limit]
+    muted = set(muted_seats_get(game=game, player=player))
+    last = rows[-1].seq if rows else after
+    return {
+        "game": game.pk,
+        "table_seq": last,
+        "events": [table_event_view(e) for e in rows if not (e.kind == "chat" and e.seat in muted)],
+        "has_more": more,
+    }
+
+
+def _humans(game: Game) -> list[int]:
+    return sorted(game.seats.filter(player__isnull=False).values_list("player_id", flat=True))
+
+
+def rematch_get(game: Game) -> dict[str, Any]:
+    accepted = sorted(
+        set(
+            TableEvent.objects.filter(
+                game=game, kind=TableEventKind.REMATCH_ACCEPTED, player__isnull=False
+            ).values_list("player_id", flat=True)
+        )
+    )
+    new = GameTable.objects.filter(rematch_of=game).values_list("game_id", flat=True).first()
+    return {
+        "accepted_by": accepted,
+        "waiting_for": [p for p in _humans(game) if p not in accepted],
+        "game": new,
+    }
+
+
+def rematch_status_get(game: Game) -> dict[str, Any]:
+    return {"of_game": game.pk, **rematch_get(game)}
+
+
+def spectator_view_get(*, game: Game) -> dict[str, Any]:
+    """The game as a spectator sees it: no hand, and ``spectator_delay`` moves behind."""
+    table = table_get(game)
+    horizon = spectator_horizon(game, None, table)
+    state = game_state_get(game)
+    if state is not None and horizon < game.version:
+        state = game_replay_state(game, upto=horizon)
+    return {
+        "game": game.pk,
+        "status": game.status,
+        "version": horizon,
+        "live_version": game.version,
+        "spectator_delay": table.spectator_delay,
+        "seats": [seat_view(s) for s in game.seats.select_related("player").order_by("index")],
+        "winner_team": game.winner_team if game.status == GameStatus.FINISHED else None,
+        "state": player_view(state, None, with_legal=False) if state is not None else None,
+    }
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """Where a live stream stands: the last move seq and the last table event seq sent."""
+
+    move: int = 0
+    table: int = 0
+
+    def text(self) -> str:
+        return f"{self.move}-{self.table}"
+
+    @classmethod
+    def parse(cls, text: str | None) -> Cursor | None:
+        """``"12-3"`` (or a bare ``"12"``: moves after 12, every table event); None if bad."""
+        if not text:
+            return None
+        parts = text.strip().split("-")
+        if len(parts) > 2 or not all(p.isdigit() for p in parts):
+            return None
+        return cls(int(parts[0]), int(parts[1]) if len(parts) == 2 else 0)
+
+
+@dataclass
+class LiveBatch:
+    items: list[tuple[str, str, dict[str, Any]]]  # (sse event name, id, data)
+    cursor: Cursor
+    version: int
+    finished: bool
+
+
+def live_batch_get(*, game_id: int, player: Player | None, cursor: Cursor) -> LiveBatch:
+    """Everything after ``cursor`` that the requester may see, in the order it happened:
+    moves (redacted through the engine's event view; a spectator's capped by the delay) and
+    table events (without muted chat). ``finished`` when the game is over and all is sent."""
+    game = Game.objects.get(pk=game_id)
+    viewer = viewer_seat_get(game=game, player=player)
+    table = table_get(game)
+    horizon = spectator_horizon(game, viewer, table)
+    moves = list(
+        GameEvent.objects.filter(game=game, seq__gt=cursor.move, seq__lte=horizon).order_by("seq")[
+            :200
+        ]
+    )
+    notes = list(
+        TableEvent.objects.filter(game=game, seq__gt=cursor.table)
+        .select_related("player")
+        .order_by("seq")[:200]
+    )
+    muted = set(muted_seats_get(game=game, player=player))
+    merged: list[tuple[dt.datetime, int, Any]] = [(e.created_at, 0, e) for e in moves]
+    merged += [(n.created_at, 1, n) for n in notes]
+    merged.sort(key=lambda x: (x[0], x[1], x[2].seq))
+    move_at, table_at = cursor.move, cursor.table
+    items: list[tuple[str, str, dict[str, Any]]] = []
+    for _, kind, row in merged:
+        if kind == 0:
+            move_at = row.seq
+            data = {"version": row.seq, "event": event_view_get(row, viewer)}
+            items.append(("game_event", Cursor(move_at, table_at).text(), data))
+        else:
+            table_at = row.seq
+            if row.kind == TableEventKind.CHAT and row.seat in muted:
+                continue
+            data = {"version": move_at, "table_seq": row.seq, "event": table_event_view(row)}
+            items.append(("table_event", Cursor(move_at, table_at).text(), data))
+    caught_up = move_at >= game.version and table_at >= table.table_seq
+    finished = game.status in (GameStatus.FINISHED, GameStatus.ABANDONED) and caught_up
+    return LiveBatch(items, Cursor(move_at, table_at), game.version, finished)
+
+
+def presence_get(*, game: Game) -> dict[str, Any]:
+    """Each seat: who sits there, when they were last seen and whether they count as
+    connected (seen within ``PRESENCE_WINDOW_SECONDS``; bots always are)."""
+    now = timezone.now()
+    seats = list(game.seats.select_related("player").order_by("index"))
+    seen = presence_seen(game.pk, [s.player_id for s in seats if s.player_id is not None])
+    out = []
+    for s in seats:
+        last = seen.get(s.player_id) if s.player_id is not None else None
+        connected = s.is_bot or (
+            last is not None and (now - last).total_seconds() <= PRESENCE_WINDOW_SECONDS
+        )
+        out.append({**seat_view(s), "last_seen": last, "connected": connected})
+    return {"game": game.pk, "window_seconds": PRESENCE_WINDOW_SECONDS, "seats": out}
+
+
+def player_get(player_id: int) -> Player:
+    found = Player.objects.filter(pk=player_id).first()
+    if found is None:
+        raise errors.PlayerNotFound()
+    return found
+
+
+def relations_get(*, owner: Player) -> dict[str, Any]:
+    rows = (
+        PlayerRelation.objects.filter(owner=owner).select_related("other").order_by("-created_at")
+    )
+    out: dict[str, Any] = {"blocked": [], "favourites": []}
+    for r in rows:
+        key = "blocked" if r.kind == RelationKind.BLOCK else "favourites"
+        out[key].append(
+            {"id": r.other.pk, "display_name": r.other.display_name, "since": r.created_at}
+        )
+    return out
+
+
+def player_profile_get(*, player_id: int, viewer: Player) -> dict[str, Any]:
+    """A player's record (finished games won and lost, concessions) and their latest finished
+    games with links to the replays. Private games count in the record but are listed only to
+    someone who sat at them."""
+    player = player_get(player_id)
+    seats = list(
+        Seat.objects.filter(player=player, game__status=GameStatus.FINISHED)
+        .select_related("game")
+        .order_by("-game__finished_at", "-game_id")
+    )
+    tables = {
+        t.game_id: t for t in GameTable.objects.filter(game_id__in=[s.game_id for s in seats])
+    }
+    viewer_games = set(
+        Seat.objects.filter(player=viewer, game_id__in=[s.game_id for s in seats]).values_list(
+            "game_id", flat=True
+        )
+    )
+    won = lost = conceded = 0
+    listed: list[dict[str, Any]] = []
+    for s in seats:
+        g = s.game
+        table = tables.get(g.pk)
+        gave_up = table is not None and table.conceded_seat == s.index
+        result = (
+            "won" if g.winner_team == s.team else ("lost" if g.winner_team is not None else "drawn")
+        )
+        won += result == "won"
+        lost += result == "lost"
+        conceded += gave_up
+        if len(listed) < PROFILE_GAMES_MAX and (
+            g.is_public or g.pk in viewer_games or player == viewer
+        ):
+            listed.append(
+                {
+                    "id": g.pk,
+                    "preset": g.preset,
+                    "players": g.players,
+                    "finished_at": g.finished_at,
+                    "seat": s.index,
+                    "team": s.team,
+                    "winner_team": g.winner_team,
+                    "result": result,
+                    "conceded": gave_up,
+                    "replay": f"/api/v1/games/{g.pk}/replay/",
+                }
+            )
+    relation = {"blocked": False, "favourite": False}
+    if viewer.pk != player.pk:
+        kinds = set(
+            PlayerRelation.objects.filter(owner=viewer, other=player).values_list("kind", flat=True)
+        )
+        relation = {
+            "blocked": RelationKind.BLOCK in kinds,
+            "favourite": RelationKind.FAVOURITE in kinds,
+        }
+    return {
+        "id": player.pk,
+        "display_name": player.display_name,
+        "created_at": player.created_at,
+        "record": {"played": len(seats), "won": won, "lost": lost, "conceded": conceded},
+        "games": listed,
+        "you": relation,
+    }

@@ -1,0 +1,118 @@
+"""Bot seats: who plays them, and when their turn is sent.
+
+The game service knows bots only through a registry: the ``bots`` app registers a
+``BotPlayer`` at start (``BotsConfig.ready``), so ``games`` never imports ``bots``. Its
+``turn_schedule(game_id, version)`` has the bot to act at ``version`` play its turn (a Celery
+task, idempotent by version); its choosers pick a move for a seat from that seat's own view, for
+the turn timer (a stand-in bot, the timer's discard).
+
+After every commit that leaves a bot to act, ``bot_turn_schedule(game_id, version)`` runs. With
+a broker the registered player sends its task to a worker. Without one (eager mode) the task
+would run inside the on_commit hook of the previous bot move, and a game of bots would nest one
+call per move; instead each thread drains a queue of pending bot turns in a loop, so a whole
+game of bots runs at constant stack depth.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from typing import Any, Protocol
+
+from django.db import transaction
+
+from canasta_service.celery import app as celery_app
+from games.engine import Action, GameState, action_to_dict, legal_actions
+from games.models import Game, GameStatus, Seat
+
+logger = logging.getLogger(__name__)
+
+
+class BotPlayer(Protocol):
+    """What the bots app provides to the game service."""
+
+    def turn_schedule(self, game_id: int, version: int) -> None:
+        """Have the bot to act in ``game_id`` play its turn at ``version`` (idempotent)."""
+
+    def action_choose(self, game: Game, seat: int, level: str, seed: int) -> dict[str, Any]:
+        """A level's move for ``seat`` from that seat's own view (the action's text form)."""
+
+    def discard_choose(self, game: Game, seat: int, seed: int) -> Action | None:
+        """The discard the heuristic bot would make for ``seat`` (None: no opinion)."""
+
+
+_registry: dict[str, BotPlayer] = {}
+
+
+def bot_player_register(player: BotPlayer) -> None:
+    """Install the bot player (the bots app, at start; tests may install another)."""
+    _registry["player"] = player
+
+
+def bot_player_get() -> BotPlayer | None:
+    return _registry.get("player")
+
+
+# A simple legal bot: the first legal action of the most productive kind.
+FALLBACK_PREFERENCE = (
+    "take_pile",
+    "meld",
+    "draw",
+    "answer_partner",
+    "discard",
+    "decline_pile",
+    "end_round",
+    "ask_partner",
+)
+
+
+def bot_fallback_choose(state: GameState) -> dict[str, Any]:
+    """The built-in bot's choice: take the pile or meld when it can, else draw / discard."""
+    options = legal_actions(state)
+    best = min(options, key=lambda a: FALLBACK_PREFERENCE.index(a.type))
+    return action_to_dict(best)
+
+
+def bot_turn_register(game: Game, seats: list[Seat]) -> None:
+    """Schedule the bot's turn once the current transaction commits, if a bot is to act."""
+    if game.status != GameStatus.ACTIVE or game.to_act is None:
+        return
+    if not seats[game.to_act].is_bot:
+        return
+    game_id, version = game.pk, game.version
+    transaction.on_commit(lambda: bot_turn_schedule(game_id, version))
+
+
+_eager = threading.local()
+
+
+def bot_turn_schedule(game_id: int, version: int) -> None:
+    """Have the bot to act in ``game_id`` play its turn at ``version`` (idempotent by version)."""
+    if not celery_app.conf.task_always_eager:
+        _bot_turn_send(game_id, version)
+        return
+    queue: deque[tuple[int, int]] | None = getattr(_eager, "queue", None)
+    if queue is not None:  # a bot turn of this thread is running: its successor waits in line
+        queue.append((game_id, version))
+        return
+    queue = _eager.queue = deque([(game_id, version)])
+    try:
+        while queue:
+            gid, ver = queue.popleft()
+            _bot_turn_send(gid, ver)
+    finally:
+        _eager.queue = None
+
+
+def _bot_turn_send(game_id: int, version: int) -> None:
+    player = bot_player_get()
+    if player is None:
+        raise RuntimeError("no bot player is registered: the 'bots' app must be installed")
+    try:
+        player.turn_schedule(game_id, version)
+    except Exception:
+        if celery_app.conf.task_always_eager:
+            raise
+        # The move is committed; the bots app's sweep sends this turn again.
+        logger.exception("could not send the bot turn of game %s at %s", game_id, version)

@@ -1,0 +1,248 @@
+"""Turn timer options and deadlines: the validated options of a new game, the deadline every
+move sets for the seat to act, and the expiry task sent for it (``games.services.timers``
+applies an expiry; this module sits below the moves, which arm the next deadline)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django import db
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from canasta_service.celery import app as celery_app
+from games import errors
+from games.models import EventSource, Game, GameStatus, Seat, TimeoutOutcome, TimerEvent
+from games.selectors.timers import grace
+from games.services.seating import seat_save
+
+logger = logging.getLogger(__name__)
+
+TURN_SECONDS_MIN = 1
+
+
+# The ETA of a timer task must stay well inside the broker's visibility timeout (one hour, see
+# canasta_service/celery.py); longer turns would be redelivered (harmless, but pointless).
+TURN_SECONDS_MAX = 1800
+
+
+TIMEOUT_LIMIT_MAX = 20
+
+# The Celery task that applies an expiry (games.tasks), sent by name: tasks sit above services.
+TURN_TIMER_EXPIRE_TASK = "games.turn_timer_expire"
+
+# Timer log types.
+# Timer log types.
+TURN_TIMED_OUT = "turn_timed_out"
+
+
+SEAT_HANDED_TO_BOT = "seat_handed_to_bot"
+
+
+SEAT_RETURNED = "seat_returned"
+
+
+GAME_ABANDONED = "game_abandoned"
+
+
+TIMER_OFF_PROPOSED = "timer_off_proposed"
+
+
+TIMER_OFF_ACCEPTED = "timer_off_accepted"
+
+
+TIMER_OFF_DECLINED = "timer_off_declined"
+
+
+TIMER_TURNED_OFF = "timer_turned_off"
+
+
+TIMER_EVENT_TYPES = (
+    TURN_TIMED_OUT,
+    SEAT_HANDED_TO_BOT,
+    SEAT_RETURNED,
+    GAME_ABANDONED,
+    TIMER_OFF_PROPOSED,
+    TIMER_OFF_ACCEPTED,
+    TIMER_OFF_DECLINED,
+    TIMER_TURNED_OFF,
+)
+
+
+def task_options() -> dict[str, Any]:
+    """Routing of the timer task messages (``TURN_TIMER_QUEUE``: a queue of their own)."""
+    queue = getattr(settings, "TURN_TIMER_QUEUE", None)
+    return {"queue": queue} if queue else {}
+
+
+@dataclass(frozen=True)
+class TimerOptions:
+    """A game's timer options as given at creation (``turn_seconds`` None: no timer)."""
+
+    turn_seconds: int | None = None
+    timeout_limit: int = 3
+    timeout_outcome: str = TimeoutOutcome.BOT
+
+    def fields(self) -> dict[str, Any]:
+        """The validated ``Game`` field values (raises ``timer_option_invalid``)."""
+        if self.turn_seconds is not None and not (
+            TURN_SECONDS_MIN <= self.turn_seconds <= TURN_SECONDS_MAX
+        ):
+            raise errors.TimerOptionInvalid(
+                f"turn_seconds must be {TURN_SECONDS_MIN} to {TURN_SECONDS_MAX} (or null: no "
+                f"timer), not {self.turn_seconds}."
+            )
+        if not 0 <= self.timeout_limit <= TIMEOUT_LIMIT_MAX:
+            raise errors.TimerOptionInvalid(
+                f"timeout_limit must be 0 (never) to {TIMEOUT_LIMIT_MAX}, not {self.timeout_limit}."
+            )
+        if self.timeout_outcome not in TimeoutOutcome.values:
+            raise errors.TimerOptionInvalid(
+                f"timeout_outcome must be one of {', '.join(TimeoutOutcome.values)}."
+            )
+        return {
+            "turn_seconds": self.turn_seconds,
+            "timeout_limit": self.timeout_limit,
+            "timeout_outcome": self.timeout_outcome,
+        }
+
+
+def timer_log(game: Game, type: str, *, seat: int | None = None, **payload: Any) -> TimerEvent:
+    """Append to the timer log (the caller holds the game row lock)."""
+    last = (
+        TimerEvent.objects.filter(game=game).order_by("-seq").values_list("seq", flat=True).first()
+    )
+    return TimerEvent.objects.create(
+        game=game,
+        seq=(last or 0) + 1,
+        at_version=game.version,
+        seat=seat,
+        type=type,
+        payload=payload,
+    )
+
+
+def turn_timer_arm(
+    game: Game,
+    seats: list[Seat],
+    *,
+    acted: int | None = None,
+    source: str | None = None,
+    now: datetime | None = None,
+) -> None:
+    """Set ``game.turn_deadline`` for the seat now to act (call before ``game.save()``, in the
+    transaction that holds the row lock) and send the ETA task once the transaction commits.
+
+    ``acted`` / ``source``: the seat that just acted and how. A player's own move clears that
+    seat's run of timeouts and brings it back from a bot stand-in. The deadline runs per turn:
+    it is kept while the same seat goes on acting and renewed when another seat is to act.
+    """
+    now = now or timezone.now()
+    if acted is not None and source == EventSource.PLAYER and 0 <= acted < len(seats):
+        seat_back(game, seats[acted], reason="action")
+    deadline: datetime | None = None
+    if game.turn_seconds and game.status == GameStatus.ACTIVE and game.to_act is not None:
+        seat = seats[game.to_act]
+        if seat.player_id is not None and not seat.is_bot:
+            if seat.stand_in:
+                deadline = now - grace()  # its bot plays at once
+            elif (
+                acted == game.to_act
+                and game.turn_deadline is not None
+                and (game.snapshot or {}).get("phase") != "draw"  # a turn starts with a draw
+            ):
+                deadline = game.turn_deadline  # the same turn goes on
+            else:
+                deadline = now + timedelta(seconds=game.turn_seconds)
+    game.turn_deadline = deadline
+    if deadline is not None:
+        game_id = game.pk
+        transaction.on_commit(lambda: turn_timer_schedule(game_id))
+
+
+def seat_back(game: Game, seat: Seat, *, reason: str) -> bool:
+    """The seat's player is back: no more stand-in, the run of timeouts starts again."""
+    if not seat.timeouts and not seat.stand_in:
+        return False
+    was_stand_in = seat.stand_in
+    seat.timeouts = 0
+    seat.stand_in = False
+    seat_save(game, seat, ["timeouts", "stand_in"])
+    if was_stand_in:
+        timer_log(game, SEAT_RETURNED, seat=seat.index, reason=reason)
+    return was_stand_in
+
+
+_sent = threading.local()
+
+
+def turn_timer_schedule(game_id: int) -> None:
+    """Send ``turn_timer_expire`` with an ETA at the game's current deadline (plus grace).
+
+    Runs after a commit. Without a broker (eager mode) the task runs in this process at the
+    deadline when ``TURN_TIMER_IN_PROCESS`` is on (``make run``), else expiries wait for the next
+    write to the game. The same (version, deadline) is sent once per thread; a duplicate would be
+    harmless anyway.
+    """
+    if celery_app.conf.task_always_eager and not getattr(settings, "TURN_TIMER_IN_PROCESS", False):
+        return
+    row = (
+        Game.objects.filter(pk=game_id, status=GameStatus.ACTIVE)
+        .values_list("version", "turn_deadline")
+        .first()
+    )
+    if row is None:
+        return
+    version, deadline = row
+    if deadline is None:
+        return
+    last: dict[int, tuple[int, datetime]] = getattr(_sent, "last", None) or {}
+    _sent.last = last
+    if last.get(game_id) == (version, deadline):
+        return
+    last[game_id] = (version, deadline)
+    if len(last) > 1000:
+        last.clear()
+    try:
+        if celery_app.conf.task_always_eager:
+            _expiry_thread_start(game_id, version, deadline + grace())
+            return
+        celery_app.send_task(
+            TURN_TIMER_EXPIRE_TASK, (game_id, version), eta=deadline + grace(), **task_options()
+        )
+    except Exception:  # the move is committed; the sweep will expire this turn instead
+        logger.exception("could not send the turn timer of game %s at %s", game_id, version)
+        last.pop(game_id, None)
+
+
+def _expiry_thread_start(game_id: int, version: int, due: datetime) -> None:
+    """Eager mode: run the expiry task in this process once ``due`` has passed (the task is
+    looked up by name in Celery's registry: tasks sit above this module)."""
+
+    def run() -> None:
+        try:
+            celery_app.tasks[TURN_TIMER_EXPIRE_TASK].apply((game_id, version))
+        except Exception:
+            logger.exception("the in-process turn timer of game %s failed", game_id)
+        finally:
+            db.connections.close_all()
+
+    delay = max(0.0, (due - timezone.now()).total_seconds())
+    timer = threading.Timer(delay, run)
+    timer.daemon = True
+    timer.start()
+
+
+def turn_timer_resend(game_id: int, version: int, due: datetime) -> None:
+    """A timer task that arrived before its time sends itself again for ``due`` (never in eager
+    mode, where the message would run at once, again and again)."""
+    if celery_app.conf.task_always_eager:
+        if getattr(settings, "TURN_TIMER_IN_PROCESS", False):
+            _expiry_thread_start(game_id, version, due)
+        return
+    celery_app.send_task(TURN_TIMER_EXPIRE_TASK, (game_id, version), eta=due, **task_options())

@@ -1,0 +1,258 @@
+"""The lobby: create a table, sit at it, leave it, start it (deal the first round)."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from games import errors
+from games.engine import (
+    RULES_VERSION,
+    EngineError,
+    Event,
+    effects_to_json,
+    make_options,
+    new_game,
+    seed_commitment,
+)
+from games.models import (
+    BotLevel,
+    EventSource,
+    Game,
+    GameEvent,
+    GameStatus,
+    Player,
+    PlayerRelation,
+    RelationKind,
+    Seat,
+)
+from games.services.bots import bot_turn_register
+from games.services.deadlines import TimerOptions, turn_timer_arm
+from games.services.locks import game_lock
+from games.services.projections import projections_write
+from games.services.seating import seat_save, seats_written
+
+JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
+JOIN_CODE_LENGTH = 8
+
+
+def join_code_new() -> str:
+    """A fresh join code (unique by the column's constraint; a clash is vanishingly rare)."""
+    return "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
+
+
+def seat_check(game: Game, index: int) -> None:
+    if not 0 <= index < game.players:
+        raise errors.InvalidSeat(
+            f"Seat {index} does not exist: this table has seats 0 to {game.players - 1}."
+        )
+
+
+def join_block_check(game: Game, player: Player) -> None:
+    """Refuse (403 ``player_blocked``) a player whom the table's creator or anyone seated at it
+    has blocked (the caller holds the game row lock)."""
+    insiders = Q(owner_id=game.created_by_id) | Q(owner__seats__game=game)
+    if PlayerRelation.objects.filter(insiders, other=player, kind=RelationKind.BLOCK).exists():
+        raise errors.PlayerBlocked()
+
+
+@dataclass(frozen=True)
+class BotSeatSpec:
+    seat: int
+    level: str = BotLevel.EASY
+
+
+def game_create(
+    *,
+    creator: Player,
+    preset: str,
+    options: dict[str, Any] | None = None,
+    is_public: bool = True,
+    bots: list[BotSeatSpec] | None = None,
+    seat: int | None = None,
+    spectate: bool = False,
+    timer: TimerOptions | None = None,
+) -> Game:
+    """A new table in the lobby.
+
+    The number of seats is the options' ``players``. ``bots`` reserves seats for bots; the
+    creator sits at ``seat`` (by default the lowest seat not given to a bot) unless ``spectate``.
+    """
+    try:
+        opts = make_options(preset, options or {})
+    except EngineError as exc:
+        raise errors.engine_error(exc) from None
+    bots = list(bots or [])
+    bot_levels: dict[int, str] = {}
+    for spec in bots:
+        if not 0 <= spec.seat < opts.players:
+            raise errors.InvalidSeat(
+                f"Bot seat {spec.seat} does not exist: the table has seats 0 to {opts.players - 1}."
+            )
+        if spec.seat in bot_levels:
+            raise errors.SeatTaken(f"Seat {spec.seat} is given to two bots.")
+        bot_levels[spec.seat] = spec.level
+    creator_seat: int | None = None
+    if not spectate:
+        if seat is None:
+            free = [i for i in range(opts.players) if i not in bot_levels]
+            if not free:
+                raise errors.GameFull("Every seat is given to a bot; create it with spectate.")
+            creator_seat = free[0]
+        else:
+            if not 0 <= seat < opts.players:
+                raise errors.InvalidSeat(
+                    f"Seat {seat} does not exist: the table has seats 0 to {opts.players - 1}."
+                )
+            if seat in bot_levels:
+                raise errors.SeatTaken(f"Seat {seat} is given to a bot.")
+            creator_seat = seat
+    now = timezone.now()
+    with transaction.atomic():
+        game = Game.objects.create(
+            preset=preset,
+            options=opts.to_dict(),
+            status=GameStatus.LOBBY,
+            version=0,
+            rules_version=RULES_VERSION,
+            seed=secrets.token_hex(32),
+            is_public=is_public,
+            join_code=join_code_new(),
+            created_by=creator,
+            **(timer or TimerOptions()).fields(),  # the turn timer (games.timers)
+        )
+        teams = opts.teams
+        seats = Seat.objects.bulk_create(
+            [
+                Seat(
+                    game=game,
+                    index=i,
+                    team=i % teams,
+                    player=creator if i == creator_seat else None,
+                    bot_level=bot_levels.get(i),
+                    joined_at=now if (i == creator_seat or i in bot_levels) else None,
+                )
+                for i in range(opts.players)
+            ]
+        )
+        seats_written(game, seats)
+    return game
+
+
+def game_join(
+    *,
+    player: Player,
+    game_id: int | None = None,
+    join_code: str | None = None,
+    seat: int | None = None,
+) -> Game:
+    """Sit ``player`` at a table in the lobby: by id (public, or private with its code) or by
+    join code alone. ``seat`` picks a seat, by default the lowest free one."""
+    with transaction.atomic():
+        if game_id is None:
+            code = (join_code or "").strip().upper()
+            found = Game.objects.filter(join_code=code).values_list("pk", flat=True).first()
+            if found is None:
+                raise errors.GameNotFound("No table has this join code.")
+            game_id = found
+        game = game_lock(game_id)
+        if not game.is_public and (join_code or "").strip().upper() != game.join_code:
+            raise errors.JoinCodeInvalid()
+        if game.status != GameStatus.LOBBY:
+            raise errors.GameAlreadyStarted()
+        seats = list(game.seats.select_for_update().order_by("index"))
+        if any(s.player_id == player.pk for s in seats):
+            raise errors.AlreadySeated()
+        join_block_check(game, player)
+        if seat is None:
+            free = [s for s in seats if s.is_empty]
+            if not free:
+                raise errors.GameFull()
+            target = free[0]
+        else:
+            seat_check(game, seat)
+            target = seats[seat]
+            if not target.is_empty:
+                raise errors.SeatTaken(f"Seat {seat} is already taken.")
+        target.player = player
+        target.joined_at = timezone.now()
+        seat_save(game, target, ["player", "joined_at"])
+    return game
+
+
+def game_leave(*, game_id: int, player: Player) -> Game:
+    """Give up one's seat before the game starts."""
+    with transaction.atomic():
+        game = game_lock(game_id)
+        seat = game.seats.filter(player=player).first()
+        if seat is None:
+            raise errors.NotSeated()
+        if game.status != GameStatus.LOBBY:
+            raise errors.GameAlreadyStarted("The game has started: seats can no longer be left.")
+        seat.player = None
+        seat.joined_at = None
+        seat_save(game, seat, ["player", "joined_at"])
+    return game
+
+
+def game_start(
+    *,
+    game_id: int,
+    player: Player,
+    fill_with_bots: bool = False,
+    bot_level: str = BotLevel.EASY,
+) -> Game:
+    """Deal the first round (the creator only). Empty seats are refused unless filled with bots.
+
+    Appends event 1, ``game_started``, whose effects carry each seat's dealt hand privately.
+    """
+    with transaction.atomic():
+        game = game_lock(game_id)
+        if game.created_by_id != player.pk:
+            raise errors.NotGameCreator()
+        if game.status != GameStatus.LOBBY:
+            raise errors.GameAlreadyStarted()
+        seats = list(game.seats.select_for_update().order_by("index"))
+        empty = [s for s in seats if s.is_empty]
+        if empty and not fill_with_bots:
+            raise errors.SeatsEmpty(
+                f"Seats {', '.join(str(s.index) for s in empty)} are empty; start with "
+                "fill_with_bots or wait for players."
+            )
+        now = timezone.now()
+        for s in empty:
+            s.bot_level = bot_level
+            s.joined_at = now
+            seat_save(game, s, ["bot_level", "joined_at"])
+        opts = make_options(game.preset, dict(game.options))
+        events: list[Event] = []
+        state = new_game(opts, game.seed, events)
+        GameEvent.objects.create(
+            game=game,
+            seq=1,
+            seat=None,
+            type="game_started",
+            source=EventSource.SYSTEM,
+            payload={
+                "preset": game.preset,
+                "rules_version": game.rules_version,
+                "seed_commitment": seed_commitment(game.seed),
+                "seats": [
+                    {"index": s.index, "team": s.team, "bot_level": s.bot_level} for s in seats
+                ],
+            },
+            effects=effects_to_json(events),
+        )
+        game.status = GameStatus.ACTIVE
+        game.started_at = now
+        game.version = 1
+        projections_write(game, state)
+        turn_timer_arm(game, seats)  # the first turn's deadline (games.timers)
+        game.save()
+        bot_turn_register(game, seats)
+    return game
