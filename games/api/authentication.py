@@ -1,4 +1,4 @@
-"""Token authentication: the user and their player in one prepared query, then remembered.
+"""Token authentication: the user and their player in one query, then remembered.
 
 A token never changes hands: once looked up, the (user, player) it stands for is kept in a small
 per-process cache for ``AUTH_TOKEN_CACHE_SECONDS`` (default 30; 0 turns it off), so a player's
@@ -25,13 +25,7 @@ from django.dispatch import receiver
 from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
 
-from canasta_service.prepared import PreparedQuery
 from games.models import Player
-
-# Run by the first request of each token: compiled once per connection (canasta_service.prepared).
-TOKEN_WITH_PLAYER = PreparedQuery(
-    lambda key: Token.objects.select_related("user", "user__player").filter(key=key), str
-)
 
 CACHE_MAX_ENTRIES = 10_000
 
@@ -118,7 +112,8 @@ class TokenAuthentication(authentication.TokenAuthentication):
         holder = token_cache.get(key) if seconds else None
         if holder is not None:
             return _instances(key, holder)
-        token = TOKEN_WITH_PLAYER.first(key)
+        # A token's first request (and the first after its entry expires): one query.
+        token = Token.objects.select_related("user", "user__player").filter(key=key).first()
         if token is None:
             raise exceptions.AuthenticationFailed("Invalid token.")
         if not token.user.is_active:

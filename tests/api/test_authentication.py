@@ -1,4 +1,4 @@
-"""Token authentication: one prepared query for the token, its user and player; then the
+"""Token authentication: one query for the token, its user and player; then the
 per-process cache (``AUTH_TOKEN_CACHE_SECONDS``)."""
 
 from __future__ import annotations
