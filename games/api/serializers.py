@@ -13,49 +13,12 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from canasta_service.problems import ProblemSerializer
 from games.engine import ACTION_TYPES, PRESETS, describe_options
-from games.errors import ENGINE_ERROR_CODES, SERVICE_ERROR_CODES
+from games.engine.history import TIMER_FACTS
 from games.models import BotLevel, EventSource, GameStatus, TimeoutOutcome
-from games.services.deadlines import (
-    TIMEOUT_LIMIT_MAX,
-    TIMER_EVENT_TYPES,
-    TURN_SECONDS_MAX,
-    TURN_SECONDS_MIN,
-)
+from games.services.deadlines import TIMEOUT_LIMIT_MAX, TURN_SECONDS_MAX, TURN_SECONDS_MIN
 
 Base = serializers.Serializer[Any]
-
-
-# ============================================================================== problems
-def _code_table() -> str:
-    rows = ["| code | status | meaning |", "| --- | --- | --- |"]
-    general = {
-        "invalid_request": (400, "The request body failed validation; see `errors`."),
-        "malformed_body": (400, "The body is not parseable JSON."),
-        "not_authenticated": (401, "No token: send `Authorization: Token <token>`."),
-        "authentication_failed": (401, "The token is wrong."),
-        "not_found": (404, "No such game (or a private game you are not at)."),
-    }
-    for code, (status, text) in {**general, **SERVICE_ERROR_CODES, **ENGINE_ERROR_CODES}.items():
-        rows.append(f"| `{code}` | {status} | {text} |")
-    return "\n".join(rows)
-
-
-class GameProblemSerializer(ProblemSerializer):
-    __doc__ = (
-        "An RFC 9457 problem document (`application/problem+json`) from a game endpoint. "
-        "Switch on `code`; the game is unchanged whenever an error is returned.\n\n"
-        "Every code a game endpoint returns (the rules engine's codes come last):\n\n"
-        + _code_table()
-    )
-
-    current_version = serializers.IntegerField(
-        required=False, help_text="The game's version now (only for code `stale_version`)."
-    )
-    option = serializers.CharField(
-        required=False, help_text="The refused option (only for code `invalid_option`)."
-    )
 
 
 # ============================================================================== players
@@ -297,7 +260,7 @@ class TimerPayloadField(serializers.JSONField):
 
 class TimerEventSerializer(Base):
     seq = serializers.IntegerField()
-    type = serializers.CharField(help_text="One of: " + ", ".join(TIMER_EVENT_TYPES) + ".")
+    type = serializers.CharField(help_text="One of: " + ", ".join(TIMER_FACTS) + ".")
     seat = serializers.IntegerField(allow_null=True)
     at_version = serializers.IntegerField(help_text="The game's version when it happened.")
     payload = TimerPayloadField(

@@ -57,12 +57,18 @@ def json_roundtrip(value: Any) -> Any:
 
 
 def replay_log(
-    options: Options, seed: str, entries: Iterable[LogEntry], record: bool = True
+    options: Options,
+    seed: str,
+    entries: Iterable[LogEntry],
+    record: bool = True,
+    passthrough: frozenset[str] = frozenset(),
 ) -> Iterator[LogStep]:
     """Every state of a log, in order: event 1 deals (``game_started``), each later event is one
-    action applied by the engine. The yielded state is the same object, advanced in place; clone
-    it to keep it. With ``record`` each step carries the engine events it caused (stored form).
-    Raises ``LogRejected`` at the first event that does not apply or is out of order."""
+    action applied by the engine, or an entry of a type in ``passthrough`` (a fact of the table,
+    ``games.engine.history``), which leaves the state as it was. The yielded state is the same
+    object, advanced in place; clone it to keep it. With ``record`` each step carries the engine
+    events it caused (stored form). Raises ``LogRejected`` at the first event that does not
+    apply or is out of order."""
     state: GameState | None = None
     for expected, entry in enumerate(entries, start=1):
         if entry.seq != expected:
@@ -76,6 +82,9 @@ def replay_log(
             assert state is not None
             if entry.type == GAME_STARTED:
                 raise LogRejected(entry.seq, "invalid_action", "only event 1 is game_started")
+            if entry.type in passthrough:
+                yield LogStep(entry, state, [])
+                continue
             try:
                 action = action_from_dict(
                     entry.payload, entry.seat if entry.seat is not None else -1

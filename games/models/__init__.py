@@ -5,7 +5,7 @@ and ``RoundScore`` are projections of the log, written in the same transaction a
 """
 
 from games.models.game import BotLevel, Game, GameStatus, Seat, TimeoutOutcome
-from games.models.log import EventSource, GameEvent, IdempotencyRecord, TimerEvent
+from games.models.log import EventSource, GameEvent, IdempotencyRecord
 from games.models.ops import WorkerProbe
 from games.models.players import Player, PlayerRelation, RelationKind
 from games.models.projections import Meld, RoundScore
@@ -29,6 +29,5 @@ __all__ = [
     "TableEvent",
     "TableEventKind",
     "TimeoutOutcome",
-    "TimerEvent",
     "WorkerProbe",
 ]

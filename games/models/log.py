@@ -14,9 +14,13 @@ class EventSource(models.TextChoices):
 
 
 class GameEvent(models.Model):
-    """The append-only move log: seq 1 is ``game_started``, then one row per applied action.
+    """The append-only move log, the one truth of a game: seq 1 is ``game_started`` (the deal,
+    and who sits where), then one row per applied action or fact of the table (a timeout, a
+    stand-in taking or returning a seat, the timer turned off, a concession, an abandonment:
+    ``games.engine.history``). Replaying it alone rebuilds the whole game.
 
-    ``payload`` is the action's text form (for ``game_started``: public facts of the deal);
+    ``payload`` is the action's text form (for ``game_started``: public facts of the deal and
+    the seating; for a fact: its details);
     ``effects`` are the engine events it caused, each ``{kind, seat, public, private}`` where
     ``private`` maps a seat number (as text) to what only that seat may see.
     """
@@ -56,26 +60,3 @@ class IdempotencyRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} by player #{self.player_id}"
-
-
-class TimerEvent(models.Model):
-    """The turn timer's own log: timeouts, seats handed to a bot and back, abandonment, and the
-    proposals to turn the timer off. The moves a timer plays are ``GameEvent`` rows (source
-    ``timer``); these rows say why. ``at_version`` is the game's version when it happened."""
-
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="timer_events")
-    seq = models.PositiveIntegerField()
-    at_version = models.PositiveIntegerField()
-    seat = models.SmallIntegerField(null=True, blank=True)
-    type = models.CharField(max_length=32)
-    payload = models.JSONField(default=dict)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ("game", "seq")
-        constraints = [
-            models.UniqueConstraint(fields=["game", "seq"], name="timerevent_unique_seq")
-        ]
-
-    def __str__(self) -> str:
-        return f"Game #{self.game_id} timer #{self.seq} {self.type}"

@@ -8,7 +8,7 @@ from games.models.players import Player
 
 
 class GameTable(models.Model):
-    """A game's table settings and its ending by concession (one row per game, made on first
+    """A game's table settings (one row per game, made on first
     use; a game without a row has the defaults)."""
 
     game = models.OneToOneField(
@@ -28,8 +28,6 @@ class GameTable(models.Model):
         related_name="rematch_table",
         help_text="The finished game this one is the rematch of.",
     )
-    conceded_seat = models.SmallIntegerField(null=True, blank=True)
-    conceded_team = models.SmallIntegerField(null=True, blank=True)
     table_seq = models.PositiveIntegerField(default=0, help_text="The seq of the last TableEvent.")
 
     def __str__(self) -> str:

@@ -13,6 +13,7 @@ from django.db.models import Count, Q, QuerySet
 
 from games import errors
 from games.engine import GameState, action_from_dict, apply, make_options, new_game, seed_commitment
+from games.engine.history import TABLE_FACTS
 from games.engine.view import player_view
 from games.models import Game, GameStatus, Player, Seat
 from games.selectors.horizon import spectator_horizon
@@ -184,7 +185,7 @@ def game_replay_state(game: Game, upto: int | None = None) -> GameState:
     rules_version_check(game.rules_version)
     opts = make_options(game.preset, dict(game.options))
     state = new_game(opts, game.seed)
-    events = game.events.filter(seq__gt=1).order_by("seq")
+    events = game.events.filter(seq__gt=1).exclude(type__in=TABLE_FACTS).order_by("seq")
     if upto is not None:
         events = events.filter(seq__lte=upto)
     for event in events.only("seq", "seat", "payload"):

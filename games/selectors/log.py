@@ -17,6 +17,7 @@ from games.engine import (
     make_options,
     replay_log,
 )
+from games.engine.history import TABLE_FACTS
 from games.models import Game
 
 
@@ -48,7 +49,9 @@ def game_state_at(game: Game, at: int) -> tuple[GameState, LogEntry]:
     rules_version_check(game.rules_version)
     entries = entries_of(game, at, effects=False)
     last: LogStep | None = None
-    for step in replay_log(game_options(game), game.seed, entries, record=False):
+    for step in replay_log(
+        game_options(game), game.seed, entries, record=False, passthrough=TABLE_FACTS
+    ):
         last = step
     assert last is not None
     recorded = game.events.filter(seq=at).values_list("effects", flat=True).first()

@@ -25,6 +25,7 @@ from games.engine import (
 )
 from games.engine.cards import cards_text
 from games.engine.fairness import check_game, published_deals, round_seeds
+from games.engine.history import TABLE_FACTS
 from games.engine.render import describe_event, describe_step, event_view_full, render_table
 from games.engine.view import event_view, player_view
 from games.models import Game, GameStatus, Player
@@ -243,7 +244,9 @@ def game_show_lines(game: Game, at: set[int] | None = None) -> Iterator[str]:
         f"{game.status}, {game.version} events"
     )
     entries = entries_of(game)
-    for step in replay_log(game_options(game), game.seed, entries, record=False):
+    for step in replay_log(
+        game_options(game), game.seed, entries, record=False, passthrough=TABLE_FACTS
+    ):
         entry = step.entry
         views = [event_view_full(e) for e in effects_from_json(entry.effects or [])]
         yield describe_step(entry.seq, entry.seat, entry.type, views)

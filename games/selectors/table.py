@@ -11,6 +11,7 @@ from typing import Any
 from django.utils import timezone
 
 from games import errors
+from games.engine.history import GAME_CONCEDED
 from games.engine.view import player_view
 from games.models import (
     ChatMute,
@@ -67,10 +68,6 @@ CHAT_WINDOW_SECONDS = 10  # ... per player and game in this many seconds
 SPECTATOR_DELAY_MAX = 40
 
 
-
-
-
-
 PROFILE_GAMES_MAX = 50
 
 
@@ -90,15 +87,26 @@ def table_event_view(event: TableEvent) -> dict[str, Any]:
     }
 
 
+def concession_get(game: Game) -> tuple[int, int] | None:
+    """(seat, team) of the side that conceded the game, from its log (None: nobody did)."""
+    row = (
+        GameEvent.objects.filter(game=game, type=GAME_CONCEDED)
+        .values_list("seat", "payload")
+        .first()
+    )
+    return (int(row[0]), int(row[1]["team"])) if row is not None else None
+
+
 def table_settings_get(game: Game) -> dict[str, Any]:
     table = table_get(game)
+    conceded = concession_get(game)
     return {
         "game": game.pk,
         "table_talk": table.table_talk,
         "spectator_delay": table.spectator_delay,
         "rematch_of": table.rematch_of_id,
-        "conceded_seat": table.conceded_seat,
-        "conceded_team": table.conceded_team,
+        "conceded_seat": conceded[0] if conceded else None,
+        "conceded_team": conceded[1] if conceded else None,
         "table_seq": table.table_seq,
     }
 
@@ -290,9 +298,11 @@ def player_profile_get(*, player_id: int, viewer: Player) -> dict[str, Any]:
         .select_related("game")
         .order_by("-game__finished_at", "-game_id")
     )
-    tables = {
-        t.game_id: t for t in GameTable.objects.filter(game_id__in=[s.game_id for s in seats])
-    }
+    conceded_seats = dict(
+        GameEvent.objects.filter(
+            game_id__in=[s.game_id for s in seats], type=GAME_CONCEDED
+        ).values_list("game_id", "seat")
+    )
     viewer_games = set(
         Seat.objects.filter(player=viewer, game_id__in=[s.game_id for s in seats]).values_list(
             "game_id", flat=True
@@ -302,8 +312,7 @@ def player_profile_get(*, player_id: int, viewer: Player) -> dict[str, Any]:
     listed: list[dict[str, Any]] = []
     for s in seats:
         g = s.game
-        table = tables.get(g.pk)
-        gave_up = table is not None and table.conceded_seat == s.index
+        gave_up = conceded_seats.get(g.pk) == s.index
         result = (
             "won" if g.winner_team == s.team else ("lost" if g.winner_team is not None else "drawn")
         )

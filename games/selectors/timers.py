@@ -8,7 +8,8 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from games.models import Game, Seat, TimerEvent
+from games.engine.history import GAME_CONCEDED, TIMER_FACTS, TURN_TIMED_OUT
+from games.models import Game, GameEvent, Seat
 
 
 def grace() -> timedelta:
@@ -53,24 +54,47 @@ def timer_view(
     }
 
 
-def timer_event_view(event: TimerEvent) -> dict[str, Any]:
-    return {
-        "seq": event.seq,
-        "type": event.type,
-        "seat": event.seat,
-        "at_version": event.at_version,
-        "payload": event.payload,
-        "created_at": event.created_at,
-    }
+def timer_log_get(game: Game) -> list[dict[str, Any]]:
+    """The turn timer's part of the move log, numbered 1, 2, ... in order. A ``turn_timed_out``
+    entry names the events the timer then played for the seat (``events``: first and last)."""
+    rows = list(
+        GameEvent.objects.filter(game=game, seq__gt=1)
+        .exclude(type__in=(GAME_CONCEDED,))
+        .order_by("seq")
+        .values("seq", "type", "seat", "source", "payload", "created_at")
+    )
+    out: list[dict[str, Any]] = []
+    for i, row in enumerate(rows):
+        if row["type"] not in TIMER_FACTS:
+            continue
+        payload = dict(row["payload"])
+        if row["type"] == TURN_TIMED_OUT:
+            played = []
+            for later in rows[i + 1 :]:
+                if later["source"] != "timer" or later["type"] in TIMER_FACTS:
+                    break
+                played.append(later["seq"])
+            payload["events"] = [played[0], played[-1]] if played else []
+        out.append(
+            {
+                "seq": len(out) + 1,
+                "type": row["type"],
+                "seat": row["seat"],
+                "at_version": row["seq"] - 1,
+                "payload": payload,
+                "created_at": row["created_at"],
+            }
+        )
+    return out
 
 
 def timer_detail_get(*, game: Game, after: int = 0, limit: int = 200) -> dict[str, Any]:
     """The timer and its log (entries with seq > ``after``, oldest first)."""
-    rows = list(game.timer_events.filter(seq__gt=after).order_by("seq")[: limit + 1])
+    rows = [e for e in timer_log_get(game) if e["seq"] > after]
     return {
         "game": game.pk,
         "version": game.version,
         "timer": timer_view(game),
-        "events": [timer_event_view(e) for e in rows[:limit]],
+        "events": rows[:limit],
         "has_more": len(rows) > limit,
     }

@@ -13,9 +13,10 @@ from typing import Any
 from django.db import transaction
 
 from games import errors
-from games.engine import GameState, LogRejected, json_roundtrip, replay_log, seed_commitment
+from games.engine import GameState, LogRejected, json_roundtrip, seed_commitment
+from games.engine.history import ENTRY_TYPES, GameRecord
 from games.engine.view import player_view
-from games.models import Game, GameStatus, GameTable, Meld, RoundScore, Seat
+from games.models import Game, GameStatus, Meld, RoundScore, Seat
 from games.selectors.log import entries_of, game_options, rules_version_check
 from games.selectors.seating import seating_of
 
@@ -95,37 +96,48 @@ def _dict_diff(stored: dict[str, Any], rebuilt: dict[str, Any]) -> list[str]:
     return sorted(k for k in set(stored) | set(rebuilt) if stored.get(k) != rebuilt.get(k))
 
 
-def _ending_problems(game: Game, state: GameState) -> list[str]:
-    """Status, seat to act and winner against the log. A game may also end off the log: by a
-    concession (recorded on its GameTable: the conceding team loses) or abandoned by timeouts."""
-    conceded = (
-        GameTable.objects.filter(game=game, conceded_seat__isnull=False)
-        .values_list("conceded_team", flat=True)
-        .first()
-    )
-    if conceded is not None and not state.game_over:
-        problems = []
-        if game.status != GameStatus.FINISHED or game.to_act is not None:
-            problems.append(f"a conceded game is {game.status} with seat {game.to_act} to act")
-        if game.winner_team is None or game.winner_team == conceded:
-            problems.append(f"team {conceded} conceded, yet the winner is {game.winner_team}")
-        return problems
+def _ending_problems(game: Game, record: GameRecord) -> list[str]:
+    """Status, seat to act and winner against the log (played out, conceded or abandoned)."""
     problems = []
-    status = GameStatus.FINISHED if state.game_over else GameStatus.ACTIVE
-    if game.status != status and game.status != GameStatus.ABANDONED:
-        problems.append(f"status is {game.status}, the log says {status}")
-    to_act = None if state.game_over else state.to_act
-    if game.to_act != to_act:
-        problems.append(f"to_act is {game.to_act}, the log says {to_act}")
-    if game.winner_team != state.winner:
-        problems.append(f"winner_team is {game.winner_team}, the log says {state.winner}")
+    if game.status != record.status:
+        problems.append(f"status is {game.status}, the log says {record.status}")
+    if game.to_act != record.to_act:
+        problems.append(f"to_act is {game.to_act}, the log says {record.to_act}")
+    if game.winner_team != record.winner:
+        problems.append(f"winner_team is {game.winner_team}, the log says {record.winner}")
+    return problems
+
+
+def _seat_problems(game: Game, seats: list[Seat], record: GameRecord) -> list[str]:
+    """The Seat rows, the seating on the game row and the timer's fields against the log."""
+    problems = []
+    logged = [
+        (s.index, s.team, s.player, s.bot_level, s.timeouts, s.stand_in) for s in record.seats
+    ]
+    stored = [(s.index, s.team, s.player_id, s.bot_level, s.timeouts, s.stand_in) for s in seats]
+    if stored != logged:
+        problems.append("the Seat rows differ from who sits where by the log")
+    if game.seating != seating_of(seats):
+        problems.append("the seating on the game row differs from its Seat rows")
+    if not record.timer_on and game.turn_seconds is not None:
+        problems.append("the log turned the timer off, the game still has turn_seconds")
+    proposal = game.timer_proposal or None
+    stored_proposal = (
+        {"proposed_by": proposal["proposed_by"], "accepted": sorted(proposal["accepted"])}
+        if proposal
+        else None
+    )
+    if stored_proposal != record.proposal:
+        problems.append("the pending timer proposal differs from the log's")
     return problems
 
 
 def game_verify(game: Game) -> VerifyReport:
-    """Rebuild ``game`` from its log through the engine and compare with what is stored: the
-    events' recorded effects, the snapshot, status / to_act / winner, the Meld projection, the
-    RoundScore rows, and the seed commitments. Every disagreement is one line of ``problems``.
+    """Rebuild ``game`` from its log alone and compare with what is stored: the events'
+    recorded effects, the snapshot, status / to_act / winner (played out, conceded, abandoned),
+    the Seat rows and the seating copy (stand-ins, timeouts), the timer's switch and pending
+    proposal, the Meld projection, the RoundScore rows, and the seed commitments. Every
+    disagreement is one line of ``problems``.
 
     Reads under the game's row lock, so a game being played is seen between two moves."""
     with transaction.atomic():
@@ -139,10 +151,10 @@ def _game_verify(game: Game) -> VerifyReport:
     started = time.perf_counter()
     problems: list[str] = []
     seats = list(Seat.objects.filter(game=game).select_related("player").order_by("index"))
-    if game.seating != seating_of(seats):
-        problems.append("the seating on the game row differs from its Seat rows")
     entries = entries_of(game)
     if game.status == GameStatus.LOBBY:
+        if game.seating != seating_of(seats):
+            problems.append("the seating on the game row differs from its Seat rows")
         if entries or game.snapshot:
             problems.append("a game in the lobby has events or a snapshot")
         return VerifyReport(game.pk, len(entries), time.perf_counter() - started, problems)
@@ -153,25 +165,31 @@ def _game_verify(game: Game) -> VerifyReport:
         return VerifyReport(game.pk, len(entries), time.perf_counter() - started, problems)
     if len(entries) != game.version:
         problems.append(f"the log has {len(entries)} events, the game's version is {game.version}")
-    state: GameState | None = None
+    if not entries:
+        problems.append("a started game has no events")
+        return VerifyReport(game.pk, 0, time.perf_counter() - started, problems)
+    unknown = sorted({e.type for e in entries} - ENTRY_TYPES)
+    if unknown:
+        problems.append(f"the log has events of unknown types {unknown}")
     try:
-        for step in replay_log(game_options(game), game.seed, entries):
-            state = step.state
-            if json_roundtrip(step.entry.effects) != step.effects:
-                problem = effects_differ(step.entry.effects or [], step.effects)
-                problem = problem or "a seat's private part is missing or extra"
-                problems.append(f"event {step.entry.seq}: {problem}")
+        record = GameRecord.fold(
+            game_options(game), game.seed, entries, record=True, keep_steps=True
+        )
     except LogRejected as exc:
         problems.append(f"event {exc.seq} does not apply: [{exc.code}] {exc.message}")
         return VerifyReport(game.pk, len(entries), time.perf_counter() - started, problems)
-    if state is None:
-        problems.append("a started game has no events")
-        return VerifyReport(game.pk, 0, time.perf_counter() - started, problems)
+    for step in record.steps:
+        if json_roundtrip(step.entry.effects) != step.effects:
+            problem = effects_differ(step.entry.effects or [], step.effects)
+            problem = problem or "a seat's private part is missing or extra"
+            problems.append(f"event {step.entry.seq}: {problem}")
+    state = record.state
     rebuilt = json_roundtrip(state.to_dict())
     diff = _dict_diff(game.snapshot or {}, rebuilt)
     if diff:
         problems.append(f"snapshot differs from the log's state in {', '.join(diff)}")
-    problems += _ending_problems(game, state)
+    problems += _ending_problems(game, record)
+    problems += _seat_problems(game, seats, record)
     stored_melds = sorted(
         (m.team, m.rank, list(m.cards), m.natural_count, m.wild_count, m.is_canasta)
         for m in Meld.objects.filter(game=game)

@@ -17,8 +17,10 @@ from django.utils import timezone
 
 from canasta_service.celery import app as celery_app
 from games import errors
-from games.models import EventSource, Game, GameStatus, Seat, TimeoutOutcome, TimerEvent
+from games.engine.history import SEAT_RETURNED
+from games.models import EventSource, Game, GameStatus, Seat, TimeoutOutcome
 from games.selectors.timers import grace
+from games.services.facts import fact_append
 from games.services.seating import seat_save
 
 logger = logging.getLogger(__name__)
@@ -35,43 +37,6 @@ TIMEOUT_LIMIT_MAX = 20
 
 # The Celery task that applies an expiry (games.tasks), sent by name: tasks sit above services.
 TURN_TIMER_EXPIRE_TASK = "games.turn_timer_expire"
-
-# Timer log types.
-# Timer log types.
-TURN_TIMED_OUT = "turn_timed_out"
-
-
-SEAT_HANDED_TO_BOT = "seat_handed_to_bot"
-
-
-SEAT_RETURNED = "seat_returned"
-
-
-GAME_ABANDONED = "game_abandoned"
-
-
-TIMER_OFF_PROPOSED = "timer_off_proposed"
-
-
-TIMER_OFF_ACCEPTED = "timer_off_accepted"
-
-
-TIMER_OFF_DECLINED = "timer_off_declined"
-
-
-TIMER_TURNED_OFF = "timer_turned_off"
-
-
-TIMER_EVENT_TYPES = (
-    TURN_TIMED_OUT,
-    SEAT_HANDED_TO_BOT,
-    SEAT_RETURNED,
-    GAME_ABANDONED,
-    TIMER_OFF_PROPOSED,
-    TIMER_OFF_ACCEPTED,
-    TIMER_OFF_DECLINED,
-    TIMER_TURNED_OFF,
-)
 
 
 def task_options() -> dict[str, Any]:
@@ -110,21 +75,6 @@ class TimerOptions:
             "timeout_limit": self.timeout_limit,
             "timeout_outcome": self.timeout_outcome,
         }
-
-
-def timer_log(game: Game, type: str, *, seat: int | None = None, **payload: Any) -> TimerEvent:
-    """Append to the timer log (the caller holds the game row lock)."""
-    last = (
-        TimerEvent.objects.filter(game=game).order_by("-seq").values_list("seq", flat=True).first()
-    )
-    return TimerEvent.objects.create(
-        game=game,
-        seq=(last or 0) + 1,
-        at_version=game.version,
-        seat=seat,
-        type=type,
-        payload=payload,
-    )
 
 
 def turn_timer_arm(
@@ -174,7 +124,8 @@ def seat_back(game: Game, seat: Seat, *, reason: str) -> bool:
     seat.stand_in = False
     seat_save(game, seat, ["timeouts", "stand_in"])
     if was_stand_in:
-        timer_log(game, SEAT_RETURNED, seat=seat.index, reason=reason)
+        source = EventSource.SYSTEM if reason == "timer_off" else EventSource.PLAYER
+        fact_append(game, SEAT_RETURNED, seat=seat.index, source=source, reason=reason)
     return was_stand_in
 
 

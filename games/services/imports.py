@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db import transaction
@@ -23,6 +23,7 @@ from games.engine import (
     seed_commitment,
     state_digest,
 )
+from games.engine.history import TABLE_FACTS
 from games.models import BotLevel, EventSource, Game, GameEvent, GameStatus, Player, Seat
 from games.selectors.log import rules_version_check
 from games.selectors.replay import EXPORT_FORMAT, EXPORT_FORMAT_VERSION
@@ -109,7 +110,13 @@ def import_plan(document: dict[str, Any]) -> ImportPlan:
         options = make_options(preset, overrides)
     except EngineError as exc:
         raise errors.engine_error(exc) from None
-    entries = _document_entries(document)
+    listed = _document_entries(document)
+    # The table's facts (timeouts, stand-ins, a concession) were about the people at the
+    # original table: the new game replays the cards only, numbered afresh.
+    entries = [
+        replace(e, seq=n)
+        for n, e in enumerate((e for e in listed if e.type not in TABLE_FACTS), start=1)
+    ]
     committed = entries[0].payload.get("seed_commitment") or document.get("seed_commitment")
     if committed is not None and committed != seed_commitment(seed):
         raise errors.ImportSeedMismatch()
@@ -132,9 +139,9 @@ def import_plan(document: dict[str, Any]) -> ImportPlan:
     digest = final.get("state_sha256") if isinstance(final, dict) else None
     if digest is not None and digest != state_digest(state):
         raise errors.ImportFinalStateMismatch()
-    if isinstance(final, dict) and final.get("version") not in (None, len(steps)):
+    if isinstance(final, dict) and final.get("version") not in (None, len(listed)):
         raise errors.ImportFinalStateMismatch(
-            f"The document says the log ends at event {final['version']}; it has {len(steps)}."
+            f"The document says the log ends at event {final['version']}; it has {len(listed)}."
         )
     seats = [s for s in document.get("seats") or [] if isinstance(s, dict)]
     return ImportPlan(options, seed, rules_version, preset, steps, state, seats)
@@ -215,7 +222,7 @@ def game_import(
                     seat=entry.seat,
                     type=entry.type,
                     source=entry.source,
-                    payload=_import_payload(entry, plan, levels),
+                    payload=_import_payload(entry, plan, levels, creator.pk),
                     effects=effects,
                 )
                 for entry, effects in plan.steps
@@ -227,7 +234,9 @@ def game_import(
     return ImportResult(game, len(plan.steps), state_digest(plan.state))
 
 
-def _import_payload(entry: LogEntry, plan: ImportPlan, levels: list[str | None]) -> dict[str, Any]:
+def _import_payload(
+    entry: LogEntry, plan: ImportPlan, levels: list[str | None], creator_id: int
+) -> dict[str, Any]:
     """The payload stored for an imported event: the action's canonical text form, or for
     ``game_started`` what the service records at a start."""
     if entry.seq == 1:
@@ -236,7 +245,12 @@ def _import_payload(entry: LogEntry, plan: ImportPlan, levels: list[str | None])
             "rules_version": plan.rules_version,
             "seed_commitment": seed_commitment(plan.seed),
             "seats": [
-                {"index": i, "team": i % plan.options.teams, "bot_level": level}
+                {
+                    "index": i,
+                    "team": i % plan.options.teams,
+                    "player": creator_id if level is None else None,
+                    "bot_level": level,
+                }
                 for i, level in enumerate(levels)
             ],
         }

@@ -242,8 +242,16 @@ def game_start(
                 "preset": game.preset,
                 "rules_version": game.rules_version,
                 "seed_commitment": seed_commitment(game.seed),
+                # Who sits where as the game starts (the log's seating; later changes are
+                # facts of the log: games.engine.history).
                 "seats": [
-                    {"index": s.index, "team": s.team, "bot_level": s.bot_level} for s in seats
+                    {
+                        "index": s.index,
+                        "team": s.team,
+                        "player": s.player_id,
+                        "bot_level": s.bot_level,
+                    }
+                    for s in seats
                 ],
             },
             effects=effects_to_json(events),

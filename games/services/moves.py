@@ -212,12 +212,14 @@ def move_apply(
 
 
 def _timer_work_due(game: Game, mine: list[Seat]) -> bool:
-    """Whether the requester's seat is played by its stand-in bot or the turn is overdue."""
-    if game.status != GameStatus.ACTIVE:
+    """Whether the turn timer has work to commit before the requester's move: an overdue turn,
+    unless it is the requester's own seat played by its stand-in bot (their move takes the seat
+    back: ``turn_timer_arm`` logs ``seat_returned`` after it)."""
+    if game.status != GameStatus.ACTIVE or game.turn_deadline is None:
         return False
-    if any(s.stand_in for s in mine):
-        return True
-    return game.turn_deadline is not None and timezone.now() >= game.turn_deadline + grace()
+    if timezone.now() < game.turn_deadline + grace():
+        return False
+    return not any(s.index == game.to_act and s.stand_in for s in mine)
 
 
 def bot_action_apply(

@@ -18,8 +18,10 @@ from django.utils import timezone
 
 from games import errors, live
 from games.engine import RULES_VERSION
+from games.engine.history import GAME_CONCEDED
 from games.models import (
     ChatMute,
+    EventSource,
     Game,
     GameStatus,
     GameTable,
@@ -43,6 +45,7 @@ from games.selectors.table import (
     rematch_get,
     rematch_status_get,
 )
+from games.services.facts import fact_append
 from games.services.lobby import game_start, join_code_new
 from games.services.locks import game_lock
 from games.services.seating import seats_written
@@ -159,9 +162,10 @@ def chat_mute_set(*, game: Game, player: Player, seat: int, muted: bool) -> list
 def game_concede(*, game_id: int, player: Player) -> Game:
     """The requester's side gives up: its team loses and the game is over.
 
-    Recorded as a ``conceded`` table event and on the table row (the move log holds card moves
-    only, so it still replays to the last position played). With two teams the other team wins;
-    with three, the leading one of the others (the lowest team number on a tie).
+    A ``game_conceded`` event in the move log (seat, team, winner), so the log alone says how
+    the game ended; the table feed carries a ``conceded`` notice for its readers. With two teams
+    the other team wins; with three, the leading one of the others (the lowest team number on a
+    tie).
     """
     with transaction.atomic():
         game = game_lock(game_id)
@@ -174,15 +178,30 @@ def game_concede(*, game_id: int, player: Player) -> Game:
         scores = list(state.scores) if state is not None else [0] * (seat.team + 1)
         others = [t for t in range(len(scores)) if t != seat.team]
         winner = max(others, key=lambda t: (scores[t], -t))
+        fact_append(
+            game,
+            GAME_CONCEDED,
+            seat=seat.index,
+            source=EventSource.PLAYER,
+            team=seat.team,
+            winner_team=winner,
+        )
         game.status = GameStatus.FINISHED
         game.finished_at = timezone.now()
         game.winner_team = winner
         game.to_act = None
-        game.save(update_fields=["status", "finished_at", "winner_team", "to_act", "updated_at"])
+        game.turn_deadline = None
+        game.save(
+            update_fields=[
+                "status",
+                "finished_at",
+                "winner_team",
+                "to_act",
+                "turn_deadline",
+                "updated_at",
+            ]
+        )
         table = _table_lock(game)
-        table.conceded_seat = seat.index
-        table.conceded_team = seat.team
-        table.save(update_fields=["conceded_seat", "conceded_team"])
         _append(
             game,
             table,

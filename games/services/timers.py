@@ -46,10 +46,7 @@ from games import errors
 from games.engine import GameState, action_to_dict, legal_actions
 from games.engine.actions import Action, AnswerPartner, Discard
 from games.engine.cards import IS_BLACK_THREE, IS_RED_THREE, IS_WILD, RANK_OF, VALUE_OF
-from games.errors import ServiceError
-from games.models import EventSource, Game, GameStatus, Player, Seat, TimeoutOutcome
-from games.services.bots import bot_player_get
-from games.services.deadlines import (
+from games.engine.history import (
     GAME_ABANDONED,
     SEAT_HANDED_TO_BOT,
     TIMER_OFF_ACCEPTED,
@@ -57,11 +54,12 @@ from games.services.deadlines import (
     TIMER_OFF_PROPOSED,
     TIMER_TURNED_OFF,
     TURN_TIMED_OUT,
-    grace,
-    seat_back,
-    timer_log,
-    turn_timer_arm,
 )
+from games.errors import ServiceError
+from games.models import EventSource, Game, GameStatus, Player, Seat, TimeoutOutcome
+from games.services.bots import bot_player_get
+from games.services.deadlines import grace, seat_back, turn_timer_arm
+from games.services.facts import fact_append
 from games.services.moves import move_apply
 from games.services.seating import seat_save
 
@@ -129,40 +127,53 @@ def turn_timer_expire_apply(
         deadline = game.turn_deadline
         if handed and game.timeout_outcome == TimeoutOutcome.ABANDON:
             seat_save(game, seat, ["timeouts"])
-            timer_log(
+            fact_append(
                 game,
                 TURN_TIMED_OUT,
                 seat=seat.index,
+                source=EventSource.TIMER,
                 deadline=deadline.isoformat(),
                 via=via,
                 consecutive=seat.timeouts,
-                events=[],
+            )
+            fact_append(
+                game,
+                GAME_ABANDONED,
+                seat=seat.index,
+                source=EventSource.TIMER,
+                consecutive=seat.timeouts,
             )
             game.status = GameStatus.ABANDONED
             game.turn_deadline = None
+            game.to_act = None
             game.finished_at = now
-            game.save(update_fields=["status", "turn_deadline", "finished_at", "updated_at"])
-            timer_log(game, GAME_ABANDONED, seat=seat.index, consecutive=seat.timeouts)
+            game.save(
+                update_fields=["status", "turn_deadline", "to_act", "finished_at", "updated_at"]
+            )
             return ExpiryResult(Expiry.APPLIED)
         if handed:
             seat.stand_in = True
         seat_save(game, seat, ["timeouts", "stand_in"])
-        first = game.version + 1
-        log = timer_log(
+        fact_append(
             game,
             TURN_TIMED_OUT,
             seat=seat.index,
+            source=EventSource.TIMER,
             deadline=deadline.isoformat(),
             via=via,
             consecutive=seat.timeouts,
         )
         chooser = _heuristic_choose if handed else minimal_choose
-        last = _turn_play(game_id, seat.index, chooser, EventSource.TIMER)
-        log.payload["events"] = [first, last] if last >= first else []
-        log.save(update_fields=["payload"])
+        _turn_play(game_id, seat.index, chooser, EventSource.TIMER)
         if handed:
             game.refresh_from_db()
-            timer_log(game, SEAT_HANDED_TO_BOT, seat=seat.index, consecutive=seat.timeouts)
+            fact_append(
+                game,
+                SEAT_HANDED_TO_BOT,
+                seat=seat.index,
+                source=EventSource.TIMER,
+                consecutive=seat.timeouts,
+            )
     return ExpiryResult(Expiry.APPLIED)
 
 
@@ -358,7 +369,7 @@ def _lock_with_timer(game_id: int) -> Game:
     game = Game.objects.select_for_update().filter(pk=game_id).first()
     if game is None:
         raise errors.GameNotFound()
-    if game.status not in (GameStatus.LOBBY, GameStatus.ACTIVE):
+    if game.status != GameStatus.ACTIVE:  # the log, which records it, starts at the deal
         raise errors.GameNotActive()
     if game.turn_seconds is None:
         raise errors.TimerNotRunning()
@@ -377,7 +388,7 @@ def timer_off_propose(*, game_id: int, player: Player) -> Game:
             "accepted": [mine.index],
             "proposed_at": timezone.now().isoformat(),
         }
-        timer_log(game, TIMER_OFF_PROPOSED, seat=mine.index)
+        fact_append(game, TIMER_OFF_PROPOSED, seat=mine.index, source=EventSource.PLAYER)
         _timer_off_if_agreed(game, seats)
         game.save(update_fields=["timer_proposal", "turn_seconds", "turn_deadline", "updated_at"])
     return game
@@ -395,7 +406,7 @@ def timer_off_accept(*, game_id: int, player: Player) -> Game:
         if mine.index in proposal["accepted"]:
             return game
         proposal["accepted"] = sorted([*proposal["accepted"], mine.index])
-        timer_log(game, TIMER_OFF_ACCEPTED, seat=mine.index)
+        fact_append(game, TIMER_OFF_ACCEPTED, seat=mine.index, source=EventSource.PLAYER)
         _timer_off_if_agreed(game, seats)
         game.save(update_fields=["timer_proposal", "turn_seconds", "turn_deadline", "updated_at"])
     return game
@@ -409,7 +420,7 @@ def timer_off_decline(*, game_id: int, player: Player) -> Game:
         if not game.timer_proposal:
             raise errors.TimerProposalMissing()
         game.timer_proposal = None
-        timer_log(game, TIMER_OFF_DECLINED, seat=mine.index)
+        fact_append(game, TIMER_OFF_DECLINED, seat=mine.index, source=EventSource.PLAYER)
         game.save(update_fields=["timer_proposal", "updated_at"])
     return game
 
@@ -419,7 +430,13 @@ def _timer_off_if_agreed(game: Game, seats: list[Seat]) -> None:
     proposal = game.timer_proposal or {}
     if not set(humans) <= set(proposal.get("accepted", [])):
         return
-    timer_log(game, TIMER_TURNED_OFF, seats=humans, turn_seconds=game.turn_seconds)
+    fact_append(
+        game,
+        TIMER_TURNED_OFF,
+        source=EventSource.PLAYER,
+        seats=humans,
+        turn_seconds=game.turn_seconds,
+    )
     game.turn_seconds = None
     game.turn_deadline = None
     game.timer_proposal = None

@@ -127,7 +127,7 @@ def test_a_refused_bot_move_falls_back_to_a_legal_one(
     seat = game.to_act
     assert seat is not None
     monkeypatch.setattr(
-        tasks,
+        bot_services,
         "bot_decision_compute",
         lambda g, v: (seat, {"type": "discard", "card": "JK"}),  # wrong phase: refused
     )

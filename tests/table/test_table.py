@@ -140,7 +140,11 @@ def test_concede_loses_and_finishes_the_game(ada: PlayerClient, bob: PlayerClien
     assert settings["conceded_seat"] == 0 and settings["conceded_team"] == 0
     events = bob.get(url(game_id, "table/events/")).json()["events"]
     assert events[-1]["kind"] == "conceded"
-    assert events[-1]["data"] == {"team": 0, "winner_team": 1, "version": 1}
+    assert events[-1]["data"] == {"team": 0, "winner_team": 1, "version": 2}
+    # the concession is an event of the move log: the log alone says how the game ended
+    [last] = bob.get(url(game_id, "events/") + "?after=1").json()["events"]
+    assert (last["seq"], last["type"], last["seat"]) == (2, "game_conceded", 0)
+    assert last["payload"] == {"team": 0, "winner_team": 1} and last["effects"] == []
     # nothing more can be played or conceded
     problem(ada.post(url(game_id, "concede/")), 422, "game_over")
     problem(bob.act(game_id, {"type": "draw"}, 1), 422, "game_over")

@@ -11,9 +11,10 @@ from django.utils import timezone
 
 from canasta_service.celery import app as celery_app
 from games.engine import GameState
-from games.models import EventSource, Game, GameEvent, Player, TimerEvent
+from games.engine.history import TABLE_FACTS, TURN_TIMED_OUT
+from games.models import EventSource, Game, GameEvent, Player
 from games.selectors.games import game_replay_state
-from games.services.deadlines import TURN_TIMED_OUT, TimerOptions, grace
+from games.services.deadlines import TimerOptions, grace
 from games.services.lobby import game_create, game_join, game_start
 from games.services.players import player_create
 
@@ -71,12 +72,17 @@ def after_deadline(game: Game) -> datetime:
     return game.turn_deadline + grace() + timedelta(seconds=1)
 
 
-def timeouts(game_id: int) -> list[TimerEvent]:
-    return list(TimerEvent.objects.filter(game_id=game_id, type=TURN_TIMED_OUT))
+def timeouts(game_id: int) -> list[GameEvent]:
+    return list(GameEvent.objects.filter(game_id=game_id, type=TURN_TIMED_OUT))
 
 
 def timer_moves(game_id: int) -> list[GameEvent]:
-    return list(GameEvent.objects.filter(game_id=game_id, source=EventSource.TIMER))
+    """The moves the timer played (not its facts: timeouts, hand-overs)."""
+    return list(
+        GameEvent.objects.filter(game_id=game_id, source=EventSource.TIMER).exclude(
+            type__in=TABLE_FACTS
+        )
+    )
 
 
 def assert_log_consistent(game_id: int) -> None:

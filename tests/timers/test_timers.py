@@ -12,7 +12,9 @@ from rest_framework.test import APIClient
 
 from games import errors
 from games.engine import GameState, action_to_dict, legal_actions
-from games.models import EventSource, Game, GameEvent, GameStatus, Player, Seat, TimerEvent
+from games.engine.history import TIMER_FACTS
+from games.models import EventSource, Game, GameEvent, GameStatus, Player, Seat
+from games.selectors.timers import timer_log_get
 from games.services.actions import game_action_apply
 from games.services.deadlines import TimerOptions, grace, turn_timer_arm
 from games.services.lobby import BotSeatSpec, game_create, game_start
@@ -142,11 +144,16 @@ def test_an_expiry_completes_the_turn_once_and_is_logged() -> None:
     moves = timer_moves(table.game_id)
     assert [m.type for m in moves] == ["draw", "discard"]
     assert all(m.seat == seat for m in moves)
-    assert game.version == version + 2 and game.to_act == 1 - seat
+    # the log: the timeout (a fact of the table), then the two moves the timer played
+    assert game.version == version + 3 and game.to_act == 1 - seat
     [timeout] = timeouts(table.game_id)
-    assert timeout.seat == seat and timeout.at_version == version
+    assert timeout.seat == seat and timeout.seq == version + 1 and timeout.source == "timer"
     assert timeout.payload["consecutive"] == 1
-    assert timeout.payload["events"] == [version + 1, version + 2]
+    [entry] = [e for e in timer_log_get(game) if e["type"] == "turn_timed_out"]
+    assert entry["at_version"] == version and entry["payload"]["events"] == [
+        version + 2,
+        version + 3,
+    ]
     assert Seat.objects.get(game_id=table.game_id, index=seat).timeouts == 1
     assert game.turn_deadline is not None and game.turn_deadline > timezone.now()
     assert_log_consistent(table.game_id)
@@ -191,7 +198,7 @@ def test_a_read_writes_nothing_and_the_next_write_applies_an_overdue_expiry() ->
     assert body["version"] == version and timeouts(table.game_id) == []  # reads never write
     assert body["timer"]["seconds_left"] == 0
     assert client.post(f"/api/v1/games/{table.game_id}/presence/").status_code == 200
-    assert table.game().version == version + 2
+    assert table.game().version == version + 3
     [timeout] = timeouts(table.game_id)
     assert timeout.payload["via"] == "request"
     assert_log_consistent(table.game_id)
@@ -207,7 +214,10 @@ def test_timers_off_nothing_fires() -> None:
     body = client_for(table.players[0]).get(f"/api/v1/games/{table.game_id}/").json()
     assert body["version"] == game.version
     assert body["timer"]["enabled"] is False and body["timer"]["deadline"] is None
-    assert TimerEvent.objects.count() == 0 and timer_moves(table.game_id) == []
+    assert (
+        GameEvent.objects.filter(type__in=TIMER_FACTS).count() == 0
+        and timer_moves(table.game_id) == []
+    )
 
 
 # ============================================================================== K timeouts
@@ -228,7 +238,11 @@ def test_k_timeouts_hand_the_seat_to_a_bot_until_its_player_is_back() -> None:
     _time_out(table, 2)
     ada = Seat.objects.get(game_id=table.game_id, index=0)
     assert ada.timeouts == 2 and ada.stand_in
-    types = list(TimerEvent.objects.filter(game_id=table.game_id).values_list("type", flat=True))
+    types = list(
+        GameEvent.objects.filter(game_id=table.game_id, type__in=TIMER_FACTS).values_list(
+            "type", flat=True
+        )
+    )
     assert types == ["turn_timed_out", "turn_timed_out", "seat_handed_to_bot"]
 
     # the stand-in plays Ada's next turn at once (source bot), without counting a timeout
@@ -252,7 +266,7 @@ def test_k_timeouts_hand_the_seat_to_a_bot_until_its_player_is_back() -> None:
     game = table.game()
     assert game.to_act == 0 and game.turn_deadline is not None
     assert game.turn_deadline > timezone.now() + timedelta(seconds=20)  # a full turn
-    last = TimerEvent.objects.filter(game_id=table.game_id).last()
+    last = GameEvent.objects.filter(game_id=table.game_id, type__in=TIMER_FACTS).last()
     assert last is not None and last.type == "seat_returned"
     assert_log_consistent(table.game_id)
 
@@ -263,7 +277,7 @@ def test_k_timeouts_abandon_the_game_when_so_chosen() -> None:
     game = table.game()
     assert game.status == GameStatus.ABANDONED and game.turn_deadline is None
     assert len(timeouts(table.game_id)) == 2
-    last = TimerEvent.objects.filter(game_id=table.game_id).last()
+    last = GameEvent.objects.filter(game_id=table.game_id, type__in=TIMER_FACTS).last()
     assert last is not None and last.type == "game_abandoned"
     assert len(timer_moves(table.game_id)) == 2  # only the first timeout played a turn
 
@@ -364,10 +378,10 @@ def test_an_action_request_applies_an_overdue_expiry_first_and_is_then_stale() -
     )
     # the expiry is committed (it played Ada's turn), and her move, chosen before it, is stale
     assert response.status_code == 409, response.content
-    assert response.json()["current_version"] == version + 2
+    assert response.json()["current_version"] == version + 3
     [timeout] = timeouts(table.game_id)
     assert timeout.payload["via"] == "request" and timeout.seat == 0
-    assert table.game().version == version + 2
+    assert table.game().version == version + 3
     assert_log_consistent(table.game_id)
 
 
@@ -388,6 +402,6 @@ def test_a_player_whose_seat_a_bot_holds_gets_it_back_by_acting() -> None:
     ada.refresh_from_db()
     assert not ada.stand_in and ada.timeouts == 0
     assert GameEvent.objects.get(game_id=table.game_id, seq=version + 1).source == "player"
-    last = TimerEvent.objects.filter(game_id=table.game_id).last()
+    last = GameEvent.objects.filter(game_id=table.game_id, type__in=TIMER_FACTS).last()
     assert last is not None and last.type == "seat_returned"
     assert_log_consistent(table.game_id)

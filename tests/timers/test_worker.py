@@ -31,7 +31,8 @@ from django.db import connection
 from django.utils import timezone
 
 from canasta_service.celery import app as celery_app
-from games.models import Game, TimerEvent
+from games.engine.history import TIMER_FACTS
+from games.models import Game, GameEvent
 from games.services.deadlines import grace
 from games.services.timers import timer_off_accept, timer_off_propose
 from tests.conftest import ROOT, WorkerProcess, _database_url
@@ -80,7 +81,7 @@ def test_the_eta_task_expires_the_turn_on_a_real_worker(
     assert_log_consistent(table.game_id)
     # the table without a timer, started first: nothing fired for it
     assert untimed.game().version == 1 and untimed.game().turn_deadline is None
-    assert not TimerEvent.objects.filter(game_id=untimed.game_id).exists()
+    assert not GameEvent.objects.filter(game_id=untimed.game_id, type__in=TIMER_FACTS).exists()
 
 
 # ============================================================================== own processes
@@ -243,5 +244,5 @@ def test_a_killed_worker_is_covered_by_the_sweep_once_a_worker_is_back(
     stop_timer(table)
     assert timeout.payload["via"] == "sweep", timeout.payload
     assert took <= SWEEP_SECONDS + 2, f"applied {took:.1f} s after the worker was back"
-    assert TimerEvent.objects.filter(game_id=table.game_id, type="turn_timed_out").count() == 1
+    assert GameEvent.objects.filter(game_id=table.game_id, type="turn_timed_out").count() == 1
     assert_log_consistent(table.game_id)

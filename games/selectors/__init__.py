@@ -1,0 +1,1 @@
+"""Reads of the game service, one module per feature: nothing here writes."""

@@ -1,0 +1,41 @@
+"""The table's facts in the move log: a turn lost to the timer, a seat handed to a stand-in bot
+and given back, the timer turned off, a concession, an abandonment (``games.engine.history``
+names them and folds them). Each is an event of the one ordered log, so replaying the log alone
+rebuilds the whole game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils import timezone
+
+from games.engine.history import TABLE_FACTS
+from games.models import EventSource, Game, GameEvent
+
+
+def fact_append(
+    game: Game,
+    type: str,
+    *,
+    seat: int | None = None,
+    source: str = EventSource.SYSTEM,
+    **payload: Any,
+) -> GameEvent:
+    """Append a fact to ``game``'s log (the caller holds the game row lock and the game has
+    started): seq = version + 1, and the row's version follows at once."""
+    if type not in TABLE_FACTS:
+        raise ValueError(f"{type!r} is not a fact of the table")
+    event = GameEvent(
+        game=game,
+        seq=game.version + 1,
+        seat=seat,
+        type=type,
+        source=source,
+        payload=payload,
+        effects=[],
+    )
+    event.save(force_insert=True)
+    game.version = event.seq
+    game.updated_at = timezone.now()
+    Game.objects.filter(pk=game.pk).update(version=game.version, updated_at=game.updated_at)
+    return event
