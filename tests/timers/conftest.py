@@ -10,10 +10,11 @@ import pytest
 from django.utils import timezone
 
 from canasta_service.celery import app as celery_app
-from games.engine import GameState
+from games.engine import GameState, action_to_dict, legal_actions
 from games.engine.history import TABLE_FACTS, TURN_TIMED_OUT
 from games.models import EventSource, Game, GameEvent, Player
 from games.selectors.games import game_replay_state
+from games.services.actions import game_action_apply
 from games.services.deadlines import TimerOptions, grace
 from games.services.lobby import game_create, game_join, game_start
 from games.services.players import player_create
@@ -92,3 +93,20 @@ def assert_log_consistent(game_id: int) -> None:
     assert seqs == list(range(1, game.version + 1))
     assert game.snapshot is not None
     assert game_replay_state(game) == GameState.from_dict(game.snapshot)
+
+
+def play_turn(game_id: int, seat: int) -> None:
+    """``seat`` plays a whole turn itself: draw, then discard its first card."""
+    game = Game.objects.get(pk=game_id)
+    game_action_apply(
+        game_id=game_id, seat=seat, action={"type": "draw"}, expected_version=game.version
+    )
+    game.refresh_from_db()
+    state = GameState.from_dict(game.snapshot or {})
+    discards = [a for a in legal_actions(state) if a.type == "discard"]
+    game_action_apply(
+        game_id=game_id,
+        seat=seat,
+        action=action_to_dict(discards[0]),
+        expected_version=game.version,
+    )

@@ -24,6 +24,7 @@ from tests.timers.conftest import (
     after_deadline,
     assert_log_consistent,
     overdue,
+    play_turn,
     timed_table,
     timeouts,
     timer_moves,
@@ -37,23 +38,6 @@ def client_for(player: Player) -> APIClient:
     token, _ = Token.objects.get_or_create(user=player.user)
     client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
     return client
-
-
-def play_turn(game_id: int, seat: int) -> None:
-    """``seat`` plays a whole turn itself: draw, then discard its first card."""
-    game = Game.objects.get(pk=game_id)
-    game_action_apply(
-        game_id=game_id, seat=seat, action={"type": "draw"}, expected_version=game.version
-    )
-    game.refresh_from_db()
-    state = GameState.from_dict(game.snapshot or {})
-    discards = [a for a in legal_actions(state) if a.type == "discard"]
-    game_action_apply(
-        game_id=game_id,
-        seat=seat,
-        action=action_to_dict(discards[0]),
-        expected_version=game.version,
-    )
 
 
 # ============================================================================== options, state
