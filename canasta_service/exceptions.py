@@ -6,24 +6,12 @@ problem document (see ``problems.py``). Django-level errors outside DRF views (a
 an uncaught exception) get the same shape through the ``handler4xx/500`` views at the end of
 this module, which ``urls.py`` installs.
 
-Stable codes produced here:
-
-==========================  ======  ==========================================================
-code                        status  when
-==========================  ======  ==========================================================
-invalid_request             400     a serializer rejected the input; see ``errors``
-malformed_body              400     the body is not parseable JSON
-bad_request                 400     any other bad request (e.g. a disallowed Host header)
-not_authenticated           401     no credentials
-authentication_failed       401     wrong credentials
-permission_denied           403     authenticated but not allowed
-not_found                   404     no such resource or URL
-method_not_allowed          405     the resource does not support the method
-not_acceptable              406     no acceptable response media type
-unsupported_media_type      415     the body's media type is not JSON
-throttled                   429     rate limit hit; see ``retry_after``
-internal_error              500     a bug; details are in the server log only
-==========================  ======  ==========================================================
+Every code, its status, title and extension members are declared once, in the catalogue of
+``games.errors`` (``python -m games.errors`` prints it): the framework's codes produced here
+(``invalid_request`` with ``errors``, ``malformed_body``, ``bad_request``,
+``not_authenticated``, ``authentication_failed``, ``permission_denied``, ``not_found``,
+``method_not_allowed``, ``not_acceptable``, ``unsupported_media_type``, ``throttled`` with
+``retry_after``, ``internal_error``), the service's and the rules engine's.
 """
 
 from __future__ import annotations
@@ -38,47 +26,10 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import set_rollback
 
-from canasta_service.problems import PROBLEM_CONTENT_TYPE, RESERVED_MEMBERS, problem_body
+from canasta_service.problems import PROBLEM_CONTENT_TYPE, problem_body
+from games.errors import CATALOGUE, ServiceError
 
-
-class ServiceError(Exception):
-    """An expected failure of a service call, carried to the client as a problem document.
-
-    Subclass it with class-level defaults (``code = "not_your_turn"``, ``status = 403``) or raise
-    it directly with keyword overrides. ``extra`` adds members to the problem document, e.g.
-    ``ServiceError("Game moved on", code="stale_version", status=409,
-    extra={"current_version": 7})``.
-    """
-
-    code: str = "service_error"
-    status: int = 400
-    title: str | None = None
-    default_message: str = "The request could not be completed."
-
-    def __init__(
-        self,
-        message: str | None = None,
-        *,
-        code: str | None = None,
-        status: int | None = None,
-        title: str | None = None,
-        extra: Mapping[str, Any] | None = None,
-    ) -> None:
-        self.message = message or self.default_message
-        if code is not None:
-            self.code = code
-        if status is not None:
-            self.status = status
-        if title is not None:
-            self.title = title
-        self.extra: dict[str, Any] = dict(extra or {})
-        clash = RESERVED_MEMBERS.intersection(self.extra)
-        if clash:
-            raise ValueError(f"ServiceError extra may not set {sorted(clash)}")
-        super().__init__(self.message)
-
-    def __str__(self) -> str:
-        return f"[{self.code}] {self.message}"
+__all__ = ["ServiceError", "field_errors", "problem_exception_handler"]
 
 
 # Checked in order, so subclasses come before their bases (NotAuthenticated before
@@ -98,10 +49,16 @@ _DRF_CODES: tuple[tuple[type[drf.APIException], str], ...] = (
 
 
 def _drf_code(exc: drf.APIException) -> str:
+    """The catalogue code of a DRF exception: by its type, else its own ``default_code`` if
+    the catalogue declares it with that status, else ``bad_request`` (4xx) or
+    ``internal_error``."""
     for exc_type, code in _DRF_CODES:
         if isinstance(exc, exc_type):
             return code
-    return str(exc.default_code)
+    own = CATALOGUE.get(str(exc.default_code))
+    if own is not None and own.status == exc.status_code:
+        return own.code
+    return "bad_request" if 400 <= exc.status_code < 500 else "internal_error"
 
 
 def field_errors(detail: Any, path: tuple[str, ...] = ()) -> list[dict[str, Any]]:
@@ -158,14 +115,7 @@ def problem_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Res
     headers: dict[str, str] = {}
 
     if isinstance(exc, ServiceError):
-        body = problem_body(
-            status=exc.status,
-            code=exc.code,
-            detail=exc.message,
-            title=exc.title,
-            instance=instance,
-            extra=exc.extra,
-        )
+        body = problem_body(code=exc.code, detail=exc.message, instance=instance, extra=exc.extra)
     elif isinstance(exc, drf.APIException):
         code = _drf_code(exc)
         extra: dict[str, Any] = {}
@@ -182,9 +132,7 @@ def problem_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Res
             headers["WWW-Authenticate"] = auth_header
         if wait:
             headers["Retry-After"] = str(int(wait))
-        body = problem_body(
-            status=exc.status_code, code=code, detail=detail, instance=instance, extra=extra
-        )
+        body = problem_body(code=code, detail=detail, instance=instance, extra=extra)
     else:
         return None
 
@@ -196,26 +144,26 @@ def problem_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Res
 # Installed as handler400/403/404/500 in urls.py; Django uses them only when DEBUG is off.
 
 
-def _problem_response(request: HttpRequest, status: int, code: str, detail: str) -> JsonResponse:
-    body = problem_body(status=status, code=code, detail=detail, instance=request.path)
-    return JsonResponse(body, status=status, content_type=PROBLEM_CONTENT_TYPE)
+def _problem_response(request: HttpRequest, code: str, detail: str) -> JsonResponse:
+    body = problem_body(code=code, detail=detail, instance=request.path)
+    return JsonResponse(body, status=body["status"], content_type=PROBLEM_CONTENT_TYPE)
 
 
 def bad_request(request: HttpRequest, exception: Exception) -> JsonResponse:
-    return _problem_response(request, 400, "bad_request", "The request could not be understood.")
+    return _problem_response(request, "bad_request", "The request could not be understood.")
 
 
 def permission_denied(request: HttpRequest, exception: Exception) -> JsonResponse:
     return _problem_response(
-        request, 403, "permission_denied", "You do not have permission to perform this action."
+        request, "permission_denied", "You do not have permission to perform this action."
     )
 
 
 def page_not_found(request: HttpRequest, exception: Exception) -> JsonResponse:
-    return _problem_response(request, 404, "not_found", "There is nothing at this URL.")
+    return _problem_response(request, "not_found", "There is nothing at this URL.")
 
 
 def server_error(request: HttpRequest) -> JsonResponse:
     return _problem_response(
-        request, 500, "internal_error", "The server failed to handle the request; it was logged."
+        request, "internal_error", "The server failed to handle the request; it was logged."
     )

@@ -28,7 +28,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from canasta_service.celery import app as celery_app
-from canasta_service.problems import problem_responses
+from canasta_service.problems import ProblemSerializer, problem_responses
 from games.models import WorkerProbe
 from games.tasks import record_worker_probe
 
@@ -152,7 +152,10 @@ class WorkerProbeCreateApi(PublicApi):
         tags=["health"],
         summary="Enqueue a task that a worker records in the database",
         request=None,
-        responses={202: WorkerProbeAcceptedSerializer, **problem_responses(429)},
+        responses={
+            202: WorkerProbeAcceptedSerializer,
+            **problem_responses("throttled", serializer=ProblemSerializer),
+        },
     )
     def post(self, request: Request) -> Response:
         token = worker_probe_start()
@@ -166,7 +169,10 @@ class WorkerProbeDetailApi(PublicApi):
         operation_id="health_probe_get",
         tags=["health"],
         summary="Tell whether a worker has recorded the probe",
-        responses={200: WorkerProbeStatusSerializer, **problem_responses(404)},
+        responses={
+            200: WorkerProbeStatusSerializer,
+            **problem_responses("not_found", serializer=ProblemSerializer),
+        },
     )
     def get(self, request: Request, token: str) -> Response:
         probe = WorkerProbe.objects.filter(token=token).first()

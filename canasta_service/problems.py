@@ -2,15 +2,20 @@
 
 A problem document is a JSON object served as ``application/problem+json``::
 
-    {"type": "urn:canasta:problem:not_found", "title": "Not Found", "status": 404,
+    {"type": "urn:canasta:problem:not_found", "title": "Not found", "status": 404,
      "detail": "No game 42.", "code": "not_found", "instance": "/api/v1/games/42/"}
 
 ``code`` is a stable snake_case identifier that clients switch on; ``type`` is the same code as
-a URI (a URN: an identifier, not a page to fetch). Errors may add members of their own (for
-example ``errors`` for field errors, ``retry_after`` for throttling, ``current_version`` for a
-stale write). ``problem_responses`` documents them in OpenAPI::
+a URI (a URN: an identifier, not a page to fetch). Every code, with its status, title and the
+extension members it may add (``errors`` for field errors, ``retry_after`` for throttling,
+``current_version`` for a stale write, ...), is declared once in the catalogue of
+``games.errors``; ``problem_body`` builds documents from it and refuses anything else.
 
-    @extend_schema(responses={200: GameSerializer, **problem_responses(404, 409)})
+``problem_responses`` is the one builder of their OpenAPI description: give it the codes an
+operation may answer (strings, ``ServiceError`` subclasses, or groups of them) and it documents
+one response per status, listing that status's codes with their members, with an example::
+
+    @extend_schema(responses={200: GameSerializer, **problem_responses(AUTH, "not_found")})
 """
 
 from __future__ import annotations
@@ -19,40 +24,73 @@ from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse
 from rest_framework import serializers
 
+from games.errors import (
+    CATALOGUE,
+    MEMBERS,
+    RESERVED_MEMBERS,
+    Codes,
+    ErrorSpec,
+    Member,
+    codes,
+    markdown_table,
+    members_check,
+    spec_of,
+    specs_of,
+)
+
+__all__ = [
+    "AUTH",
+    "BODY",
+    "PROBLEM_CONTENT_TYPE",
+    "RESERVED_MEMBERS",
+    "GameProblemSerializer",
+    "ProblemSerializer",
+    "problem_body",
+    "problem_responses",
+]
+
 PROBLEM_CONTENT_TYPE = "application/problem+json"
-PROBLEM_TYPE_PREFIX = "urn:canasta:problem:"
-RESERVED_MEMBERS = frozenset({"type", "title", "status", "detail", "code", "instance"})
+
+# Groups of codes many operations share.
+AUTH = ("not_authenticated", "authentication_failed")  # every endpoint that needs a token
+BODY = ("invalid_request", "malformed_body")  # every endpoint that reads a JSON body
 
 
 def problem_body(
     *,
-    status: int,
     code: str,
     detail: str,
-    title: str | None = None,
+    status: int | None = None,
     instance: str | None = None,
     extra: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Build a problem document. ``extra`` members may not replace the standard ones."""
+    """A problem document for ``code``, with the catalogue's status and title.
+
+    ``status``, if given, must be the catalogue's; ``extra`` may hold only the extension
+    members the code declares (never a standard member).
+    """
+    spec = spec_of(code)
+    if status is not None and status != spec.status:
+        raise ValueError(f"{spec.code} is {spec.status}, not {status}")
+    members = dict(extra or {})
+    members_check(spec, members)
     body: dict[str, Any] = {
-        "type": f"{PROBLEM_TYPE_PREFIX}{code}",
-        "title": title or HTTPStatus(status).phrase,
-        "status": status,
+        "type": spec.type,
+        "title": spec.title,
+        "status": spec.status,
         "detail": detail,
-        "code": code,
+        "code": spec.code,
     }
     if instance:
         body["instance"] = instance
-    for key, value in (extra or {}).items():
-        if key in RESERVED_MEMBERS:
-            raise ValueError(f"problem extension member {key!r} would replace a standard member")
-        body[key] = value
+    body.update(members)
     return body
 
 
+# ============================================================================== schemas
 class ProblemFieldErrorSerializer(serializers.Serializer[Any]):
     field = serializers.CharField(
         allow_null=True,
@@ -63,46 +101,122 @@ class ProblemFieldErrorSerializer(serializers.Serializer[Any]):
     message = serializers.CharField(help_text="Human-readable message.")
 
 
-class ProblemSerializer(serializers.Serializer[Any]):
-    """An RFC 9457 problem document. Extension members may be present besides these."""
-
-    type = serializers.CharField(
-        help_text="URI identifying the problem type: `urn:canasta:problem:<code>`."
-    )
-    title = serializers.CharField(help_text="Short summary of the problem type.")
-    status = serializers.IntegerField(help_text="The HTTP status code.")
-    detail = serializers.CharField(help_text="Explanation specific to this occurrence.")
-    code = serializers.CharField(help_text="Stable snake_case error code, e.g. `not_found`.")
-    instance = serializers.CharField(
-        required=False, help_text="The request path this problem occurred on."
-    )
-    # A declared field, not the Serializer.errors property (the metaclass moves it aside).
-    errors = ProblemFieldErrorSerializer(  # type: ignore[assignment]
-        many=True, required=False, help_text="Field errors (only for code `invalid_request`)."
-    )
-    retry_after = serializers.IntegerField(
-        required=False, allow_null=True, help_text="Seconds to wait (only for code `throttled`)."
+def _member_field(member: Member, users: list[str]) -> serializers.Field[Any, Any, Any, Any]:
+    only = ", ".join(f"`{code}`" for code in users)
+    text = f"{member.description} Only for code{'s' if len(users) > 1 else ''} {only}."
+    if member.type == "integer":
+        return serializers.IntegerField(required=False, allow_null=member.nullable, help_text=text)
+    if member.type == "string":
+        return serializers.CharField(required=False, allow_null=member.nullable, help_text=text)
+    if member.type == "strings":
+        return serializers.ListField(
+            child=serializers.CharField(),
+            required=False,
+            allow_null=member.nullable,
+            help_text=text,
+        )
+    return ProblemFieldErrorSerializer(
+        many=True, required=False, allow_null=member.nullable, help_text=text
     )
 
 
-_DESCRIPTIONS = {
-    400: "Invalid request (`invalid_request` with field `errors`, or `malformed_body`).",
-    401: "Not authenticated (`not_authenticated`, `authentication_failed`).",
-    403: "Not allowed (`permission_denied`).",
-    404: "No such resource (`not_found`).",
-    405: "Method not allowed (`method_not_allowed`).",
-    409: "Conflict with the current state of the resource.",
-    422: "The request is well-formed but breaks a rule.",
-    429: "Too many requests (`throttled`); see `retry_after` and the Retry-After header.",
-}
+def _problem_serializer(
+    name: str, intro: str, specs: tuple[ErrorSpec, ...]
+) -> type[serializers.Serializer[Any]]:
+    """A problem document's serializer (an OpenAPI component): the standard members and the
+    extension members of ``specs``, with ``specs``' table as its description."""
+    fields: dict[str, Any] = {
+        "type": serializers.CharField(
+            help_text="URI identifying the problem type: `urn:canasta:problem:<code>`."
+        ),
+        "title": serializers.CharField(
+            help_text="Short summary of the problem type (the same for every occurrence)."
+        ),
+        "status": serializers.IntegerField(help_text="The HTTP status code."),
+        "detail": serializers.CharField(help_text="Explanation specific to this occurrence."),
+        "code": serializers.CharField(
+            help_text="Stable snake_case error code, one of the table above, e.g. `not_found`."
+        ),
+        "instance": serializers.CharField(
+            required=False, help_text="The request path this problem occurred on."
+        ),
+    }
+    for member in MEMBERS.values():
+        users = [spec.code for spec in specs if member.name in spec.members]
+        if users:
+            fields[member.name] = _member_field(member, users)
+    attrs: dict[str, Any] = {
+        "__module__": __name__,
+        "__doc__": f"{intro}\n\n{markdown_table(specs)}",
+        "codes": frozenset(spec.code for spec in specs),
+        **fields,
+    }
+    return type(name, (serializers.Serializer,), attrs)
 
 
-def problem_responses(*statuses: int) -> dict[tuple[int, str], OpenApiResponse]:
-    """OpenAPI responses for the given error statuses, for ``@extend_schema(responses=...)``."""
+ProblemSerializer = _problem_serializer(
+    "ProblemSerializer",
+    "An RFC 9457 problem document (`application/problem+json`). Switch on `code`; extension "
+    "members may be present besides the standard ones. The codes of the service's own "
+    "endpoints:",
+    specs_of("framework"),
+)
+GameProblemSerializer = _problem_serializer(
+    "GameProblemSerializer",
+    "An RFC 9457 problem document (`application/problem+json`) from a game endpoint. Switch on "
+    "`code`; the game is unchanged whenever an error is returned. Each operation lists the "
+    "codes it answers; every code of the API, with the extension members it adds (the rules "
+    "engine's codes come last):",
+    tuple(CATALOGUE.values()),
+)
+
+
+# ============================================================================== responses
+def _describe(spec: ErrorSpec) -> str:
+    members = ", ".join(f"`{name}`" for name in spec.members)
+    return f"- `{spec.code}`{f' (with {members})' if members else ''}: {spec.message}"
+
+
+def _example(spec: ErrorSpec) -> OpenApiExample:
+    return OpenApiExample(
+        spec.code,
+        value={
+            "type": spec.type,
+            "title": spec.title,
+            "status": spec.status,
+            "detail": spec.message,
+            "code": spec.code,
+            **{name: MEMBERS[name].example for name in spec.members},
+        },
+        response_only=True,
+        status_codes=[str(spec.status)],
+    )
+
+
+def problem_responses(
+    *items: Codes,
+    serializer: type[serializers.Serializer[Any]] = GameProblemSerializer,
+) -> dict[tuple[int, str], OpenApiResponse]:
+    """OpenAPI responses for ``@extend_schema(responses=...)`` documenting the given codes.
+
+    One ``application/problem+json`` response per status, whose description lists the codes
+    (with their extension members) in the order given; its example is the first of them.
+    ``serializer`` is ``GameProblemSerializer`` (game endpoints) or ``ProblemSerializer``
+    (the framework's codes only).
+    """
+    by_status: dict[int, list[ErrorSpec]] = {}
+    documented: frozenset[str] = getattr(serializer, "codes", frozenset())
+    for code in codes(*items):
+        if code not in documented:
+            raise ValueError(f"{serializer.__name__} does not document {code!r}")
+        spec = spec_of(code)
+        by_status.setdefault(spec.status, []).append(spec)
     return {
         (status, PROBLEM_CONTENT_TYPE): OpenApiResponse(
-            response=ProblemSerializer,
-            description=_DESCRIPTIONS.get(status, HTTPStatus(status).phrase),
+            response=serializer,
+            description=f"{HTTPStatus(status).phrase}: `code` is one of\n\n"
+            + "\n".join(_describe(spec) for spec in specs),
+            examples=[_example(specs[0])],
         )
-        for status in statuses
+        for status, specs in sorted(by_status.items())
     }

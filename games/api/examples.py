@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from http import HTTPStatus
-
 from drf_spectacular.utils import OpenApiExample
 
 PLAYER_CREATE = OpenApiExample("Sign up", value={"display_name": "Ada"}, request_only=True)
@@ -69,41 +67,6 @@ ACTIONS = [
         request_only=True,
     ),
 ]
-
-
-def problem_example(status: int, code: str, detail: str, **extra: object) -> OpenApiExample:
-    return OpenApiExample(
-        code,
-        value={
-            "type": f"urn:canasta:problem:{code}",
-            "title": HTTPStatus(status).phrase,
-            "status": status,
-            "detail": detail,
-            "code": code,
-            "instance": "/api/v1/games/42/actions/",
-            **extra,
-        },
-        response_only=True,
-        status_codes=[str(status)],
-    )
-
-
-PROBLEMS = {
-    400: problem_example(400, "invalid_action", "'discard' needs a 'card'"),
-    401: problem_example(401, "not_authenticated", "Authentication credentials were not provided."),
-    403: problem_example(403, "not_your_turn", "It is not your turn to act."),
-    404: problem_example(404, "not_found", "There is no such game."),
-    409: problem_example(
-        409,
-        "stale_version",
-        "The action was made against an older version; the game is at version 12.",
-        current_version=12,
-    ),
-    422: problem_example(422, "pile_frozen", "The pile is frozen: take it with a natural pair."),
-    429: problem_example(
-        429, "throttled", "Request was throttled. Expected available in 12 seconds.", retry_after=12
-    ),
-}
 
 
 # A two-player table right after Ada (seat 0) drew: her view (JSON-ready, checked against the

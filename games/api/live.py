@@ -44,9 +44,10 @@ from rest_framework.response import Response
 from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
+from canasta_service.problems import problem_responses
 from games import live
 from games.api.serializers import GameEventListSerializer
-from games.api.views import GAME_ID, GameEventListApi, player_of, problems
+from games.api.views import EVENTS_PROBLEMS, GAME_ID, GameEventListApi, player_of
 from games.models import Game, GameStatus, Player
 from games.selectors.games import game_get_visible, viewer_seat_get
 from games.selectors.horizon import spectator_horizon
@@ -210,7 +211,7 @@ class GameEventListWaitApi(AsyncApiView, GameEventListApi):
                 "0, the default, answers at once).",
             ),
         ],
-        responses={200: GameEventListSerializer, **problems(400, 401, 404)},
+        responses={200: GameEventListSerializer, **problem_responses(EVENTS_PROBLEMS)},
     )
     async def get(self, request: Request, game_id: int) -> Response:  # type: ignore[override]
         params = GameEventWaitParamsSerializer(data=request.query_params)
@@ -391,7 +392,7 @@ class GameStreamApi(AsyncApiView):
                     OpenApiExample("A resumed stream", value=STREAM_EXAMPLE, response_only=True)
                 ],
             ),
-            **problems(400, 401, 404),
+            **problem_responses(EVENTS_PROBLEMS),
         },
     )
     async def get(self, request: Request, game_id: int) -> StreamingHttpResponse:

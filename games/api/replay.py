@@ -12,7 +12,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
-    OpenApiResponse,
     extend_schema,
     extend_schema_field,
 )
@@ -21,13 +20,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from canasta_service.problems import PROBLEM_CONTENT_TYPE
-from games.api import examples
+from canasta_service.problems import AUTH, BODY, problem_responses
 from games.api.serializers import (
     EVENT_TYPES,
     GameDetailSerializer,
     GameOptionsSerializer,
-    GameProblemSerializer,
     TableViewSerializer,
 )
 from games.api.views import GAME_ID, player_of
@@ -257,65 +254,30 @@ class FairnessSerializer(Base):
 
 
 # ============================================================================== problems
-_TEXT = {
-    400: "`invalid_request` (see `errors`), `replay_step_out_of_range` (with "
-    "`current_version`), `import_format_unsupported`, `import_log_invalid` (with `seq`), "
-    "`invalid_option`.",
-    401: "No or wrong token: `not_authenticated`, `authentication_failed`.",
-    404: "`not_found`: no such game, or a private game you are not at.",
-    409: "`game_not_active`: the game has not started, so its log is empty.",
-    422: "`rules_version_unsupported` (the game is pinned to rules this engine does not play; "
-    "with `rules_version` and `supported_rules_versions`); on import also "
-    "`import_seed_missing`, `import_seed_mismatch`, `import_event_rejected` (with `seq`, "
-    "`engine_code`, `engine_message`: the first event that does not apply), "
-    "`import_event_mismatch` (with `seq`), `import_final_state_mismatch`.",
-}
-
-
-def _example(code: int, name: str, detail: str, path: str, **extra: Any) -> OpenApiExample:
-    return examples.problem_example(code, name, detail, instance=path, **extra)
-
-
-_EXAMPLES = {
-    400: _example(
-        400,
-        "replay_step_out_of_range",
-        "Step 900 is not in the log: choose 1 to 412.",
-        "/api/v1/games/42/replay/",
-        current_version=412,
-    ),
-    401: _example(
-        401,
-        "not_authenticated",
-        "Authentication credentials were not provided.",
-        "/api/v1/games/42/replay/",
-    ),
-    404: _example(404, "not_found", "There is no such game.", "/api/v1/games/42/replay/"),
-    409: _example(
-        409,
-        "game_not_active",
-        "The game has not started: its log is empty.",
-        "/api/v1/games/42/replay/",
-    ),
-    422: _example(
-        422,
-        "import_event_rejected",
-        "Event 37 does not apply: You do not hold QH.",
-        "/api/v1/games/import/",
-        seq=37,
-        engine_code="card_not_in_hand",
-        engine_message="You do not hold QH.",
-    ),
-}
-
-
-def problems(*codes: int) -> dict[tuple[int, str], OpenApiResponse]:
-    return {
-        (code, PROBLEM_CONTENT_TYPE): OpenApiResponse(
-            response=GameProblemSerializer, description=_TEXT[code], examples=[_EXAMPLES[code]]
-        )
-        for code in codes
-    }
+# The codes the replay operations may answer (documented by ``problem_responses``).
+SEEN = (AUTH, "not_found")
+REPLAY_PROBLEMS = (
+    "replay_step_out_of_range",
+    "invalid_request",
+    SEEN,
+    "game_not_active",
+    "rules_version_unsupported",
+)
+EXPORT_PROBLEMS = (SEEN, "game_not_active", "rules_version_unsupported")
+IMPORT_PROBLEMS = (
+    "import_format_unsupported",
+    BODY,
+    "import_log_invalid",
+    "invalid_option",
+    "invalid_seat",
+    AUTH,
+    "import_event_rejected",
+    "rules_version_unsupported",
+    "import_seed_missing",
+    "import_seed_mismatch",
+    "import_event_mismatch",
+    "import_final_state_mismatch",
+)
 
 
 # ============================================================================== examples
@@ -431,7 +393,7 @@ class GameReplayApi(APIView):
             GAME_ID,
             OpenApiParameter("at", int, description="Event number, 1 to the game's version."),
         ],
-        responses={200: ReplayStateSerializer, **problems(400, 401, 404, 409, 422)},
+        responses={200: ReplayStateSerializer, **problem_responses(REPLAY_PROBLEMS)},
         examples=[REPLAY_EXAMPLE],
     )
     def get(self, request: Request, game_id: int) -> Response:
@@ -450,7 +412,7 @@ class GameReplayStepsApi(APIView):
         description="Seq, acting seat, type and a short text of what happened, as you saw it "
         "(everything once the game is finished). Ask the replay with `at=seq` for the table.",
         parameters=[GAME_ID],
-        responses={200: ReplayStepListSerializer, **problems(401, 404)},
+        responses={200: ReplayStepListSerializer, **problem_responses(SEEN)},
         examples=[STEPS_EXAMPLE],
     )
     def get(self, request: Request, game_id: int) -> Response:
@@ -469,7 +431,7 @@ class GameExportApi(APIView):
         "redacted for you (others' private parts removed, no seed) and cannot be imported; once "
         "it is finished it holds the seed and everything, and imports to the same game.",
         parameters=[GAME_ID],
-        responses={200: GameExportSerializer, **problems(401, 404, 409)},
+        responses={200: GameExportSerializer, **problem_responses(EXPORT_PROBLEMS)},
     )
     def get(self, request: Request, game_id: int) -> Response:
         game, player = _game(request, game_id)
@@ -490,7 +452,7 @@ class GameImportApi(APIView):
         "you sit at `seat` if given, every other seat is a bot (the document's level, else "
         "easy), and bots play on when it is their turn.",
         request=GameImportSerializer,
-        responses={201: ImportResultSerializer, **problems(400, 401, 422)},
+        responses={201: ImportResultSerializer, **problem_responses(IMPORT_PROBLEMS)},
         examples=[IMPORT_EXAMPLE],
     )
     def post(self, request: Request) -> Response:
@@ -520,7 +482,7 @@ class GameFairnessApi(APIView):
         "the check that they reproduce every dealt hand and upcard (`verified`). Checking it "
         "yourself: `python manage.py replay GAME_ID --fairness`, or recompute from the seed.",
         parameters=[GAME_ID],
-        responses={200: FairnessSerializer, **problems(401, 404, 409, 422)},
+        responses={200: FairnessSerializer, **problem_responses(EXPORT_PROBLEMS)},
     )
     def get(self, request: Request, game_id: int) -> Response:
         game, player = _game(request, game_id)

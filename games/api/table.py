@@ -9,14 +9,12 @@ both appear in the move log and the live stream as ``partner_asked`` / ``partner
 
 from __future__ import annotations
 
-from http import HTTPStatus
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
-    OpenApiResponse,
     extend_schema,
     extend_schema_field,
 )
@@ -25,8 +23,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from canasta_service.problems import PROBLEM_CONTENT_TYPE, ProblemSerializer
-from games import errors, live
+from canasta_service.problems import AUTH, BODY, problem_responses
+from games import live
 from games.api.live import WAIT_MAX_SECONDS, AsyncApiView, db, db_then_idle, wait_bound
 from games.api.serializers import (
     GameDetailSerializer,
@@ -69,78 +67,9 @@ Base = serializers.Serializer[Any]
 
 
 # ============================================================================== problems
-_GENERAL = {
-    "invalid_request": (400, "The request failed validation; see `errors`."),
-    "not_authenticated": (401, "No token: send `Authorization: Token <token>`."),
-    "not_found": (404, "No such game (or a private game you are not at)."),
-    "not_seated": (403, "You do not occupy a seat at this table."),
-    "not_game_creator": (403, "Only the table's creator may do this."),
-    "invalid_seat": (400, "There is no seat with that number."),
-    "game_not_active": (409, "The game is not being played."),
-    "game_already_started": (409, "The game has started: this can no longer change."),
-    "game_over": (422, "The game is over."),
-}
-
-
-class TableProblemSerializer(ProblemSerializer):
-    __doc__ = (
-        "An RFC 9457 problem document from an at-the-table endpoint. Switch on `code`:\n\n"
-        "| code | status | meaning |\n| --- | --- | --- |\n"
-        + "\n".join(
-            f"| `{code}` | {st} | {text} |"
-            for code, (st, text) in {**_GENERAL, **errors.TABLE_ERROR_CODES}.items()
-        )
-    )
-
-
-_TEXT = {
-    400: "Bad request: `invalid_request`, `invalid_seat`, `chat_phrase_unknown`, "
-    "`spectator_delay_invalid`, `relation_self`.",
-    401: "No or wrong token: `not_authenticated`, `authentication_failed`.",
-    403: "Not allowed: `not_seated`, `not_game_creator`, `table_talk_off`, `player_blocked`.",
-    404: "`not_found` (no such game, or private and you are not at it), `player_not_found`.",
-    409: "Conflict with the game's state: `game_not_active`, `game_already_started`, "
-    "`game_not_finished`.",
-    422: "`game_over`: the game is already over.",
-    429: "`chat_rate_limited`: too many chat messages; see `retry_after` (seconds).",
-}
-_EXAMPLE_CODE = {
-    400: ("chat_phrase_unknown", "Unknown phrase 'hi there'.", {}),
-    401: ("not_authenticated", "Authentication credentials were not provided.", {}),
-    403: ("table_talk_off", "This is a 'no table talk' game: quick chat is off.", {}),
-    404: ("not_found", "There is no such game.", {}),
-    409: ("game_not_finished", "A rematch can be asked for only once the game is over.", {}),
-    422: ("game_over", "The game is over.", {}),
-    429: (
-        "chat_rate_limited",
-        "At most 3 messages in 10 seconds; try again in 4 s.",
-        {"retry_after": 4},
-    ),
-}
-
-
-def table_problems(*statuses: int) -> dict[tuple[int, str], OpenApiResponse]:
-    out = {}
-    for code in statuses:
-        name, detail, extra = _EXAMPLE_CODE[code]
-        example = OpenApiExample(
-            name,
-            value={
-                "type": f"urn:canasta:problem:{name}",
-                "title": HTTPStatus(code).phrase,
-                "status": code,
-                "detail": detail,
-                "code": name,
-                "instance": "/api/v1/games/42/chat/",
-                **extra,
-            },
-            response_only=True,
-            status_codes=[str(code)],
-        )
-        out[(code, PROBLEM_CONTENT_TYPE)] = OpenApiResponse(
-            response=TableProblemSerializer, description=_TEXT[code], examples=[example]
-        )
-    return out
+# The codes the at-the-table operations may answer (documented by ``problem_responses``).
+SEEN = (AUTH, "not_found")  # reads of a game you may see
+SEATED = (AUTH, "not_seated", "not_found")  # writes by a player at the table
 
 
 # ============================================================================== serializers
@@ -330,7 +259,7 @@ class ChatPhrasesApi(APIView):
         summary="The quick-chat phrases",
         description="The fixed list of phrases and emoji a player may say at the table (no "
         "free text, so nothing needs moderating). Clients may show their own translation.",
-        responses={200: ChatPhraseSerializer(many=True), **table_problems(401)},
+        responses={200: ChatPhraseSerializer(many=True), **problem_responses(AUTH)},
     )
     def get(self, request: Request) -> Response:
         rows = [{"id": k, "text": v} for k, v in QUICK_CHAT.items()]
@@ -345,7 +274,7 @@ class TableSettingsApi(APIView):
         description="Quick chat on or off ('no table talk'), the spectator delay, the game this "
         "one is a rematch of, a concession, and the seats whose chat you muted.",
         parameters=[GAME_ID],
-        responses={200: TableSettingsSerializer, **table_problems(401, 404)},
+        responses={200: TableSettingsSerializer, **problem_responses(SEEN)},
     )
     def get(self, request: Request, game_id: int) -> Response:
         player, game = _game(request, game_id)
@@ -360,7 +289,17 @@ class TableSettingsApi(APIView):
         "spectators see the game that many moves late. Fixed once the game starts.",
         parameters=[GAME_ID],
         request=TableSettingsUpdateSerializer,
-        responses={200: TableSettingsSerializer, **table_problems(400, 401, 403, 404, 409)},
+        responses={
+            200: TableSettingsSerializer,
+            **problem_responses(
+                BODY,
+                "spectator_delay_invalid",
+                AUTH,
+                "not_game_creator",
+                "not_found",
+                "game_already_started",
+            ),
+        },
         examples=[
             OpenApiExample(
                 "No table talk, spectators 4 moves behind",
@@ -397,7 +336,17 @@ class ChatSendApi(APIView):
         f"{CHAT_WINDOW_SECONDS} seconds (429 `chat_rate_limited` with `retry_after`).",
         parameters=[GAME_ID],
         request=ChatSendSerializer,
-        responses={201: TableEventSerializer, **table_problems(400, 401, 403, 404, 429)},
+        responses={
+            201: TableEventSerializer,
+            **problem_responses(
+                "chat_phrase_unknown",
+                BODY,
+                SEATED,
+                "table_talk_off",
+                "chat_rate_limited",
+                "throttled",
+            ),
+        },
         examples=[OpenApiExample("Good luck", value={"phrase": "good_luck"}, request_only=True)],
     )
     def post(self, request: Request, game_id: int) -> Response:
@@ -418,7 +367,7 @@ class ChatMuteApi(APIView):
         "events). Players and spectators may mute; nobody else is told.",
         parameters=[GAME_ID],
         request=ChatMuteSerializer,
-        responses={200: ChatMutedSerializer, **table_problems(400, 401, 404)},
+        responses={200: ChatMutedSerializer, **problem_responses(BODY, "invalid_seat", SEEN)},
         examples=[
             OpenApiExample("Mute seat 1", value={"seat": 1, "muted": True}, request_only=True)
         ],
@@ -451,7 +400,7 @@ class TableEventListApi(AsyncApiView):
             OpenApiParameter("limit", int, description="At most this many (200, max 500)."),
             OpenApiParameter("wait", int, description="Long-poll: wait up to S seconds."),
         ],
-        responses={200: TableEventListSerializer, **table_problems(400, 401, 404)},
+        responses={200: TableEventListSerializer, **problem_responses("invalid_request", SEEN)},
     )
     async def get(self, request: Request, game_id: int) -> Response:
         params = TableEventParamsSerializer(data=request.query_params)
@@ -487,7 +436,10 @@ class GameConcedeApi(APIView):
         "The move log keeps the card moves only.",
         parameters=[GAME_ID],
         request=None,
-        responses={200: GameDetailSerializer, **table_problems(401, 403, 404, 409, 422)},
+        responses={
+            200: GameDetailSerializer,
+            **problem_responses(SEATED, "game_not_active", "game_over"),
+        },
     )
     def post(self, request: Request, game_id: int) -> Response:
         player, game = _game(request, game_id, write=True)
@@ -501,7 +453,7 @@ class RematchApi(APIView):
         tags=["table"],
         summary="Who accepted a rematch, and the new game",
         parameters=[GAME_ID],
-        responses={200: RematchStatusSerializer, **table_problems(401, 404)},
+        responses={200: RematchStatusSerializer, **problem_responses(SEEN)},
     )
     def get(self, request: Request, game_id: int) -> Response:
         _, game = _game(request, game_id)
@@ -517,7 +469,7 @@ class RematchApi(APIView):
         "table event. Accepting twice changes nothing.",
         parameters=[GAME_ID],
         request=None,
-        responses={200: RematchStatusSerializer, **table_problems(401, 403, 404, 409)},
+        responses={200: RematchStatusSerializer, **problem_responses(SEATED, "game_not_finished")},
     )
     def post(self, request: Request, game_id: int) -> Response:
         player, game = _game(request, game_id, write=True)
@@ -535,7 +487,7 @@ class SpectatorViewApi(APIView):
         "N moves ago (`version`) while `live_version` runs ahead. Follow it with the stream or "
         "the long-poll, which hold spectators to the same delay.",
         parameters=[GAME_ID],
-        responses={200: SpectatorViewSerializer, **table_problems(401, 404)},
+        responses={200: SpectatorViewSerializer, **problem_responses(SEEN)},
     )
     def get(self, request: Request, game_id: int) -> Response:
         _, game = _game(request, game_id)
@@ -551,7 +503,7 @@ class PresenceApi(APIView):
         f"{PRESENCE_WINDOW_SECONDS} s). An open stream or long-poll keeps a seat "
         "connected; other clients send `POST` now and then.",
         parameters=[GAME_ID],
-        responses={200: PresenceSerializer, **table_problems(401, 404)},
+        responses={200: PresenceSerializer, **problem_responses(SEEN)},
     )
     def get(self, request: Request, game_id: int) -> Response:
         _, game = _game(request, game_id)
@@ -563,7 +515,7 @@ class PresenceApi(APIView):
         summary="I am here (heartbeat)",
         parameters=[GAME_ID],
         request=None,
-        responses={200: PresenceSerializer, **table_problems(401, 404)},
+        responses={200: PresenceSerializer, **problem_responses(SEEN)},
     )
     def post(self, request: Request, game_id: int) -> Response:
         player, game = _game(request, game_id, write=True)
@@ -579,7 +531,7 @@ class PlayerProfileApi(APIView):
         description="Won / lost / conceded counts over finished games, the latest finished "
         "games with their replay links, and whether you blocked or favour this player.",
         parameters=[PLAYER_ID],
-        responses={200: PlayerProfileSerializer, **table_problems(401, 404)},
+        responses={200: PlayerProfileSerializer, **problem_responses(AUTH, "player_not_found")},
     )
     def get(self, request: Request, player_id: int) -> Response:
         body = player_profile_get(player_id=player_id, viewer=player_of(request))
@@ -591,7 +543,7 @@ class RelationsApi(APIView):
         operation_id="players_relations",
         tags=["players"],
         summary="Your block and favourite lists",
-        responses={200: RelationsSerializer, **table_problems(401)},
+        responses={200: RelationsSerializer, **problem_responses(AUTH)},
     )
     def get(self, request: Request) -> Response:
         return Response(RelationsSerializer(relations_get(owner=player_of(request))).data)
@@ -623,7 +575,10 @@ def _relation_schema(kind: str, on: bool) -> Any:
         description=what + " Returns your lists.",
         parameters=[PLAYER_ID],
         request=None,
-        responses={200: RelationsSerializer, **table_problems(400, 401, 404)},
+        responses={
+            200: RelationsSerializer,
+            **problem_responses("relation_self", AUTH, "player_not_found"),
+        },
     )
 
 

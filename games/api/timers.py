@@ -14,8 +14,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from canasta_service.problems import AUTH, problem_responses
 from games.api.serializers import TimerDetailSerializer
-from games.api.views import GAME_ID, game_for_write, player_of, problems
+from games.api.views import GAME_ID, game_for_write, player_of
 from games.models import Game
 from games.selectors.games import game_get_visible
 from games.selectors.timers import timer_detail_get
@@ -42,7 +43,7 @@ class GameTimerApi(APIView):
             GAME_ID,
             OpenApiParameter("after", int, description="Log entries after this seq (0)."),
         ],
-        responses={200: TimerDetailSerializer, **problems(401, 404)},
+        responses={200: TimerDetailSerializer, **problem_responses(AUTH, "not_found")},
     )
     def get(self, request: Request, game_id: int) -> Response:
         player = player_of(request)
@@ -54,7 +55,8 @@ class GameTimerApi(APIView):
         return _timer_detail(game_id, after)
 
 
-_OFF_PROBLEMS = problems(401, 403, 404, 409)
+# Every step of turning the timer off; then what each step adds.
+_OFF = (AUTH, "not_seated", "not_found", "game_not_active", "timer_not_running")
 
 
 def _timer_off_step(request: Request, game_id: int, service: Callable[..., Game]) -> Response:
@@ -74,7 +76,7 @@ class GameTimerOffProposeApi(APIView):
         "timer, `timer_proposal_pending` when a proposal already waits.",
         parameters=[GAME_ID],
         request=None,
-        responses={200: TimerDetailSerializer, **_OFF_PROBLEMS},
+        responses={200: TimerDetailSerializer, **problem_responses(_OFF, "timer_proposal_pending")},
     )
     def post(self, request: Request, game_id: int) -> Response:
         return _timer_off_step(request, game_id, timer_off_propose)
@@ -90,7 +92,7 @@ class GameTimerOffAcceptApi(APIView):
         "Accepting twice changes nothing. 409 `timer_proposal_missing` without a proposal.",
         parameters=[GAME_ID],
         request=None,
-        responses={200: TimerDetailSerializer, **_OFF_PROBLEMS},
+        responses={200: TimerDetailSerializer, **problem_responses(_OFF, "timer_proposal_missing")},
     )
     def post(self, request: Request, game_id: int) -> Response:
         return _timer_off_step(request, game_id, timer_off_accept)
@@ -104,7 +106,7 @@ class GameTimerOffDeclineApi(APIView):
         description="Drops the pending proposal; the timer keeps running.",
         parameters=[GAME_ID],
         request=None,
-        responses={200: TimerDetailSerializer, **_OFF_PROBLEMS},
+        responses={200: TimerDetailSerializer, **problem_responses(_OFF, "timer_proposal_missing")},
     )
     def post(self, request: Request, game_id: int) -> Response:
         return _timer_off_step(request, game_id, timer_off_decline)

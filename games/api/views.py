@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from canasta_service.problems import PROBLEM_CONTENT_TYPE
+from canasta_service.problems import AUTH, BODY, problem_responses
 from games import errors
 from games.api import examples
 from games.api.serializers import (
@@ -31,7 +31,6 @@ from games.api.serializers import (
     GameJoinByCodeSerializer,
     GameJoinSerializer,
     GameListParamsSerializer,
-    GameProblemSerializer,
     GameStartSerializer,
     GameSummarySerializer,
     PlayerCreatedSerializer,
@@ -57,32 +56,54 @@ from games.services.lobby import BotSeatSpec, game_create, game_join, game_leave
 from games.services.players import player_create
 from games.services.timers import game_touch
 
-_PROBLEM_TEXT = {
-    400: "Bad request: `invalid_request` (see `errors`), `malformed_body`, or an engine code "
-    "such as `invalid_action` / `invalid_option`.",
-    401: "No or wrong token: `not_authenticated`, `authentication_failed`.",
-    403: "Not allowed: e.g. `not_seated`, `not_your_turn`, `not_game_creator`, "
-    "`join_code_invalid`, `player_blocked` (someone at the table blocked you).",
-    404: "`not_found`: no such game, or a private game you are not at.",
-    409: "Conflict with the game's state: e.g. `stale_version` (with `current_version`), "
-    "`game_not_active`, `game_already_started`, `seat_taken`, `game_full`, `seats_empty`, "
-    "`already_seated`.",
-    422: "A rule refuses it: an engine code such as `wrong_phase` or `meld_too_small`, "
-    "`game_over`, or `idempotency_key_reused`.",
-    429: "Too many requests (`throttled`): see `retry_after` and the Retry-After header.",
-}
-
-
-def problems(*statuses: int) -> dict[tuple[int, str], OpenApiResponse]:
-    """Problem-document responses for ``@extend_schema(responses=...)``."""
-    return {
-        (code, PROBLEM_CONTENT_TYPE): OpenApiResponse(
-            response=GameProblemSerializer,
-            description=_PROBLEM_TEXT[code],
-            examples=[examples.PROBLEMS[code]],
-        )
-        for code in statuses
-    }
+# The codes each operation may answer (documented by ``problem_responses``), in the order the
+# responses list them; the first of each status is its example.
+GAME_CREATE_PROBLEMS = (
+    BODY,
+    "invalid_option",
+    "invalid_seat",
+    "timer_option_invalid",
+    AUTH,
+    "seat_taken",
+    "game_full",
+)
+JOIN_PROBLEMS = (
+    BODY,
+    "invalid_seat",
+    AUTH,
+    "join_code_invalid",
+    "player_blocked",
+    "not_found",
+    "game_already_started",
+    "already_seated",
+    "game_full",
+    "seat_taken",
+)
+GAME_LEAVE_PROBLEMS = (AUTH, "not_seated", "not_found", "game_already_started")
+START_PROBLEMS = (
+    BODY,
+    AUTH,
+    "not_game_creator",
+    "not_found",
+    "game_already_started",
+    "seats_empty",
+)
+ACTION_PROBLEMS = (
+    "invalid_action",
+    BODY,
+    AUTH,
+    "not_your_turn",
+    "not_seated",
+    "not_found",
+    "stale_version",
+    "game_not_active",
+    # The engine's refusals by the rules (422), then the service's.
+    [code for code in errors.ENGINE_CODES if errors.spec_of(code).status == 422],
+    "idempotency_key_reused",
+    "rules_version_unsupported",
+    "throttled",
+)
+EVENTS_PROBLEMS = ("invalid_request", AUTH, "not_found")
 
 
 def player_of(request: Request) -> Player:
@@ -116,7 +137,7 @@ class PlayerCreateApi(APIView):
         summary="Sign up as a guest",
         description="Creates a player with a display name and returns its API token.",
         request=PlayerCreateSerializer,
-        responses={201: PlayerCreatedSerializer, **problems(400, 429)},
+        responses={201: PlayerCreatedSerializer, **problem_responses(BODY, "throttled")},
         examples=[examples.PLAYER_CREATE, examples.PLAYER_CREATED],
         auth=[],
     )
@@ -133,7 +154,7 @@ class PlayerMeApi(APIView):
         operation_id="players_me",
         tags=["players"],
         summary="Who am I",
-        responses={200: PlayerMeSerializer, **problems(401)},
+        responses={200: PlayerMeSerializer, **problem_responses(AUTH)},
     )
     def get(self, request: Request) -> Response:
         player = player_of(request)
@@ -153,7 +174,7 @@ class RulesApi(APIView):
         summary="Presets, options and action types",
         description="What a client needs to offer table settings: each preset's options and "
         "each option's type, allowed values and default.",
-        responses={200: RulesSerializer, **problems(401)},
+        responses={200: RulesSerializer, **problem_responses(AUTH)},
     )
     def get(self, request: Request) -> Response:
         body = {
@@ -191,7 +212,10 @@ class GameListCreateApi(GenericAPIView[Any]):
             ),
             OpenApiParameter("mine", bool, description="Your games instead of open tables."),
         ],
-        responses={200: GameSummarySerializer(many=True), **problems(400, 401, 404)},
+        responses={
+            200: GameSummarySerializer(many=True),
+            **problem_responses("invalid_request", AUTH, "not_found"),
+        },
     )
     def get(self, request: Request) -> Response:
         params = GameListParamsSerializer(data=request.query_params)
@@ -217,7 +241,7 @@ class GameListCreateApi(GenericAPIView[Any]):
         "`players`; `bots` reserves seats for bots; you sit at `seat` unless `spectate`. "
         "Private tables (`is_public: false`) are not listed and need the `join_code`.",
         request=GameCreateSerializer,
-        responses={201: GameDetailSerializer, **problems(400, 401, 409)},
+        responses={201: GameDetailSerializer, **problem_responses(GAME_CREATE_PROBLEMS)},
         examples=[examples.GAME_CREATE, examples.GAME_CREATE_BOTS],
     )
     def post(self, request: Request) -> Response:
@@ -259,7 +283,7 @@ class GameDetailApi(APIView):
         description="Your own hand, every other hand as a count, the stock as a count, the "
         "legal actions when you are to act. Spectators (not seated) see no hand.",
         parameters=[GAME_ID],
-        responses={200: GameDetailSerializer, **problems(401, 404)},
+        responses={200: GameDetailSerializer, **problem_responses(AUTH, "not_found")},
         examples=[examples.GAME_DETAIL],
     )
     def get(self, request: Request, game_id: int) -> Response:
@@ -277,7 +301,7 @@ class GameJoinApi(APIView):
         "`join_code`.",
         parameters=[GAME_ID],
         request=GameJoinSerializer,
-        responses={200: GameDetailSerializer, **problems(400, 401, 403, 404, 409)},
+        responses={200: GameDetailSerializer, **problem_responses(JOIN_PROBLEMS)},
     )
     def post(self, request: Request, game_id: int) -> Response:
         data = GameJoinSerializer(data=request.data)
@@ -303,7 +327,7 @@ class GameJoinByCodeApi(APIView):
             OpenApiParameter("join_code", str, OpenApiParameter.PATH, description="Join code")
         ],
         request=GameJoinByCodeSerializer,
-        responses={200: GameDetailSerializer, **problems(400, 401, 403, 404, 409)},
+        responses={200: GameDetailSerializer, **problem_responses(JOIN_PROBLEMS)},
     )
     def post(self, request: Request, join_code: str) -> Response:
         data = GameJoinByCodeSerializer(data=request.data)
@@ -320,7 +344,7 @@ class GameLeaveApi(APIView):
         summary="Leave your seat before the game starts",
         parameters=[GAME_ID],
         request=None,
-        responses={200: GameDetailSerializer, **problems(401, 403, 404, 409)},
+        responses={200: GameDetailSerializer, **problem_responses(GAME_LEAVE_PROBLEMS)},
     )
     def post(self, request: Request, game_id: int) -> Response:
         player = player_of(request)
@@ -337,7 +361,7 @@ class GameStartApi(APIView):
         "`fill_with_bots`, which gives them to bots of `bot_level`.",
         parameters=[GAME_ID],
         request=GameStartSerializer,
-        responses={200: GameDetailSerializer, **problems(400, 401, 403, 404, 409)},
+        responses={200: GameDetailSerializer, **problem_responses(START_PROBLEMS)},
         examples=[examples.GAME_START],
     )
     def post(self, request: Request, game_id: int) -> Response:
@@ -396,7 +420,7 @@ class GameActionCreateApi(APIView):
                 ActionResultSerializer,
                 description="Applied (or the replay of the first response to this key).",
             ),
-            **problems(400, 401, 403, 404, 409, 422, 429),
+            **problem_responses(ACTION_PROBLEMS),
         },
         examples=[*examples.ACTIONS, examples.ACTION_RESULT],
     )
@@ -429,7 +453,7 @@ class GameEventListApi(APIView):
             OpenApiParameter("after", int, description="Return events after this seq (0)."),
             OpenApiParameter("limit", int, description="At most this many (200, max 500)."),
         ],
-        responses={200: GameEventListSerializer, **problems(400, 401, 404)},
+        responses={200: GameEventListSerializer, **problem_responses(EVENTS_PROBLEMS)},
     )
     def get(self, request: Request, game_id: int) -> Response:
         params = GameEventParamsSerializer(data=request.query_params)
@@ -451,7 +475,7 @@ class GameScorecardApi(APIView):
         tags=["play"],
         summary="Scores per round and cumulative, every component",
         parameters=[GAME_ID],
-        responses={200: ScorecardSerializer, **problems(401, 404)},
+        responses={200: ScorecardSerializer, **problem_responses(AUTH, "not_found")},
     )
     def get(self, request: Request, game_id: int) -> Response:
         player = player_of(request)

@@ -902,6 +902,20 @@ export interface components {
          * @enum {string}
          */
         CheckStatusEnum: "ok" | "eager" | "error";
+        /**
+         * @description One frame of the event stream: the body is a sequence of them, each ended by a blank
+         *     line. A frame with `retry` (milliseconds before a reconnect) opens the stream; comment
+         *     lines (`: keep-alive`) come while it is idle.
+         */
+        EventStreamFrame: {
+            /** @description `<move seq>-<table seq>`; absent on `sync` and `end`. */
+            id?: string;
+            /** @description `sync`, `game_event`, `table_event` or `end`. */
+            event?: string;
+            /** @description JSON: see the operation's description. */
+            data?: string;
+            retry?: number;
+        };
         ExportEvent: {
             /** @description 1, 2, ... (counted if left out). */
             seq?: number;
@@ -1364,95 +1378,122 @@ export interface components {
             last_red_three: components["schemas"]["LastRedThreeEnum"];
         };
         /**
-         * @description An RFC 9457 problem document (`application/problem+json`) from a game endpoint. Switch on `code`; the game is unchanged whenever an error is returned.
+         * @description An RFC 9457 problem document (`application/problem+json`) from a game endpoint. Switch on `code`; the game is unchanged whenever an error is returned. Each operation lists the codes it answers; every code of the API, with the extension members it adds (the rules engine's codes come last):
          *
-         *     Every code a game endpoint returns (the rules engine's codes come last):
-         *
-         *     | code | status | meaning |
-         *     | --- | --- | --- |
-         *     | `invalid_request` | 400 | The request body failed validation; see `errors`. |
-         *     | `malformed_body` | 400 | The body is not parseable JSON. |
-         *     | `not_authenticated` | 401 | No token: send `Authorization: Token <token>`. |
-         *     | `authentication_failed` | 401 | The token is wrong. |
-         *     | `not_found` | 404 | No such game (or a private game you are not at). |
-         *     | `stale_version` | 409 | The game has moved on since this action was made; reload and try again. |
-         *     | `game_not_active` | 409 | The game is not being played (it has not started or was abandoned). |
-         *     | `game_already_started` | 409 | The game has already started; seats can no longer change. |
-         *     | `game_full` | 409 | Every seat at this table is taken. |
-         *     | `seat_taken` | 409 | That seat is already taken. |
-         *     | `seats_empty` | 409 | Some seats are empty; fill them with bots or wait for players. |
-         *     | `already_seated` | 409 | You already occupy a seat at this table. |
-         *     | `invalid_seat` | 400 | There is no seat with that number at this table. |
-         *     | `not_seated` | 403 | You do not occupy a seat at this table. |
-         *     | `not_game_creator` | 403 | Only the player who created the table may start it. |
-         *     | `join_code_invalid` | 403 | This table is private: a valid join code is needed to sit at it. |
-         *     | `idempotency_key_reused` | 422 | This Idempotency-Key was already used with a different request. |
-         *     | `rules_version_unsupported` | 422 | The game was played under rules this engine no longer plays; it is not replayed or continued under changed rules. |
-         *     | `replay_step_out_of_range` | 400 | There is no event with that number in the game's log. |
-         *     | `import_format_unsupported` | 400 | The document is not a game export this server reads. |
-         *     | `import_log_invalid` | 400 | The document's event list is malformed (numbering, types). |
-         *     | `import_seed_missing` | 422 | The document has no seed: only a finished game's export (or a document written with a seed, for teaching) can be imported. |
-         *     | `import_seed_mismatch` | 422 | The document's seed is not the one its log committed to. |
-         *     | `import_event_rejected` | 422 | An event of the document does not apply. |
-         *     | `import_event_mismatch` | 422 | An event of the document records other effects than the engine's. |
-         *     | `import_final_state_mismatch` | 422 | The log replays to another final state than the document records. |
-         *     | `timer_option_invalid` | 400 | A turn timer option is out of range. |
-         *     | `timer_not_running` | 409 | The game has no turn timer (it was never set or is already off). |
-         *     | `timer_proposal_pending` | 409 | A proposal to turn the timer off is already waiting for answers. |
-         *     | `timer_proposal_missing` | 409 | Nobody has proposed to turn the timer off. |
-         *     | `invalid_option` | 400 | An option is unknown or its value is out of range. |
-         *     | `invalid_action` | 400 | The action is malformed (unknown type, missing or unreadable field). |
-         *     | `game_over` | 422 | The game has ended; no further actions are accepted. |
-         *     | `not_your_turn` | 403 | It is not this seat's turn to act. |
-         *     | `wrong_phase` | 422 | This kind of action is not allowed at this point of the turn. |
-         *     | `card_not_in_hand` | 422 | A named card is not in the acting player's hand. |
-         *     | `stock_empty` | 422 | The stock is empty, so no card can be drawn. |
-         *     | `pile_empty` | 422 | The discard pile is empty. |
-         *     | `pile_blocked` | 422 | The top of the pile is a black three, wild card or red three. |
-         *     | `pile_frozen` | 422 | The pile is frozen: its top card may only be taken with a natural pair. |
-         *     | `pile_needs_two_naturals` | 422 | A new meld with the pile's top card needs a natural pair. |
-         *     | `pile_cards_do_not_match` | 422 | The cards named do not form a meld with the pile's top card. |
-         *     | `pile_no_meld_to_lay_off` | 422 | The team has no meld of the top card's rank to lay it off on. |
-         *     | `pile_to_canasta_forbidden` | 422 | The top card may not be laid off on a completed canasta. |
-         *     | `pile_one_card_restriction` | 422 | A player holding one card may not take a one-card pile. |
-         *     | `must_take_pile` | 422 | The stock is empty and the top card fits the team's meld: take the pile. |
-         *     | `meld_too_small` | 422 | A new meld needs at least three cards. |
-         *     | `meld_mixed_ranks` | 422 | A meld holds natural cards of one rank only. |
-         *     | `meld_needs_two_naturals` | 422 | A meld needs at least two natural cards. |
-         *     | `meld_too_many_wilds` | 422 | The meld would hold more wild cards than the rules allow. |
-         *     | `meld_invalid_card` | 422 | This card cannot be melded (red threes never; black threes only as a 3 or 4 card meld when going out). |
-         *     | `meld_black_threes_only_going_out` | 422 | Black threes may be melded only when going out. |
-         *     | `meld_wild_canasta_disabled` | 422 | A meld of wild cards alone needs the wild_canasta option. |
-         *     | `meld_duplicate_rank` | 422 | One action names the same meld rank twice. |
-         *     | `initial_meld_below_minimum` | 422 | The team's first melds must reach the initial-meld minimum. |
-         *     | `cannot_go_out` | 422 | Going out (or keeping one card to discard) needs the required canastas. |
-         *     | `partner_said_no` | 422 | The partner refused permission to go out this turn. |
-         *     | `must_go_out` | 422 | The partner allowed going out, so this turn must end by going out. |
-         *     | `cannot_ask_partner` | 422 | Permission to go out can be asked only in a partnership game, after drawing, before melding, once per turn, when going out is possible. |
-         *     | `red_three_discard` | 422 | Red threes may not be discarded. |
-         *     | `cannot_discard` | 422 | No discard is allowed now (the turn ends without one). |
+         *     | code | status | title | meaning | extension members |
+         *     | --- | --- | --- | --- | --- |
+         *     | `invalid_request` | 400 | Invalid request | The request failed validation. | `errors` |
+         *     | `malformed_body` | 400 | Malformed body | The body is not parseable JSON. |  |
+         *     | `body_too_large` | 400 | Body too large | The request body is larger than the server accepts. | `max_body_bytes` |
+         *     | `bad_request` | 400 | Bad request | The request could not be understood (e.g. a disallowed Host header). |  |
+         *     | `not_authenticated` | 401 | Not authenticated | No credentials: send `Authorization: Token <token>`. |  |
+         *     | `authentication_failed` | 401 | Authentication failed | The token is wrong. |  |
+         *     | `permission_denied` | 403 | Permission denied | You do not have permission to perform this action. |  |
+         *     | `not_found` | 404 | Not found | No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table. |  |
+         *     | `method_not_allowed` | 405 | Method not allowed | The resource does not support the method (see the Allow header). |  |
+         *     | `not_acceptable` | 406 | Not acceptable | No acceptable response media type. |  |
+         *     | `unsupported_media_type` | 415 | Unsupported media type | The body's media type is not JSON. |  |
+         *     | `throttled` | 429 | Too many requests | A rate limit was hit; wait as the Retry-After header says. | `retry_after` |
+         *     | `internal_error` | 500 | Internal error | The server failed to handle the request; details are in the server log only. |  |
+         *     | `player_profile_missing` | 403 | Player profile missing | This account has no player profile: sign up as a player to play. |  |
+         *     | `stale_version` | 409 | Stale version | The game has moved on since this action was made; reload and try again. | `current_version` |
+         *     | `game_not_active` | 409 | Game not active | The game is not being played (it has not started or was abandoned). |  |
+         *     | `game_already_started` | 409 | Game already started | The game has already started; seats and settings can no longer change. |  |
+         *     | `game_full` | 409 | Game full | Every seat at this table is taken. |  |
+         *     | `seat_taken` | 409 | Seat taken | That seat is already taken. |  |
+         *     | `seats_empty` | 409 | Seats empty | Some seats are empty; fill them with bots or wait for players. |  |
+         *     | `already_seated` | 409 | Already seated | You already occupy a seat at this table. |  |
+         *     | `invalid_seat` | 400 | Invalid seat | There is no seat with that number at this table. |  |
+         *     | `not_seated` | 403 | Not seated | You do not occupy a seat at this table. |  |
+         *     | `not_game_creator` | 403 | Not the game's creator | Only the player who created the table may do this. |  |
+         *     | `join_code_invalid` | 403 | Join code invalid | This table is private: a valid join code is needed to sit at it. |  |
+         *     | `idempotency_key_reused` | 422 | Idempotency key reused | This Idempotency-Key was already used with a different request. |  |
+         *     | `table_talk_off` | 403 | Table talk off | This is a 'no table talk' game: quick chat is off. |  |
+         *     | `chat_phrase_unknown` | 400 | Chat phrase unknown | Quick chat takes a phrase id from the fixed list (GET .../chat/phrases/). |  |
+         *     | `chat_rate_limited` | 429 | Chat rate limited | Too many chat messages: wait a moment. | `retry_after` |
+         *     | `game_not_finished` | 409 | Game not finished | A rematch can be asked for only once the game is over. |  |
+         *     | `player_blocked` | 403 | Player blocked | A player at this table has blocked you: you cannot join it. |  |
+         *     | `spectator_delay_invalid` | 400 | Spectator delay invalid | The spectator delay is 0 to 40 moves. |  |
+         *     | `player_not_found` | 404 | Player not found | There is no such player. |  |
+         *     | `relation_self` | 400 | Relation to yourself | You cannot block or favour yourself. |  |
+         *     | `rules_version_unsupported` | 422 | Rules version unsupported | The game was played under rules this engine no longer plays; it is not replayed or continued under changed rules. | `rules_version`, `supported_rules_versions` |
+         *     | `replay_step_out_of_range` | 400 | Replay step out of range | There is no event with that number in the game's log. | `current_version` |
+         *     | `import_format_unsupported` | 400 | Import format unsupported | The document is not a game export this server reads. |  |
+         *     | `import_log_invalid` | 400 | Import log invalid | The document's event list is malformed (numbering, types). | `seq` |
+         *     | `import_seed_missing` | 422 | Import seed missing | The document has no seed: only a finished game's export (or a document written with a seed, for teaching) can be imported. |  |
+         *     | `import_seed_mismatch` | 422 | Import seed mismatch | The document's seed is not the one its log committed to. |  |
+         *     | `import_event_rejected` | 422 | Import event rejected | An event of the document does not apply. | `seq`, `engine_code`, `engine_message` |
+         *     | `import_event_mismatch` | 422 | Import event mismatch | An event of the document records other effects than the engine's. | `seq` |
+         *     | `import_final_state_mismatch` | 422 | Import final state mismatch | The log replays to another final state than the document records. |  |
+         *     | `timer_option_invalid` | 400 | Timer option invalid | A turn timer option is out of range. |  |
+         *     | `timer_not_running` | 409 | Timer not running | The game has no turn timer (it was never set or is already off). |  |
+         *     | `timer_proposal_pending` | 409 | Timer proposal pending | A proposal to turn the timer off is already waiting for answers. |  |
+         *     | `timer_proposal_missing` | 409 | Timer proposal missing | Nobody has proposed to turn the timer off. |  |
+         *     | `invalid_option` | 400 | Invalid option | An option is unknown or its value is out of range. | `option` |
+         *     | `invalid_action` | 400 | Invalid action | The action is malformed (unknown type, missing or unreadable field). |  |
+         *     | `game_over` | 422 | Game over | The game has ended; no further actions are accepted. |  |
+         *     | `not_your_turn` | 403 | Not your turn | It is not this seat's turn to act. |  |
+         *     | `wrong_phase` | 422 | Wrong phase | This kind of action is not allowed at this point of the turn. |  |
+         *     | `card_not_in_hand` | 422 | Card not in hand | A named card is not in the acting player's hand. |  |
+         *     | `stock_empty` | 422 | Stock empty | The stock is empty, so no card can be drawn. |  |
+         *     | `pile_empty` | 422 | Pile empty | The discard pile is empty. |  |
+         *     | `pile_blocked` | 422 | Pile blocked | The top of the pile is a black three, wild card or red three. |  |
+         *     | `pile_frozen` | 422 | Pile frozen | The pile is frozen: its top card may only be taken with a natural pair. |  |
+         *     | `pile_needs_two_naturals` | 422 | Pile needs two naturals | A new meld with the pile's top card needs a natural pair. |  |
+         *     | `pile_cards_do_not_match` | 422 | Pile cards do not match | The cards named do not form a meld with the pile's top card. |  |
+         *     | `pile_no_meld_to_lay_off` | 422 | Pile no meld to lay off | The team has no meld of the top card's rank to lay it off on. |  |
+         *     | `pile_to_canasta_forbidden` | 422 | Pile to canasta forbidden | The top card may not be laid off on a completed canasta. |  |
+         *     | `pile_one_card_restriction` | 422 | Pile one card restriction | A player holding one card may not take a one-card pile. |  |
+         *     | `must_take_pile` | 422 | Must take pile | The stock is empty and the top card fits the team's meld: take the pile. |  |
+         *     | `meld_too_small` | 422 | Meld too small | A new meld needs at least three cards. |  |
+         *     | `meld_mixed_ranks` | 422 | Meld mixed ranks | A meld holds natural cards of one rank only. |  |
+         *     | `meld_needs_two_naturals` | 422 | Meld needs two naturals | A meld needs at least two natural cards. |  |
+         *     | `meld_too_many_wilds` | 422 | Meld too many wilds | The meld would hold more wild cards than the rules allow. |  |
+         *     | `meld_invalid_card` | 422 | Meld invalid card | This card cannot be melded (red threes never; black threes only as a 3 or 4 card meld when going out). |  |
+         *     | `meld_black_threes_only_going_out` | 422 | Meld black threes only going out | Black threes may be melded only when going out. |  |
+         *     | `meld_wild_canasta_disabled` | 422 | Meld wild canasta disabled | A meld of wild cards alone needs the wild_canasta option. |  |
+         *     | `meld_duplicate_rank` | 422 | Meld duplicate rank | One action names the same meld rank twice. |  |
+         *     | `initial_meld_below_minimum` | 422 | Initial meld below minimum | The team's first melds must reach the initial-meld minimum. |  |
+         *     | `cannot_go_out` | 422 | Cannot go out | Going out (or keeping one card to discard) needs the required canastas. |  |
+         *     | `partner_said_no` | 422 | Partner said no | The partner refused permission to go out this turn. |  |
+         *     | `must_go_out` | 422 | Must go out | The partner allowed going out, so this turn must end by going out. |  |
+         *     | `cannot_ask_partner` | 422 | Cannot ask partner | Permission to go out can be asked only in a partnership game, after drawing, before melding, once per turn, when going out is possible. |  |
+         *     | `red_three_discard` | 422 | Red three discard | Red threes may not be discarded. |  |
+         *     | `cannot_discard` | 422 | Cannot discard | No discard is allowed now (the turn ends without one). |  |
          */
         GameProblem: {
             /** @description URI identifying the problem type: `urn:canasta:problem:<code>`. */
             type: string;
-            /** @description Short summary of the problem type. */
+            /** @description Short summary of the problem type (the same for every occurrence). */
             title: string;
             /** @description The HTTP status code. */
             status: number;
             /** @description Explanation specific to this occurrence. */
             detail: string;
-            /** @description Stable snake_case error code, e.g. `not_found`. */
+            /** @description Stable snake_case error code, one of the table above, e.g. `not_found`. */
             code: string;
             /** @description The request path this problem occurred on. */
             instance?: string;
-            /** @description Field errors (only for code `invalid_request`). */
+            /** @description The refused values, one entry each: `{field, code, message}`, where `field` is the dotted path (`players.0.name`), null for the request as a whole. Only for code `invalid_request`. */
             errors?: components["schemas"]["ProblemFieldError"][];
-            /** @description Seconds to wait (only for code `throttled`). */
+            /** @description Seconds to wait before trying again. Only for codes `throttled`, `chat_rate_limited`. */
             retry_after?: number | null;
-            /** @description The game's version now (only for code `stale_version`). */
+            /** @description The largest request body accepted, in bytes. Only for code `body_too_large`. */
+            max_body_bytes?: number;
+            /** @description The game's version now (the last event you may see). Only for codes `stale_version`, `replay_step_out_of_range`. */
             current_version?: number;
-            /** @description The refused option (only for code `invalid_option`). */
+            /** @description The option refused. Only for code `invalid_option`. */
             option?: string;
+            /** @description The number of the document's event at fault (null when it has none). Only for codes `import_log_invalid`, `import_event_rejected`, `import_event_mismatch`. */
+            seq?: number | null;
+            /** @description The rules engine's code for the refusal (one of the engine codes). Only for code `import_event_rejected`. */
+            engine_code?: string;
+            /** @description The rules engine's message. Only for code `import_event_rejected`. */
+            engine_message?: string;
+            /** @description The rules version the game is pinned to. Only for code `rules_version_unsupported`. */
+            rules_version?: string;
+            /** @description The rules versions this engine plays. Only for code `rules_version_unsupported`. */
+            supported_rules_versions?: string[];
         };
         GameStartRequest: {
             /**
@@ -1692,24 +1733,44 @@ export interface components {
          * @enum {string}
          */
         PresetEnum: "classic" | "hoyle" | "two_player" | "three_player";
-        /** @description An RFC 9457 problem document. Extension members may be present besides these. */
+        /**
+         * @description An RFC 9457 problem document (`application/problem+json`). Switch on `code`; extension members may be present besides the standard ones. The codes of the service's own endpoints:
+         *
+         *     | code | status | title | meaning | extension members |
+         *     | --- | --- | --- | --- | --- |
+         *     | `invalid_request` | 400 | Invalid request | The request failed validation. | `errors` |
+         *     | `malformed_body` | 400 | Malformed body | The body is not parseable JSON. |  |
+         *     | `body_too_large` | 400 | Body too large | The request body is larger than the server accepts. | `max_body_bytes` |
+         *     | `bad_request` | 400 | Bad request | The request could not be understood (e.g. a disallowed Host header). |  |
+         *     | `not_authenticated` | 401 | Not authenticated | No credentials: send `Authorization: Token <token>`. |  |
+         *     | `authentication_failed` | 401 | Authentication failed | The token is wrong. |  |
+         *     | `permission_denied` | 403 | Permission denied | You do not have permission to perform this action. |  |
+         *     | `not_found` | 404 | Not found | No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table. |  |
+         *     | `method_not_allowed` | 405 | Method not allowed | The resource does not support the method (see the Allow header). |  |
+         *     | `not_acceptable` | 406 | Not acceptable | No acceptable response media type. |  |
+         *     | `unsupported_media_type` | 415 | Unsupported media type | The body's media type is not JSON. |  |
+         *     | `throttled` | 429 | Too many requests | A rate limit was hit; wait as the Retry-After header says. | `retry_after` |
+         *     | `internal_error` | 500 | Internal error | The server failed to handle the request; details are in the server log only. |  |
+         */
         Problem: {
             /** @description URI identifying the problem type: `urn:canasta:problem:<code>`. */
             type: string;
-            /** @description Short summary of the problem type. */
+            /** @description Short summary of the problem type (the same for every occurrence). */
             title: string;
             /** @description The HTTP status code. */
             status: number;
             /** @description Explanation specific to this occurrence. */
             detail: string;
-            /** @description Stable snake_case error code, e.g. `not_found`. */
+            /** @description Stable snake_case error code, one of the table above, e.g. `not_found`. */
             code: string;
             /** @description The request path this problem occurred on. */
             instance?: string;
-            /** @description Field errors (only for code `invalid_request`). */
+            /** @description The refused values, one entry each: `{field, code, message}`, where `field` is the dotted path (`players.0.name`), null for the request as a whole. Only for code `invalid_request`. */
             errors?: components["schemas"]["ProblemFieldError"][];
-            /** @description Seconds to wait (only for code `throttled`). */
+            /** @description Seconds to wait before trying again. Only for code `throttled`. */
             retry_after?: number | null;
+            /** @description The largest request body accepted, in bytes. Only for code `body_too_large`. */
+            max_body_bytes?: number;
         };
         ProblemFieldError: {
             /** @description Dotted path of the offending field (`players.0.name`); null for the request as a whole. */
@@ -1927,47 +1988,6 @@ export interface components {
             events: components["schemas"]["TableEvent"][];
             has_more: boolean;
         };
-        /**
-         * @description An RFC 9457 problem document from an at-the-table endpoint. Switch on `code`:
-         *
-         *     | code | status | meaning |
-         *     | --- | --- | --- |
-         *     | `invalid_request` | 400 | The request failed validation; see `errors`. |
-         *     | `not_authenticated` | 401 | No token: send `Authorization: Token <token>`. |
-         *     | `not_found` | 404 | No such game (or a private game you are not at). |
-         *     | `not_seated` | 403 | You do not occupy a seat at this table. |
-         *     | `not_game_creator` | 403 | Only the table's creator may do this. |
-         *     | `invalid_seat` | 400 | There is no seat with that number. |
-         *     | `game_not_active` | 409 | The game is not being played. |
-         *     | `game_already_started` | 409 | The game has started: this can no longer change. |
-         *     | `game_over` | 422 | The game is over. |
-         *     | `table_talk_off` | 403 | This is a 'no table talk' game: quick chat is off. |
-         *     | `chat_phrase_unknown` | 400 | Quick chat takes a phrase id from the fixed list (GET .../chat/phrases/). |
-         *     | `chat_rate_limited` | 429 | Too many chat messages: wait a moment. |
-         *     | `game_not_finished` | 409 | A rematch can be asked for only once the game is over. |
-         *     | `player_blocked` | 403 | A player at this table has blocked you: you cannot join it. |
-         *     | `spectator_delay_invalid` | 400 | The spectator delay is 0 to 40 moves. |
-         *     | `player_not_found` | 404 | There is no such player. |
-         *     | `relation_self` | 400 | You cannot block or favour yourself. |
-         */
-        TableProblem: {
-            /** @description URI identifying the problem type: `urn:canasta:problem:<code>`. */
-            type: string;
-            /** @description Short summary of the problem type. */
-            title: string;
-            /** @description The HTTP status code. */
-            status: number;
-            /** @description Explanation specific to this occurrence. */
-            detail: string;
-            /** @description Stable snake_case error code, e.g. `not_found`. */
-            code: string;
-            /** @description The request path this problem occurred on. */
-            instance?: string;
-            /** @description Field errors (only for code `invalid_request`). */
-            errors?: components["schemas"]["ProblemFieldError"][];
-            /** @description Seconds to wait (only for code `throttled`). */
-            retry_after?: number | null;
-        };
         TableSettings: {
             game: number;
             /** @description False: a 'no table talk' game, no chat. */
@@ -2167,13 +2187,18 @@ export interface operations {
                     "application/json": components["schemas"]["ChatPhrase"][];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
         };
@@ -2204,7 +2229,11 @@ export interface operations {
                     "application/json": components["schemas"]["PaginatedGameSummaryList"];
                 };
             };
-            /** @description Bad request: `invalid_request` (see `errors`), `malformed_body`, or an engine code such as `invalid_action` / `invalid_option`. */
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2213,7 +2242,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2222,7 +2256,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found`: no such game, or a private game you are not at. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2254,7 +2292,15 @@ export interface operations {
                     "application/json": components["schemas"]["GameDetail"];
                 };
             };
-            /** @description Bad request: `invalid_request` (see `errors`), `malformed_body`, or an engine code such as `invalid_action` / `invalid_option`. */
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             *     - `invalid_option` (with `option`): An option is unknown or its value is out of range.
+             *     - `invalid_seat`: There is no seat with that number at this table.
+             *     - `timer_option_invalid`: A turn timer option is out of range.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2263,7 +2309,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2272,7 +2323,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Conflict with the game's state: e.g. `stale_version` (with `current_version`), `game_not_active`, `game_already_started`, `seat_taken`, `game_full`, `seats_empty`, `already_seated`. */
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `seat_taken`: That seat is already taken.
+             *     - `game_full`: Every seat at this table is taken.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2303,7 +2359,12 @@ export interface operations {
                     "application/json": components["schemas"]["GameDetail"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2312,7 +2373,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found`: no such game, or a private game you are not at. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2351,7 +2416,13 @@ export interface operations {
                     "application/json": components["schemas"]["ActionResult"];
                 };
             };
-            /** @description Bad request: `invalid_request` (see `errors`), `malformed_body`, or an engine code such as `invalid_action` / `invalid_option`. */
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_action`: The action is malformed (unknown type, missing or unreadable field).
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2360,7 +2431,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2369,7 +2445,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Not allowed: e.g. `not_seated`, `not_your_turn`, `not_game_creator`, `join_code_invalid`, `player_blocked` (someone at the table blocked you). */
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `not_your_turn`: It is not this seat's turn to act.
+             *     - `not_seated`: You do not occupy a seat at this table.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2378,7 +2459,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found`: no such game, or a private game you are not at. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2387,7 +2472,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Conflict with the game's state: e.g. `stale_version` (with `current_version`), `game_not_active`, `game_already_started`, `seat_taken`, `game_full`, `seats_empty`, `already_seated`. */
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `stale_version` (with `current_version`): The game has moved on since this action was made; reload and try again.
+             *     - `game_not_active`: The game is not being played (it has not started or was abandoned).
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2396,7 +2486,40 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description A rule refuses it: an engine code such as `wrong_phase` or `meld_too_small`, `game_over`, or `idempotency_key_reused`. */
+            /**
+             * @description Unprocessable Entity: `code` is one of
+             *
+             *     - `game_over`: The game has ended; no further actions are accepted.
+             *     - `wrong_phase`: This kind of action is not allowed at this point of the turn.
+             *     - `card_not_in_hand`: A named card is not in the acting player's hand.
+             *     - `stock_empty`: The stock is empty, so no card can be drawn.
+             *     - `pile_empty`: The discard pile is empty.
+             *     - `pile_blocked`: The top of the pile is a black three, wild card or red three.
+             *     - `pile_frozen`: The pile is frozen: its top card may only be taken with a natural pair.
+             *     - `pile_needs_two_naturals`: A new meld with the pile's top card needs a natural pair.
+             *     - `pile_cards_do_not_match`: The cards named do not form a meld with the pile's top card.
+             *     - `pile_no_meld_to_lay_off`: The team has no meld of the top card's rank to lay it off on.
+             *     - `pile_to_canasta_forbidden`: The top card may not be laid off on a completed canasta.
+             *     - `pile_one_card_restriction`: A player holding one card may not take a one-card pile.
+             *     - `must_take_pile`: The stock is empty and the top card fits the team's meld: take the pile.
+             *     - `meld_too_small`: A new meld needs at least three cards.
+             *     - `meld_mixed_ranks`: A meld holds natural cards of one rank only.
+             *     - `meld_needs_two_naturals`: A meld needs at least two natural cards.
+             *     - `meld_too_many_wilds`: The meld would hold more wild cards than the rules allow.
+             *     - `meld_invalid_card`: This card cannot be melded (red threes never; black threes only as a 3 or 4 card meld when going out).
+             *     - `meld_black_threes_only_going_out`: Black threes may be melded only when going out.
+             *     - `meld_wild_canasta_disabled`: A meld of wild cards alone needs the wild_canasta option.
+             *     - `meld_duplicate_rank`: One action names the same meld rank twice.
+             *     - `initial_meld_below_minimum`: The team's first melds must reach the initial-meld minimum.
+             *     - `cannot_go_out`: Going out (or keeping one card to discard) needs the required canastas.
+             *     - `partner_said_no`: The partner refused permission to go out this turn.
+             *     - `must_go_out`: The partner allowed going out, so this turn must end by going out.
+             *     - `cannot_ask_partner`: Permission to go out can be asked only in a partnership game, after drawing, before melding, once per turn, when going out is possible.
+             *     - `red_three_discard`: Red threes may not be discarded.
+             *     - `cannot_discard`: No discard is allowed now (the turn ends without one).
+             *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different request.
+             *     - `rules_version_unsupported` (with `rules_version`, `supported_rules_versions`): The game was played under rules this engine no longer plays; it is not replayed or continued under changed rules.
+             */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2405,7 +2528,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Too many requests (`throttled`): see `retry_after` and the Retry-After header. */
+            /**
+             * @description Too Many Requests: `code` is one of
+             *
+             *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
+             */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2440,49 +2567,74 @@ export interface operations {
                     "application/json": components["schemas"]["TableEvent"];
                 };
             };
-            /** @description Bad request: `invalid_request`, `invalid_seat`, `chat_phrase_unknown`, `spectator_delay_invalid`, `relation_self`. */
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `chat_phrase_unknown`: Quick chat takes a phrase id from the fixed list (GET .../chat/phrases/).
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Not allowed: `not_seated`, `not_game_creator`, `table_talk_off`, `player_blocked`. */
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `not_seated`: You do not occupy a seat at this table.
+             *     - `table_talk_off`: This is a 'no table talk' game: quick chat is off.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `chat_rate_limited`: too many chat messages; see `retry_after` (seconds). */
+            /**
+             * @description Too Many Requests: `code` is one of
+             *
+             *     - `chat_rate_limited` (with `retry_after`): Too many chat messages: wait a moment.
+             *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
+             */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
         };
@@ -2511,31 +2663,46 @@ export interface operations {
                     "application/json": components["schemas"]["ChatMuted"];
                 };
             };
-            /** @description Bad request: `invalid_request`, `invalid_seat`, `chat_phrase_unknown`, `spectator_delay_invalid`, `relation_self`. */
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             *     - `invalid_seat`: There is no seat with that number at this table.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
         };
@@ -2560,49 +2727,70 @@ export interface operations {
                     "application/json": components["schemas"]["GameDetail"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Not allowed: `not_seated`, `not_game_creator`, `table_talk_off`, `player_blocked`. */
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `not_seated`: You do not occupy a seat at this table.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Conflict with the game's state: `game_not_active`, `game_already_started`, `game_not_finished`. */
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `game_not_active`: The game is not being played (it has not started or was abandoned).
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `game_over`: the game is already over. */
+            /**
+             * @description Unprocessable Entity: `code` is one of
+             *
+             *     - `game_over`: The game has ended; no further actions are accepted.
+             */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
         };
@@ -2634,7 +2822,11 @@ export interface operations {
                     "application/json": components["schemas"]["GameEventList"];
                 };
             };
-            /** @description Bad request: `invalid_request` (see `errors`), `malformed_body`, or an engine code such as `invalid_action` / `invalid_option`. */
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2643,7 +2835,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2652,7 +2849,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found`: no such game, or a private game you are not at. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2683,7 +2884,12 @@ export interface operations {
                     "application/json": components["schemas"]["GameExport"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2692,7 +2898,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found`: no such game, or a private game you are not at. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2701,8 +2911,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `game_not_active`: the game has not started, so its log is empty. */
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `game_not_active`: The game is not being played (it has not started or was abandoned).
+             */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of
+             *
+             *     - `rules_version_unsupported` (with `rules_version`, `supported_rules_versions`): The game was played under rules this engine no longer plays; it is not replayed or continued under changed rules.
+             */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2732,7 +2959,12 @@ export interface operations {
                     "application/json": components["schemas"]["Fairness"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2741,7 +2973,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found`: no such game, or a private game you are not at. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2750,7 +2986,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `game_not_active`: the game has not started, so its log is empty. */
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `game_not_active`: The game is not being played (it has not started or was abandoned).
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2759,7 +2999,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `rules_version_unsupported` (the game is pinned to rules this engine does not play; with `rules_version` and `supported_rules_versions`); on import also `import_seed_missing`, `import_seed_mismatch`, `import_event_rejected` (with `seq`, `engine_code`, `engine_message`: the first event that does not apply), `import_event_mismatch` (with `seq`), `import_final_state_mismatch`. */
+            /**
+             * @description Unprocessable Entity: `code` is one of
+             *
+             *     - `rules_version_unsupported` (with `rules_version`, `supported_rules_versions`): The game was played under rules this engine no longer plays; it is not replayed or continued under changed rules.
+             */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2794,7 +3038,13 @@ export interface operations {
                     "application/json": components["schemas"]["GameDetail"];
                 };
             };
-            /** @description Bad request: `invalid_request` (see `errors`), `malformed_body`, or an engine code such as `invalid_action` / `invalid_option`. */
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             *     - `invalid_seat`: There is no seat with that number at this table.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2803,7 +3053,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2812,7 +3067,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Not allowed: e.g. `not_seated`, `not_your_turn`, `not_game_creator`, `join_code_invalid`, `player_blocked` (someone at the table blocked you). */
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `join_code_invalid`: This table is private: a valid join code is needed to sit at it.
+             *     - `player_blocked`: A player at this table has blocked you: you cannot join it.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2821,7 +3081,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found`: no such game, or a private game you are not at. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2830,7 +3094,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Conflict with the game's state: e.g. `stale_version` (with `current_version`), `game_not_active`, `game_already_started`, `seat_taken`, `game_full`, `seats_empty`, `already_seated`. */
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `game_already_started`: The game has already started; seats and settings can no longer change.
+             *     - `already_seated`: You already occupy a seat at this table.
+             *     - `game_full`: Every seat at this table is taken.
+             *     - `seat_taken`: That seat is already taken.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2861,7 +3132,12 @@ export interface operations {
                     "application/json": components["schemas"]["GameDetail"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2870,7 +3146,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Not allowed: e.g. `not_seated`, `not_your_turn`, `not_game_creator`, `join_code_invalid`, `player_blocked` (someone at the table blocked you). */
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `not_seated`: You do not occupy a seat at this table.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2879,7 +3159,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found`: no such game, or a private game you are not at. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2888,7 +3172,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Conflict with the game's state: e.g. `stale_version` (with `current_version`), `game_not_active`, `game_already_started`, `seat_taken`, `game_full`, `seats_empty`, `already_seated`. */
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `game_already_started`: The game has already started; seats and settings can no longer change.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2919,22 +3207,31 @@ export interface operations {
                     "application/json": components["schemas"]["Presence"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
         };
@@ -2959,22 +3256,31 @@ export interface operations {
                     "application/json": components["schemas"]["Presence"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
         };
@@ -2999,22 +3305,31 @@ export interface operations {
                     "application/json": components["schemas"]["RematchStatus"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
         };
@@ -3039,40 +3354,57 @@ export interface operations {
                     "application/json": components["schemas"]["RematchStatus"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Not allowed: `not_seated`, `not_game_creator`, `table_talk_off`, `player_blocked`. */
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `not_seated`: You do not occupy a seat at this table.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Conflict with the game's state: `game_not_active`, `game_already_started`, `game_not_finished`. */
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `game_not_finished`: A rematch can be asked for only once the game is over.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
         };
@@ -3100,7 +3432,12 @@ export interface operations {
                     "application/json": components["schemas"]["ReplayState"];
                 };
             };
-            /** @description `invalid_request` (see `errors`), `replay_step_out_of_range` (with `current_version`), `import_format_unsupported`, `import_log_invalid` (with `seq`), `invalid_option`. */
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `replay_step_out_of_range` (with `current_version`): There is no event with that number in the game's log.
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3109,7 +3446,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3118,7 +3460,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found`: no such game, or a private game you are not at. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3127,7 +3473,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `game_not_active`: the game has not started, so its log is empty. */
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `game_not_active`: The game is not being played (it has not started or was abandoned).
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3136,7 +3486,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `rules_version_unsupported` (the game is pinned to rules this engine does not play; with `rules_version` and `supported_rules_versions`); on import also `import_seed_missing`, `import_seed_mismatch`, `import_event_rejected` (with `seq`, `engine_code`, `engine_message`: the first event that does not apply), `import_event_mismatch` (with `seq`), `import_final_state_mismatch`. */
+            /**
+             * @description Unprocessable Entity: `code` is one of
+             *
+             *     - `rules_version_unsupported` (with `rules_version`, `supported_rules_versions`): The game was played under rules this engine no longer plays; it is not replayed or continued under changed rules.
+             */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3167,7 +3521,12 @@ export interface operations {
                     "application/json": components["schemas"]["ReplayStepList"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3176,7 +3535,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found`: no such game, or a private game you are not at. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3207,7 +3570,12 @@ export interface operations {
                     "application/json": components["schemas"]["Scorecard"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3216,7 +3584,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found`: no such game, or a private game you are not at. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3247,22 +3619,31 @@ export interface operations {
                     "application/json": components["schemas"]["SpectatorView"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
         };
@@ -3291,7 +3672,12 @@ export interface operations {
                     "application/json": components["schemas"]["GameDetail"];
                 };
             };
-            /** @description Bad request: `invalid_request` (see `errors`), `malformed_body`, or an engine code such as `invalid_action` / `invalid_option`. */
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3300,7 +3686,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3309,7 +3700,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Not allowed: e.g. `not_seated`, `not_your_turn`, `not_game_creator`, `join_code_invalid`, `player_blocked` (someone at the table blocked you). */
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `not_game_creator`: Only the player who created the table may do this.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3318,7 +3713,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found`: no such game, or a private game you are not at. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3327,7 +3726,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Conflict with the game's state: e.g. `stale_version` (with `current_version`), `game_not_active`, `game_already_started`, `seat_taken`, `game_full`, `seats_empty`, `already_seated`. */
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `game_already_started`: The game has already started; seats and settings can no longer change.
+             *     - `seats_empty`: Some seats are empty; fill them with bots or wait for players.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3369,10 +3773,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": components["schemas"]["EventStreamFrame"];
                 };
             };
-            /** @description Bad request: `invalid_request` (see `errors`), `malformed_body`, or an engine code such as `invalid_action` / `invalid_option`. */
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3381,7 +3789,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3390,7 +3803,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found`: no such game, or a private game you are not at. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3421,22 +3838,31 @@ export interface operations {
                     "application/json": components["schemas"]["TableSettings"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
         };
@@ -3465,49 +3891,72 @@ export interface operations {
                     "application/json": components["schemas"]["TableSettings"];
                 };
             };
-            /** @description Bad request: `invalid_request`, `invalid_seat`, `chat_phrase_unknown`, `spectator_delay_invalid`, `relation_self`. */
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             *     - `spectator_delay_invalid`: The spectator delay is 0 to 40 moves.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Not allowed: `not_seated`, `not_game_creator`, `table_talk_off`, `player_blocked`. */
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `not_game_creator`: Only the player who created the table may do this.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Conflict with the game's state: `game_not_active`, `game_already_started`, `game_not_finished`. */
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `game_already_started`: The game has already started; seats and settings can no longer change.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
         };
@@ -3539,31 +3988,44 @@ export interface operations {
                     "application/json": components["schemas"]["TableEventList"];
                 };
             };
-            /** @description Bad request: `invalid_request`, `invalid_seat`, `chat_phrase_unknown`, `spectator_delay_invalid`, `relation_self`. */
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
         };
@@ -3591,7 +4053,12 @@ export interface operations {
                     "application/json": components["schemas"]["TimerDetail"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3600,7 +4067,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found`: no such game, or a private game you are not at. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3631,7 +4102,12 @@ export interface operations {
                     "application/json": components["schemas"]["TimerDetail"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3640,7 +4116,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Not allowed: e.g. `not_seated`, `not_your_turn`, `not_game_creator`, `join_code_invalid`, `player_blocked` (someone at the table blocked you). */
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `not_seated`: You do not occupy a seat at this table.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3649,7 +4129,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found`: no such game, or a private game you are not at. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3658,7 +4142,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Conflict with the game's state: e.g. `stale_version` (with `current_version`), `game_not_active`, `game_already_started`, `seat_taken`, `game_full`, `seats_empty`, `already_seated`. */
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `game_not_active`: The game is not being played (it has not started or was abandoned).
+             *     - `timer_not_running`: The game has no turn timer (it was never set or is already off).
+             *     - `timer_proposal_missing`: Nobody has proposed to turn the timer off.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3689,7 +4179,12 @@ export interface operations {
                     "application/json": components["schemas"]["TimerDetail"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3698,7 +4193,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Not allowed: e.g. `not_seated`, `not_your_turn`, `not_game_creator`, `join_code_invalid`, `player_blocked` (someone at the table blocked you). */
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `not_seated`: You do not occupy a seat at this table.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3707,7 +4206,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found`: no such game, or a private game you are not at. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3716,7 +4219,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Conflict with the game's state: e.g. `stale_version` (with `current_version`), `game_not_active`, `game_already_started`, `seat_taken`, `game_full`, `seats_empty`, `already_seated`. */
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `game_not_active`: The game is not being played (it has not started or was abandoned).
+             *     - `timer_not_running`: The game has no turn timer (it was never set or is already off).
+             *     - `timer_proposal_missing`: Nobody has proposed to turn the timer off.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3747,7 +4256,12 @@ export interface operations {
                     "application/json": components["schemas"]["TimerDetail"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3756,7 +4270,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Not allowed: e.g. `not_seated`, `not_your_turn`, `not_game_creator`, `join_code_invalid`, `player_blocked` (someone at the table blocked you). */
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `not_seated`: You do not occupy a seat at this table.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3765,7 +4283,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found`: no such game, or a private game you are not at. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3774,7 +4296,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Conflict with the game's state: e.g. `stale_version` (with `current_version`), `game_not_active`, `game_already_started`, `seat_taken`, `game_full`, `seats_empty`, `already_seated`. */
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `game_not_active`: The game is not being played (it has not started or was abandoned).
+             *     - `timer_not_running`: The game has no turn timer (it was never set or is already off).
+             *     - `timer_proposal_pending`: A proposal to turn the timer off is already waiting for answers.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3806,7 +4334,16 @@ export interface operations {
                     "application/json": components["schemas"]["ImportResult"];
                 };
             };
-            /** @description `invalid_request` (see `errors`), `replay_step_out_of_range` (with `current_version`), `import_format_unsupported`, `import_log_invalid` (with `seq`), `invalid_option`. */
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `import_format_unsupported`: The document is not a game export this server reads.
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             *     - `import_log_invalid` (with `seq`): The document's event list is malformed (numbering, types).
+             *     - `invalid_option` (with `option`): An option is unknown or its value is out of range.
+             *     - `invalid_seat`: There is no seat with that number at this table.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3815,7 +4352,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3824,7 +4366,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `rules_version_unsupported` (the game is pinned to rules this engine does not play; with `rules_version` and `supported_rules_versions`); on import also `import_seed_missing`, `import_seed_mismatch`, `import_event_rejected` (with `seq`, `engine_code`, `engine_message`: the first event that does not apply), `import_event_mismatch` (with `seq`), `import_final_state_mismatch`. */
+            /**
+             * @description Unprocessable Entity: `code` is one of
+             *
+             *     - `import_event_rejected` (with `seq`, `engine_code`, `engine_message`): An event of the document does not apply.
+             *     - `rules_version_unsupported` (with `rules_version`, `supported_rules_versions`): The game was played under rules this engine no longer plays; it is not replayed or continued under changed rules.
+             *     - `import_seed_missing`: The document has no seed: only a finished game's export (or a document written with a seed, for teaching) can be imported.
+             *     - `import_seed_mismatch`: The document's seed is not the one its log committed to.
+             *     - `import_event_mismatch` (with `seq`): An event of the document records other effects than the engine's.
+             *     - `import_final_state_mismatch`: The log replays to another final state than the document records.
+             */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3859,7 +4410,13 @@ export interface operations {
                     "application/json": components["schemas"]["GameDetail"];
                 };
             };
-            /** @description Bad request: `invalid_request` (see `errors`), `malformed_body`, or an engine code such as `invalid_action` / `invalid_option`. */
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             *     - `invalid_seat`: There is no seat with that number at this table.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3868,7 +4425,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3877,7 +4439,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Not allowed: e.g. `not_seated`, `not_your_turn`, `not_game_creator`, `join_code_invalid`, `player_blocked` (someone at the table blocked you). */
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `join_code_invalid`: This table is private: a valid join code is needed to sit at it.
+             *     - `player_blocked`: A player at this table has blocked you: you cannot join it.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3886,7 +4453,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found`: no such game, or a private game you are not at. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3895,7 +4466,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Conflict with the game's state: e.g. `stale_version` (with `current_version`), `game_not_active`, `game_already_started`, `seat_taken`, `game_full`, `seats_empty`, `already_seated`. */
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `game_already_started`: The game has already started; seats and settings can no longer change.
+             *     - `already_seated`: You already occupy a seat at this table.
+             *     - `game_full`: Every seat at this table is taken.
+             *     - `seat_taken`: That seat is already taken.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3952,7 +4530,11 @@ export interface operations {
                     "application/json": components["schemas"]["WorkerProbeAccepted"];
                 };
             };
-            /** @description Too many requests (`throttled`); see `retry_after` and the Retry-After header. */
+            /**
+             * @description Too Many Requests: `code` is one of
+             *
+             *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
+             */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3982,7 +4564,11 @@ export interface operations {
                     "application/json": components["schemas"]["WorkerProbeStatus"];
                 };
             };
-            /** @description No such resource (`not_found`). */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4014,7 +4600,12 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerCreated"];
                 };
             };
-            /** @description Bad request: `invalid_request` (see `errors`), `malformed_body`, or an engine code such as `invalid_action` / `invalid_option`. */
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4023,7 +4614,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description Too many requests (`throttled`): see `retry_after` and the Retry-After header. */
+            /**
+             * @description Too Many Requests: `code` is one of
+             *
+             *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
+             */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4054,22 +4649,31 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerProfile"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `player_not_found`: There is no such player.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
         };
@@ -4091,7 +4695,12 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerMe"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4122,31 +4731,44 @@ export interface operations {
                     "application/json": components["schemas"]["Relations"];
                 };
             };
-            /** @description Bad request: `invalid_request`, `invalid_seat`, `chat_phrase_unknown`, `spectator_delay_invalid`, `relation_self`. */
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `relation_self`: You cannot block or favour yourself.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `player_not_found`: There is no such player.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
         };
@@ -4171,31 +4793,44 @@ export interface operations {
                     "application/json": components["schemas"]["Relations"];
                 };
             };
-            /** @description Bad request: `invalid_request`, `invalid_seat`, `chat_phrase_unknown`, `spectator_delay_invalid`, `relation_self`. */
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `relation_self`: You cannot block or favour yourself.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `player_not_found`: There is no such player.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
         };
@@ -4220,31 +4855,44 @@ export interface operations {
                     "application/json": components["schemas"]["Relations"];
                 };
             };
-            /** @description Bad request: `invalid_request`, `invalid_seat`, `chat_phrase_unknown`, `spectator_delay_invalid`, `relation_self`. */
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `relation_self`: You cannot block or favour yourself.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `player_not_found`: There is no such player.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
         };
@@ -4269,31 +4917,44 @@ export interface operations {
                     "application/json": components["schemas"]["Relations"];
                 };
             };
-            /** @description Bad request: `invalid_request`, `invalid_seat`, `chat_phrase_unknown`, `spectator_delay_invalid`, `relation_self`. */
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `relation_self`: You cannot block or favour yourself.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
-            /** @description `not_found` (no such game, or private and you are not at it), `player_not_found`. */
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `player_not_found`: There is no such player.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
         };
@@ -4315,13 +4976,18 @@ export interface operations {
                     "application/json": components["schemas"]["Relations"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["TableProblem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
         };
@@ -4343,7 +5009,12 @@ export interface operations {
                     "application/json": components["schemas"]["Rules"];
                 };
             };
-            /** @description No or wrong token: `not_authenticated`, `authentication_failed`. */
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
             401: {
                 headers: {
                     [name: string]: unknown;
