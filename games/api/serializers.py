@@ -14,7 +14,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games.engine import ACTION_TYPES, PRESETS, describe_options
-from games.engine.history import TIMER_FACTS
+from games.engine.history import GAME_CONCEDED, TIMER_FACTS
 from games.models import BotLevel, EventSource, GameStatus, TimeoutOutcome
 from games.services.deadlines import TIMEOUT_LIMIT_MAX, TURN_SECONDS_MAX, TURN_SECONDS_MIN
 
@@ -428,7 +428,8 @@ class GameStartSerializer(Base):
 
 
 # ============================================================================== events
-EVENT_TYPES = ["game_started", *ACTION_TYPES]
+# game_started, the engine's actions, then the facts of the table (games.engine.history).
+EVENT_TYPES = ["game_started", *ACTION_TYPES, *TIMER_FACTS, GAME_CONCEDED]
 EFFECT_KINDS = (
     "`round_started` (round, dealer, first_seat, upcards, pile_frozen, stock_count, "
     "hand_counts, seed_commitment; your `hand` privately), `card_drawn` (count; your `cards`), "
@@ -453,7 +454,9 @@ class GameEventSerializer(Base):
     created_at = serializers.DateTimeField()
     payload = EffectField(
         help_text="For an action: the action as sent (see Action). For `game_started`: preset, "
-        "rules_version, seed_commitment and seats."
+        "rules_version, seed_commitment and seats (index, team, player id or bot_level). For a "
+        "fact of the table (a turn timed out, a seat handed to a stand-in bot or returned, the "
+        "timer turned off, a concession, an abandonment): its details; it has no effects."
     )
     effects = serializers.ListField(
         child=EffectField(),

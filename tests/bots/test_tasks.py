@@ -85,6 +85,7 @@ def test_task_plays_once_and_a_duplicate_does_nothing(
 
 def test_task_does_nothing_for_a_human_turn_or_a_finished_game(
     no_scheduling: list[tuple[int, int]],
+    replay_unverified: None,  # the game is set abandoned behind the log's back
 ) -> None:
     ada = _player("Ada")
     game = _bot_table(ada, {1: "easy", 2: "easy", 3: "easy"}, seat=0)

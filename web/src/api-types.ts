@@ -921,7 +921,7 @@ export interface components {
             seq?: number;
             /** @description The acting seat. */
             seat: number | null;
-            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`. Default: the payload's `type`. */
+            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`, `turn_timed_out`, `seat_handed_to_bot`, `seat_returned`, `game_abandoned`, `timer_off_proposed`, `timer_off_accepted`, `timer_off_declined`, `timer_turned_off`, `game_conceded`. Default: the payload's `type`. */
             type?: string;
             source?: components["schemas"]["SourceEnum"];
             /** @description The action (see Action); for `game_started`: the start. */
@@ -938,7 +938,7 @@ export interface components {
             seq?: number;
             /** @description The acting seat. */
             seat: number | null;
-            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`. Default: the payload's `type`. */
+            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`, `turn_timed_out`, `seat_handed_to_bot`, `seat_returned`, `game_abandoned`, `timer_off_proposed`, `timer_off_accepted`, `timer_off_declined`, `timer_turned_off`, `game_conceded`. Default: the payload's `type`. */
             type?: string;
             source?: components["schemas"]["SourceEnum"];
             /** @description The action (see Action); for `game_started`: the start. */
@@ -1099,7 +1099,7 @@ export interface components {
             source: components["schemas"]["SourceEnum"];
             /** Format: date-time */
             created_at: string;
-            /** @description For an action: the action as sent (see Action). For `game_started`: preset, rules_version, seed_commitment and seats. */
+            /** @description For an action: the action as sent (see Action). For `game_started`: preset, rules_version, seed_commitment and seats (index, team, player id or bot_level). For a fact of the table (a turn timed out, a seat handed to a stand-in bot or returned, the timer turned off, a concession, an abandonment): its details; it has no effects. */
             payload: {
                 [key: string]: unknown;
             };
@@ -1127,9 +1127,18 @@ export interface components {
          *     * `answer_partner` - answer_partner
          *     * `decline_pile` - decline_pile
          *     * `end_round` - end_round
+         *     * `turn_timed_out` - turn_timed_out
+         *     * `seat_handed_to_bot` - seat_handed_to_bot
+         *     * `seat_returned` - seat_returned
+         *     * `game_abandoned` - game_abandoned
+         *     * `timer_off_proposed` - timer_off_proposed
+         *     * `timer_off_accepted` - timer_off_accepted
+         *     * `timer_off_declined` - timer_off_declined
+         *     * `timer_turned_off` - timer_turned_off
+         *     * `game_conceded` - game_conceded
          * @enum {string}
          */
-        GameEventTypeEnum: "game_started" | "draw" | "take_pile" | "meld" | "discard" | "ask_partner" | "answer_partner" | "decline_pile" | "end_round";
+        GameEventTypeEnum: "game_started" | "draw" | "take_pile" | "meld" | "discard" | "ask_partner" | "answer_partner" | "decline_pile" | "end_round" | "turn_timed_out" | "seat_handed_to_bot" | "seat_returned" | "game_abandoned" | "timer_off_proposed" | "timer_off_accepted" | "timer_off_declined" | "timer_turned_off" | "game_conceded";
         /**
          * @description One game as a JSON document: configuration, rules version, seats, every event, and the
          *     seed once the game is finished. A finished game's document can be imported.
@@ -1831,7 +1840,7 @@ export interface components {
             seq: number;
             /** @description The acting seat. */
             seat: number | null;
-            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`. */
+            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`, `turn_timed_out`, `seat_handed_to_bot`, `seat_returned`, `game_abandoned`, `timer_off_proposed`, `timer_off_accepted`, `timer_off_declined`, `timer_turned_off`, `game_conceded`. */
             type: string;
             source: components["schemas"]["SourceEnum"];
             /** @description The action as played (for `game_started`: the start). */
@@ -1864,7 +1873,7 @@ export interface components {
         ReplayStep: {
             seq: number;
             seat: number | null;
-            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`. */
+            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`, `turn_timed_out`, `seat_handed_to_bot`, `seat_returned`, `game_abandoned`, `timer_off_proposed`, `timer_off_accepted`, `timer_off_declined`, `timer_turned_off`, `game_conceded`. */
             type: string;
             source: components["schemas"]["SourceEnum"];
             /** @description What happened, in words, as you saw it. */
