@@ -94,7 +94,9 @@ def concession_get(game: Game) -> tuple[int, int] | None:
         .values_list("seat", "payload")
         .first()
     )
-    return (int(row[0]), int(row[1]["team"])) if row is not None else None
+    if row is None or row[0] is None:
+        return None
+    return int(row[0]), int(row[1]["team"])
 
 
 def table_settings_get(game: Game) -> dict[str, Any]:

@@ -17,7 +17,12 @@ from games.engine.view import player_view
 from games.models import Game, GameEvent, GameStatus, Meld, Player, RoundScore
 from games.selectors.games import game_replay_state
 from games.services.actions import game_action_apply
-from games.services.bots import bot_fallback_choose, bot_player_get, bot_player_register
+from games.services.bots import (
+    BotPlayer,
+    bot_fallback_choose,
+    bot_player_get,
+    bot_player_register,
+)
 from games.services.lobby import BotSeatSpec, game_create, game_join, game_start
 from games.services.moves import bot_action_apply
 from games.services.players import player_create
@@ -132,8 +137,9 @@ def test_bot_action_apply_ignores_stale_or_human_turns() -> None:
 @pytest.mark.django_db(transaction=True)
 def test_bot_turns_run_in_a_loop_not_a_recursion() -> None:
     depths: list[int] = []
-    real = bot_player_get()
-    assert real is not None
+    registered = bot_player_get()
+    assert registered is not None
+    real: BotPlayer = registered
 
     class Recording:
         def turn_schedule(self, game_id: int, version: int) -> None:

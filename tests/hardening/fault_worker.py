@@ -18,9 +18,9 @@ def _install_hook() -> None:
     import django
 
     django.setup()
-    from bots import tasks
+    from bots import services
 
-    original = tasks.bot_decision_compute
+    original = services.bot_decision_compute
     fault_dir = Path(os.environ["FAULT_DIR"])
 
     def slow_compute(game_id: int, version: int) -> Any:
@@ -29,7 +29,7 @@ def _install_hook() -> None:
             time.sleep(float(os.environ.get("FAULT_SLOW_SECONDS", "3")))
         return original(game_id, version)
 
-    tasks.bot_decision_compute = slow_compute
+    services.bot_decision_compute = slow_compute
 
 
 if __name__ == "__main__":

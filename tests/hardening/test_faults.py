@@ -237,11 +237,11 @@ def test_a_connection_dropped_mid_request_loses_nothing_and_a_retry_applies_once
     """The server's database session is terminated (pg_terminate_backend) after the event row
     was inserted, before the commit: the request fails, nothing of it stays, and the client's
     retry with the same Idempotency-Key applies the move exactly once."""
-    from games import services
+    from games.services import moves
 
     game_id, (ada, _) = started_game(make_player)
     before = footprint(game_id)
-    original = services._projections_write
+    original = moves.projections_write
     url = _database_url(connection.settings_dict)
 
     def dropped(game: Game, state: Any) -> None:
@@ -250,7 +250,7 @@ def test_a_connection_dropped_mid_request_loses_nothing_and_a_retry_applies_once
             c.execute("SELECT pg_terminate_backend(%s)", [pid])
         original(game, state)
 
-    monkeypatch.setattr(services, "_projections_write", dropped)
+    monkeypatch.setattr(moves, "projections_write", dropped)
     # A plain client (500 is documented on no operation) that returns server errors.
     client = APIClient(raise_request_exception=False)
     client.credentials(HTTP_AUTHORIZATION=f"Token {ada.token}")
@@ -267,7 +267,7 @@ def test_a_connection_dropped_mid_request_loses_nothing_and_a_retry_applies_once
     connection.close()
     assert footprint(game_id) == before  # rolled back: no event, no new snapshot
 
-    monkeypatch.setattr(services, "_projections_write", original)
+    monkeypatch.setattr(moves, "projections_write", original)
     retry = ada.act(game_id, {"type": "draw"}, before[0], **key)
     assert retry.status_code == 201, retry.content
     again = ada.act(game_id, {"type": "draw"}, before[0], **key)

@@ -39,8 +39,9 @@ def test_task_sweeper_and_request_racing_apply_one_expiry() -> None:
                 partial(tasks.turn_timer_expire, table.game_id, version),  # the ETA task
                 partial(tasks.turn_timer_expire, table.game_id, version),  # ... redelivered
                 tasks.turn_timers_sweep,  # beat's sweep
-                lambda: ada.get(f"/api/v1/games/{table.game_id}/").status_code,  # requests
-                lambda: bob.get(f"/api/v1/games/{table.game_id}/events/").status_code,
+                # writes (a read applies nothing)
+                lambda: ada.post(f"/api/v1/games/{table.game_id}/presence/").status_code,
+                lambda: bob.post(f"/api/v1/games/{table.game_id}/presence/").status_code,
             ]
         )
         assert not [r for r in results if isinstance(r, BaseException)], results
@@ -48,10 +49,10 @@ def test_task_sweeper_and_request_racing_apply_one_expiry() -> None:
         assert len(applied) <= 1, results  # a request may have been the one
         after = timeouts(table.game_id)
         assert len(after) == before + 1, (round_no, results)
-        assert after[-1].seat == seat and after[-1].at_version == version
+        assert after[-1].seat == seat and after[-1].seq == version + 1
         game.refresh_from_db()
-        assert game.version == version + 2 and game.to_act == 1 - (seat or 0)
-    assert GameEvent.objects.filter(game_id=table.game_id, source=EventSource.TIMER).count() == 8
+        assert game.version == version + 3 and game.to_act == 1 - (seat or 0)
+    assert GameEvent.objects.filter(game_id=table.game_id, source=EventSource.TIMER).count() == 12
     assert_log_consistent(table.game_id)
 
 

@@ -204,7 +204,7 @@ def test_a_redelivered_eta_message_still_expires_once(celery_processes: Celery) 
     time.sleep(2.5)  # copies still held are redelivered and run (late: they find nothing)
 
     [timeout] = timeouts(table.game_id)
-    assert timeout.at_version == version and timeout.payload["via"] == "task"
+    assert timeout.seq == version + 1 and timeout.payload["via"] == "task"
     runs = _task_runs(worker.log_text())
     first = [values for values in runs.values() if "True" in values]
     assert len(first) == 1, runs
