@@ -75,7 +75,7 @@ def test_the_eta_task_expires_the_turn_on_a_real_worker(
         lambda: timeouts(table.game_id), 30, "the timer task", celery_worker_process.log_text
     )
     stop_timer(table)
-    assert timeout.payload["via"] == "task" and timeout.at_version == game.version
+    assert timeout.payload["via"] == "task" and timeout.seq == game.version + 1
     assert timeout.created_at >= due
     assert len(timeouts(table.game_id)) == 1
     assert_log_consistent(table.game_id)
