@@ -124,18 +124,16 @@ def turn_timer_expire_apply(
             return ExpiryResult(Expiry.APPLIED)
         seat.timeouts += 1
         handed = bool(game.timeout_limit) and seat.timeouts >= game.timeout_limit
-        deadline = game.turn_deadline
+        timed_out: dict[str, Any] = {
+            "seat": seat.index,
+            "source": EventSource.TIMER,
+            "deadline": game.turn_deadline.isoformat(),
+            "via": via,
+            "consecutive": seat.timeouts,
+        }
         if handed and game.timeout_outcome == TimeoutOutcome.ABANDON:
             seat_save(game, seat, ["timeouts"])
-            fact_append(
-                game,
-                TURN_TIMED_OUT,
-                seat=seat.index,
-                source=EventSource.TIMER,
-                deadline=deadline.isoformat(),
-                via=via,
-                consecutive=seat.timeouts,
-            )
+            fact_append(game, TURN_TIMED_OUT, **timed_out)
             fact_append(
                 game,
                 GAME_ABANDONED,
@@ -154,15 +152,7 @@ def turn_timer_expire_apply(
         if handed:
             seat.stand_in = True
         seat_save(game, seat, ["timeouts", "stand_in"])
-        fact_append(
-            game,
-            TURN_TIMED_OUT,
-            seat=seat.index,
-            source=EventSource.TIMER,
-            deadline=deadline.isoformat(),
-            via=via,
-            consecutive=seat.timeouts,
-        )
+        fact_append(game, TURN_TIMED_OUT, **timed_out)
         chooser = _heuristic_choose if handed else minimal_choose
         _turn_play(game_id, seat.index, chooser, EventSource.TIMER)
         if handed:
