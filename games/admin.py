@@ -1,17 +1,32 @@
-"""Django admin for the game service. The move log is read-only: the log is the truth."""
+"""Django admin for the game service.
+
+A game's truth is its move log, and what is stored beside it (the snapshot, the seats and their
+copy on the game row, the projections, the table) is kept equal to the log by the services, in
+the transaction of each change. So the admin shows all of it and changes none of it: every model
+of the app is here read-only (no add, change or delete), except a player's display name, which
+is saved through ``games.services.players.player_rename`` (it also renames the player in the
+seating of every game they sit at).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django import forms
+from django.apps import apps
 from django.contrib import admin
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 
+from games import errors
 from games.models import Game, GameEvent, IdempotencyRecord, Meld, Player, RoundScore, Seat
+from games.services.players import display_name_clean, player_rename
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request: HttpRequest) -> bool:
+    """Shown, never written: no add, change or delete (a POST to a change view is refused)."""
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
@@ -21,49 +36,73 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
-@admin.register(Player)
-class PlayerAdmin(admin.ModelAdmin):
-    list_display = ("id", "display_name", "user", "created_at")
-    search_fields = ("display_name", "user__username")
-
-
-class SeatInline(admin.TabularInline):
-    """Seats change only through the services, which keep ``Game.seating`` equal to them."""
-
-    model = Seat
+class ReadOnlyInline(admin.TabularInline):
     extra = 0
-    fields = ("index", "team", "player", "bot_level", "joined_at", "timeouts", "stand_in")
-    readonly_fields = fields
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
 
+# ------------------------------------------------------------------------------ players
+class PlayerForm(forms.ModelForm):
+    class Meta:
+        model = Player
+        fields = ("display_name",)
+
+    def clean_display_name(self) -> str:
+        try:
+            return display_name_clean(self.cleaned_data.get("display_name") or "")
+        except errors.DisplayNameInvalid as exc:
+            raise ValidationError(exc.message) from None
+
+
+@admin.register(Player)
+class PlayerAdmin(admin.ModelAdmin):
+    """Only the display name changes, through the rename service; players are made with their
+    users (sign-up, ``createsuperuser``) and are not deleted here."""
+
+    form = PlayerForm
+    list_display = ("id", "display_name", "user", "created_at")
+    search_fields = ("display_name", "user__username")
+    fields = ("display_name", "user", "created_at")
+    readonly_fields = ("user", "created_at")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def save_model(self, request: HttpRequest, obj: Player, form: Any, change: bool) -> None:
+        player_rename(obj, form.cleaned_data["display_name"])
+
+
+# ------------------------------------------------------------------------------ games
+class SeatInline(ReadOnlyInline):
+    model = Seat
+    fields = ("index", "team", "player", "bot_level", "joined_at", "timeouts", "stand_in")
+    readonly_fields = fields
+
+
 @admin.register(Game)
-class GameAdmin(admin.ModelAdmin):
+class GameAdmin(ReadOnlyAdmin):
+    """Options, seed, status, version, snapshot, seating, timer: all follow from the log."""
+
     list_display = ("id", "preset", "status", "version", "is_public", "created_by", "created_at")
     list_filter = ("status", "preset", "is_public")
     search_fields = ("join_code",)
-    readonly_fields = (
-        "version",
-        "snapshot",
-        "seating",
-        "seed",
-        "rules_version",
-        "created_at",
-        "updated_at",
-    )
-    raw_id_fields = ("created_by",)
     inlines = [SeatInline]
 
 
 @admin.register(Seat)
 class SeatAdmin(ReadOnlyAdmin):
     list_display = ("game", "index", "team", "player", "bot_level")
-    raw_id_fields = ("game", "player")
 
 
 @admin.register(Meld)
@@ -85,3 +124,9 @@ class GameEventAdmin(ReadOnlyAdmin):
 @admin.register(IdempotencyRecord)
 class IdempotencyRecordAdmin(ReadOnlyAdmin):
     list_display = ("player", "game", "key", "response_status", "created_at")
+
+
+# Every other model of the app (the table, chat, relations, probes...): read-only as it is.
+for _model in apps.get_app_config("games").get_models():
+    if not admin.site.is_registered(_model):
+        admin.site.register(_model, ReadOnlyAdmin)

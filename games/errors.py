@@ -763,3 +763,8 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+# ------------------------------------------------------------------ players (appended)
+class DisplayNameInvalid(ServiceError, code="invalid_request"):
+    default_message = "A display name is 1 to 40 characters once spaces at either end are dropped."

@@ -1,4 +1,4 @@
-"""Players: guest sign-up, and a player profile for every user made elsewhere."""
+"""Players: guest sign-up, a player profile for every user made elsewhere, and renaming."""
 
 from __future__ import annotations
 
@@ -9,7 +9,11 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from rest_framework.authtoken.models import Token
 
-from games.models import Player
+from games import errors
+from games.models import Game, Player, Seat
+from games.services.seating import seats_written
+
+DISPLAY_NAME_MAX = 40
 
 
 def player_create(*, display_name: str) -> tuple[Player, str]:
@@ -40,3 +44,29 @@ def user_saved(sender: Any, instance: Any, created: bool, raw: bool = False, **_
     new user gets a player profile, so no request has to make one."""
     if created and not raw:
         player_for_user_ensure(instance)
+
+
+def display_name_clean(display_name: str) -> str:
+    """``display_name`` without spaces at either end; ``DisplayNameInvalid`` unless it is then
+    1 to ``DISPLAY_NAME_MAX`` characters long."""
+    name = display_name.strip()
+    if not 1 <= len(name) <= DISPLAY_NAME_MAX:
+        raise errors.DisplayNameInvalid()
+    return name
+
+
+def player_rename(player: Player, display_name: str) -> Player:
+    """Give ``player`` a new display name, and every game they sit at the same name in its
+    seating (``Game.seating`` repeats each seated player's name; the verifier compares it with
+    the Seat and Player rows). The games are locked in id order, as every writer locks a game,
+    so a move or a join of the same game waits for the rename or the rename for it."""
+    name = display_name_clean(display_name)
+    with transaction.atomic():
+        game_ids = Seat.objects.filter(player_id=player.pk).values_list("game_id", flat=True)
+        games = list(Game.objects.select_for_update().filter(pk__in=game_ids).order_by("pk"))
+        player.display_name = name
+        player.save(update_fields=["display_name"])
+        for game in games:
+            seats = list(Seat.objects.filter(game=game).select_related("player").order_by("index"))
+            seats_written(game, seats)
+    return player
