@@ -33,6 +33,7 @@ from games.selectors.log import rules_version_check
 from games.selectors.seating import seats_of
 from games.services.bots import bot_fallback_choose, bot_turn_register
 from games.services.deadlines import grace, turn_timer_arm
+from games.services.hot_sql import row_insert, row_update
 from games.services.locks import game_lock
 from games.services.projections import projections_write
 
@@ -172,7 +173,7 @@ def move_apply(
                 payload=action_to_dict(parsed),
                 effects=effects_to_json(events),
             )
-            event.save(force_insert=True)
+            row_insert(event)  # event.save(force_insert=True), its SQL written once
             inserting = ""
             game.version = event.seq
             if state.game_over:
@@ -180,7 +181,7 @@ def move_apply(
                 game.finished_at = timezone.now()
             projections_write(game, state)
             turn_timer_arm(game, seats, acted=seat, source=source)  # next deadline (games.timers)
-            game.save(update_fields=MOVE_FIELDS)
+            row_update(game, MOVE_FIELDS)  # game.save(update_fields=MOVE_FIELDS), the same
             result = ActionResult(game=game, event=event, seat=seat)
             if player is not None:
                 result.body = action_response_build(

@@ -3,12 +3,14 @@
 The service that applies a move (``game_action_apply``) costs three queries when the move
 changes no meld and ends no round (most moves: draws, discards): lock the game row (its creator
 joined; its seats are on the row, ``Game.seating``), insert the event, update the game
-(snapshot and caches). The same service checks that the requester may see the game, so the view
-reads nothing itself. A move that changes melds adds one statement per changed meld (an insert
-or an update; the rows before are known from the previous snapshot); a round end adds the
-RoundScore rows. Through HTTP a move costs nothing more once the server knows the token (it
-remembers a token's holder for AUTH_TOKEN_CACHE_SECONDS): three in all; a token's first request
-pays one query to look it up. The response reuses the seats and the creator the service loaded.
+(snapshot and caches); those three are written once in ``games.services.hot_sql`` rather than
+compiled from querysets on every move. The same service checks that the requester may see the
+game, so the view reads nothing itself. A move that changes melds adds one statement per
+changed meld (an insert or an update; the rows before are known from the previous snapshot); a
+round end adds the RoundScore rows. Through HTTP a move costs nothing more once the server
+knows the token (it remembers a token's holder for AUTH_TOKEN_CACHE_SECONDS): three in all; a
+token's first request pays one query to look it up. The response reuses the seats and the
+creator the service loaded.
 
 Savepoints are not counted: they appear only because the test runs inside a transaction (the
 service itself makes none). Run with ``-s`` to see the per-move figures.
@@ -26,7 +28,7 @@ from django.test.utils import CaptureQueriesContext
 
 from games.api.authentication import token_cache
 from games.engine.view import player_view
-from games.models import Game
+from games.models import Game, GameEvent
 from games.services.actions import game_action_apply
 from games.services.projections import meld_rows
 from tests.api.conftest import PlayerClient, choose, snapshot_of
@@ -37,6 +39,8 @@ pytestmark = pytest.mark.django_db
 SERVICE_BUDGET = 3  # a move that changes no meld and ends no round
 HTTP_EXTRA = 0  # the token's holder is remembered after its first request
 MELD_EXTRA = 1  # a move that adds or extends one meld (no round end)
+# What those three are, in order.
+PLAIN_MOVE = ["SELECT games_game", "INSERT games_gameevent", "UPDATE games_game"]
 
 
 def statements(ctx: CaptureQueriesContext) -> list[str]:
@@ -111,12 +115,23 @@ def test_a_move_through_http_costs_three_queries(
         with CaptureQueriesContext(connection) as ctx:
             response = actor.act(game_id, action, mine["version"])
         assert response.status_code == 201, response.content
+        # The move happened, and is what the response says: one event, the next version.
+        body = response.json()
+        assert body["event"]["seq"] == mine["version"] + 1 == body["game"]["version"]
+        assert body["event"]["type"] == action["type"]
+        stored = Game.objects.get(pk=game_id)
+        assert stored.version == mine["version"] + 1
+        assert GameEvent.objects.filter(game_id=game_id).count() == stored.version
         after = snapshot_of(game_id)
         if state.melds == after.melds and len(state.rounds) == len(after.rounds):
             sql = statements(ctx)
             per_move.append((action["type"], len(sql)))
+            assert [kind(s) for s in sql] == PLAIN_MOVE, (action["type"], sql)
+            # the game row is locked (PostgreSQL; SQLite has no row locks, nor does the ORM)
+            assert sql[0].endswith('FOR UPDATE OF "games_game"') == (connection.vendor != "sqlite")
             first = first or [kind(s) for s in sql]
     assert per_move
+    assert {"draw", "discard"} <= {t for t, _ in per_move}
     worst = max(q for _, q in per_move)
     print(f"\nHTTP queries per plain move: {sorted(Counter(per_move).items())}")
     print(f"statements: {first}")
@@ -133,9 +148,4 @@ def test_a_tokens_first_request_pays_one_query_to_look_it_up(
     with CaptureQueriesContext(connection) as ctx:
         response = actor.act(game_id, {"type": "draw"}, mine["version"])
     assert response.status_code == 201, response.content
-    assert [kind(s) for s in statements(ctx)] == [
-        "SELECT authtoken_token",
-        "SELECT games_game",
-        "INSERT games_gameevent",
-        "UPDATE games_game",
-    ]
+    assert [kind(s) for s in statements(ctx)] == ["SELECT authtoken_token", *PLAIN_MOVE]
