@@ -17,7 +17,8 @@ DEV_ENV := DEBUG=$${DEBUG:-1}
 
 help:
 	@echo "make run           serve the API on http://localhost:$(PORT)/ (docs at /api/docs/)"
-	@echo "make test          run the test suite (PYTEST_ARGS='...' to pass options)"
+	@echo "make test          run the test suite on every core (PYTEST_ARGS='...' to pass options,"
+	@echo "                   e.g. PYTEST_ARGS='-n 0' for one process)"
 	@echo "make lint          ruff check + ruff format --check + import-linter contracts"
 	@echo "make format        ruff format + ruff check --fix"
 	@echo "make typecheck     mypy"

@@ -9,11 +9,22 @@ Markers (declared in pyproject.toml):
 
 When what a marked test needs is missing it is skipped locally, but it fails when ``CI`` is
 true, so a CI run can never pass by skipping the parts that exercise production services.
+
+The suite runs in parallel (pytest-xdist, ``-n auto --dist loadscope`` in pyproject.toml: the
+tests of a module stay together, so a module's fixtures are made once; ``-n 0`` runs it in one
+process). Each xdist worker has a test database of its own (pytest-django adds ``_gw0``,
+``_gw1``... to its name) and, with a Redis broker, a Redis database of its own: worker ``gwN``
+uses the N-th index of ``TEST_REDIS_DBS`` (``"3 4"``; .ci/run picks empty ones), or without it
+the broker URL's index plus N, so that no task sent for one test database reaches a Celery
+worker bound to another. An xdist worker that runs ``worker`` tests starts its own Celery worker
+(log ``worker-gwN.log``). Live servers and the servers tests start listen on ports the system
+picks; files go to per-test temporary folders.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -24,7 +35,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import pytest
 from hypothesis import HealthCheck
@@ -50,6 +61,54 @@ def _in_ci() -> bool:
 hypothesis_settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if _in_ci() else "dev")
 )
+
+
+# ----------------------------------------------------------------------------- xdist
+XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")  # "gw0", "gw1"... ("" without xdist)
+
+
+def _redis_db_for_worker(url: str, worker: str) -> str:
+    """``url`` with the Redis database index of xdist worker ``worker`` (see the docstring)."""
+    number = int(worker.removeprefix("gw"))
+    parts = urlsplit(url)
+    chosen = [int(i) for i in re.split(r"[,\s]+", os.environ.get("TEST_REDIS_DBS", "")) if i]
+    if chosen:
+        if number >= len(chosen):
+            raise pytest.UsageError(
+                f"TEST_REDIS_DBS={os.environ['TEST_REDIS_DBS']!r} names {len(chosen)} Redis "
+                f"database(s), too few for xdist worker {worker}: name one per worker"
+            )
+        index = chosen[number]
+    else:
+        index = int(parts.path.strip("/") or 0) + number
+    return urlunsplit(parts._replace(path=f"/{index}"))
+
+
+def _xdist_broker_isolate() -> None:
+    """On xdist worker gwN, send tasks to (and start Celery workers on) its own Redis database.
+
+    Runs when this conftest is imported: after Django's settings are loaded, before any task is
+    sent. The Celery worker subprocesses get the URL through their environment."""
+    from django.conf import settings
+
+    from canasta_service.celery import app as celery_app
+
+    broker = settings.CELERY_BROKER_URL
+    if not XDIST_WORKER or not broker or urlsplit(broker).scheme not in ("redis", "rediss"):
+        return
+    isolated = _redis_db_for_worker(broker, XDIST_WORKER)
+    settings.CELERY_BROKER_URL = isolated
+    celery_app.conf.update(broker_url=isolated)
+    # Celery reads CELERY_BROKER_URL from the environment before its configuration: replace it
+    # only if it is set (tests that send to a broker of their own change the configuration).
+    if "CELERY_BROKER_URL" in os.environ:
+        os.environ["CELERY_BROKER_URL"] = isolated
+    if broker == settings.REDIS_URL:  # pub/sub ignores the index; kept equal for clarity
+        settings.REDIS_URL = isolated
+        os.environ["REDIS_URL"] = isolated
+
+
+_xdist_broker_isolate()
 
 
 # ----------------------------------------------------------------------------- markers
@@ -113,8 +172,11 @@ def _database_url(settings_dict: dict[str, Any]) -> str:
 
 
 def _worker_log_path() -> Path:
+    """``CELERY_WORKER_LOG`` (default .ci/logs/worker.log); under xdist ``worker-gwN.log``."""
     configured = os.environ.get("CELERY_WORKER_LOG")
     path = Path(configured) if configured else ROOT / ".ci" / "logs" / "worker.log"
+    if XDIST_WORKER:
+        path = path.with_name(f"{path.stem}-{XDIST_WORKER}{path.suffix}")
     path.parent.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -135,8 +197,9 @@ def celery_worker_process(django_db_setup: None) -> Iterator[WorkerProcess]:
     """A real ``celery worker`` subprocess bound to the pytest-django test database.
 
     Started once per session (after the test database exists) and stopped before the test
-    database is dropped. Its output goes to ``.ci/logs/worker.log`` (or ``CELERY_WORKER_LOG``);
-    its pid to ``<log>.pid`` so a CI script can clean up if pytest itself is killed. Tests using
+    database is dropped. Its output goes to ``.ci/logs/worker.log`` (or ``CELERY_WORKER_LOG``;
+    ``worker-gwN.log`` on xdist worker gwN); its pid to ``<log>.pid`` so a CI script can clean up
+    if pytest itself is killed. Tests using
     it must be ``@pytest.mark.django_db(transaction=True)`` so the worker sees committed rows.
     """
     from django.conf import settings
