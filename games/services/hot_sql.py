@@ -7,8 +7,8 @@ them. Measured on PostgreSQL, CPU per call in one process: the ORM's
 ``select_for_update().select_related().get()`` 0.64-0.78 ms against 0.18 ms here,
 ``save(update_fields=...)`` 0.34-0.43 ms (``QuerySet.update()`` 0.30-0.36 ms) against
 0.17-0.25 ms, ``save(force_insert=True)`` 0.26-0.28 ms against 0.16 ms. With
-``python -m bench.profile`` a move through HTTP went from 4.1-4.4 ms CPU to 2.4-3.2 ms, and
-``python -m bench.load``'s moves/s against its baseline from 0.35 to 0.54 (medians of three).
+``python -m bench.profile`` a move through HTTP went from 4.1-4.4 ms CPU to 2.4-3.2 ms (the
+baseline request: 1.3-1.6 ms).
 
 How: the SQL is written once per model and database vendor from the model's fields
 (``Model._meta.get_fields()``: every concrete field, so a field added to a model is read and
