@@ -3,7 +3,7 @@
 The service that applies a move (``game_action_apply``) costs three queries when the move
 changes no meld and ends no round (most moves: draws, discards): lock the game row (its creator
 joined; its seats are on the row, ``Game.seating``), insert the event, update the game
-(snapshot and caches); those three are written once in ``games.services.hot_sql`` rather than
+(snapshot and caches); those three are written once in ``games.hot_sql`` rather than
 compiled from querysets on every move. The same service checks that the requester may see the
 game, so the view reads nothing itself. A move that changes melds adds one statement per
 changed meld (an insert or an update; the rows before are known from the previous snapshot); a
