@@ -1,4 +1,5 @@
-"""The three statements of every move, as SQL written from the models, with public APIs only.
+"""The hot statements (every move's three, every game read's one) as SQL written from the models,
+with public APIs only.
 
 Why this module exists: a move runs three statements (lock and read the game row with its
 creator, insert the ``GameEvent``, update the game row's moved columns), and building them
@@ -116,11 +117,11 @@ class _GameSelect:
     player_readers: tuple[tuple[int, Any], ...]
 
 
-_GAME_SELECT: dict[tuple[str, str], _GameSelect] = {}
+_GAME_SELECT: dict[tuple[str, str, bool], _GameSelect] = {}
 
 
-def _game_select(connection: BaseDatabaseWrapper) -> _GameSelect:
-    key = (connection.vendor, connection.alias)
+def _game_select(connection: BaseDatabaseWrapper, lock: bool = True) -> _GameSelect:
+    key = (connection.vendor, connection.alias, lock)
     built = _GAME_SELECT.get(key)
     if built is not None:
         return built
@@ -141,7 +142,7 @@ def _game_select(connection: BaseDatabaseWrapper) -> _GameSelect:
     )
     # As select_for_update(of=("self",)): only the game row is locked. SQLite has no row
     # locks (the ORM leaves the clause out there too): its writers take turns.
-    if connection.features.has_select_for_update:
+    if lock and connection.features.has_select_for_update:
         sql += f" FOR UPDATE OF {game_table}"
 
     def readers(fields: Sequence[Field[Any, Any]]) -> tuple[tuple[int, Any], ...]:
@@ -184,7 +185,22 @@ def game_lock_read(game_id: int, using: str = DEFAULT_DB_ALIAS) -> Game | None:
         raise TransactionManagementError(
             "select_for_update cannot be used outside of a transaction."
         )
-    select = _game_select(connection)
+    return _game_fetch(connection, _game_select(connection), game_id, using)
+
+
+def game_read(game_id: int, using: str = DEFAULT_DB_ALIAS) -> Game | None:
+    """The game row with its creator, not locked: what
+    ``Game.objects.select_related("created_by").filter(pk=game_id).first()`` returns (every
+    game read of the API runs it). None when there is no such game."""
+    connection = connections[using]
+    if not _supported(connection):
+        return Game.objects.using(using).select_related("created_by").filter(pk=game_id).first()
+    return _game_fetch(connection, _game_select(connection, lock=False), game_id, using)
+
+
+def _game_fetch(
+    connection: BaseDatabaseWrapper, select: _GameSelect, game_id: int, using: str
+) -> Game | None:
     with connection.cursor() as cursor:
         cursor.execute(select.sql, [game_id])
         row = cursor.fetchone()

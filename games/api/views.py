@@ -44,6 +44,7 @@ from games.models import BotLevel, Game, Player
 from games.selectors.events import game_events_list
 from games.selectors.games import (
     game_detail_get,
+    game_get,
     game_get_visible,
     game_list_mine,
     game_list_open,
@@ -271,7 +272,7 @@ def game_detail_response(
 ) -> Response:
     """The game as ``player`` sees it now (re-read after a service: bots may have played)."""
     if reload:
-        game = Game.objects.select_related("created_by").get(pk=game.pk)
+        game = game_get(game.pk)
     return Response(game_detail_get(game=game, player=player), status=code)
 
 

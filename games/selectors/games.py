@@ -15,6 +15,7 @@ from games import errors
 from games.engine import GameState, action_from_dict, apply, make_options, new_game, seed_commitment
 from games.engine.history import TABLE_FACTS
 from games.engine.view import player_view
+from games.hot_sql import game_read
 from games.models import Game, GameStatus, Player, Seat
 from games.selectors.horizon import spectator_horizon
 from games.selectors.log import rules_version_check
@@ -24,10 +25,10 @@ from games.selectors.timers import timer_view
 
 def game_get(game_id: int) -> Game:
     """The game with its creator (404 ``not_found`` when there is none)."""
-    try:
-        return Game.objects.select_related("created_by").get(pk=game_id)
-    except Game.DoesNotExist:
-        raise errors.GameNotFound() from None
+    game = game_read(game_id)  # the hot read's SQL (games.hot_sql)
+    if game is None:
+        raise errors.GameNotFound()
+    return game
 
 
 def game_get_visible(*, game_id: int, player: Player) -> Game:

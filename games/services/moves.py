@@ -27,13 +27,13 @@ from games.engine import (
     apply,
     effects_to_json,
 )
+from games.hot_sql import row_insert, row_update
 from games.models import EventSource, Game, GameEvent, GameStatus, IdempotencyRecord, Player, Seat
 from games.selectors.events import action_response_build, json_ready
 from games.selectors.log import rules_version_check
 from games.selectors.seating import seats_of
 from games.services.bots import bot_fallback_choose, bot_turn_register
 from games.services.deadlines import grace, turn_timer_arm
-from games.services.hot_sql import row_insert, row_update
 from games.services.locks import game_lock
 from games.services.projections import projections_write
 

@@ -1,4 +1,4 @@
-"""games/services/hot_sql.py against the ORM it stands for, on the database the suite runs on.
+"""games/hot_sql.py against the ORM it stands for, on the database the suite runs on.
 
 Run on SQLite (the default) and on PostgreSQL (``DATABASE_URL=postgres://...``): every test
 compares the hand-written SQL with the ORM call it replaces on the same database, field by
@@ -30,11 +30,10 @@ from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from games import errors
+from games import errors, hot_sql
 from games.engine.view import player_view
+from games.hot_sql import game_lock_read, game_read, row_insert, row_update
 from games.models import EventSource, Game, GameEvent, GameStatus, Player
-from games.services import hot_sql
-from games.services.hot_sql import game_lock_read, row_insert, row_update
 from games.services.lobby import game_create, game_join, game_start
 from games.services.locks import game_lock
 from games.services.moves import MOVE_FIELDS, move_apply
@@ -119,6 +118,20 @@ def test_the_locked_read_returns_what_the_orm_returns() -> None:
     for obj in (hot, creator):
         assert not obj._state.adding and obj._state.db == "default"
         assert not obj.get_deferred_fields()
+
+
+def test_the_plain_read_returns_what_the_orm_returns_and_locks_nothing() -> None:
+    game = started()
+    orm = Game.objects.select_related("created_by").get(pk=game.pk)
+    with CaptureQueriesContext(connection) as ctx:
+        hot = game_read(game.pk)
+        assert hot is not None
+        creator = hot.created_by  # joined: no query
+    assert len(ctx.captured_queries) == 1
+    assert "FOR UPDATE" not in ctx.captured_queries[0]["sql"]
+    assert typed(row(hot)) == typed(row(orm))
+    assert typed(row(creator)) == typed(row(orm.created_by))
+    assert game_read(game.pk + 999) is None
 
 
 def test_a_missing_game_reads_as_none_and_its_lock_is_not_found() -> None:
