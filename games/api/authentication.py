@@ -80,9 +80,10 @@ token_cache = TokenCache()
 @receiver(post_delete, sender=Token)
 @receiver(post_save, sender=User)
 @receiver(post_delete, sender=User)
+@receiver(post_save, sender=Player)
 def _forget_tokens(created: bool = False, **_: Any) -> None:
-    """A token deleted or a user changed (deactivated, say): look tokens up afresh. A new user
-    (a sign-up) changes no token already known."""
+    """A token deleted, a user changed (deactivated, say) or a player renamed: look tokens up
+    afresh. A new user or player (a sign-up) changes no token already known."""
     if not created:
         token_cache.clear()
 

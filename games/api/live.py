@@ -5,7 +5,7 @@ workers, see docker-compose.yml) a waiting client is a suspended coroutine of th
 loop, not a worker, and it holds no database connection while it waits (reads run in short
 ``sync_to_async`` calls; the one before each wait gives the connection back). Django's ASGI
 handler does park one idle thread per request in flight (its per-request thread for sync code):
-tests/table/live_bench.py measures it (200 waiting clients: 201 threads, about 0.3 MiB each).
+bench/live_load.py measures it (200 waiting clients: 201 threads, about 0.3 MiB each).
 Wake-ups come from ``games.live`` (Redis pub/sub between processes, in-process without Redis).
 Under WSGI (``make run``, WSGI test clients) a long-poll waits in its request's thread, and a
 stream sends what there is and closes (WSGI cannot send a body while it is produced).

@@ -25,7 +25,9 @@ def player_create(*, display_name: str) -> tuple[Player, str]:
         # The user's profile was made as the user was saved (``user_saved``): name it.
         player = player_for_user_ensure(user)
         player.display_name = display_name.strip()
-        player.save(update_fields=["display_name"])
+        # A new player: no request knows it yet, so no save signal (which makes the token
+        # cache look every holder up again) is needed.
+        Player.objects.filter(pk=player.pk).update(display_name=player.display_name)
         token = Token.objects.create(user=user)
     return player, token.key
 

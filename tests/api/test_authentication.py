@@ -14,6 +14,8 @@ from rest_framework.authtoken.models import Token
 
 from games.api import authentication
 from games.api.authentication import token_cache
+from games.models import Player
+from games.services.players import player_rename
 from tests.api.conftest import PlayerClient, problem
 
 pytestmark = pytest.mark.django_db
@@ -58,6 +60,12 @@ def test_a_deactivated_user_is_refused_at_once_in_this_process(ada: PlayerClient
     user.is_active = False
     user.save()
     problem(ada.get("/api/v1/players/me/"), 401, "authentication_failed")
+
+
+def test_a_renamed_player_is_seen_by_the_next_request(ada: PlayerClient) -> None:
+    assert ada.get("/api/v1/players/me/").json()["display_name"] == "Ada"  # now remembered
+    player_rename(Player.objects.get(pk=ada.player_id), "Ada Lovelace")
+    assert ada.get("/api/v1/players/me/").json()["display_name"] == "Ada Lovelace"
 
 
 def test_a_deleted_token_is_refused_at_once_in_this_process(ada: PlayerClient) -> None:
