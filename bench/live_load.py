@@ -12,8 +12,8 @@ re-asked after each answer, as a client does) and ``--streams`` event streams, t
 each move took while everyone waited, how long each waiting client took to learn of it, whether
 the server answered another request while they all waited, its threads and memory then, and
 whether every client got every event in order, exactly once. Traffic goes to the loopback
-interface only; every loop is bounded. tests/table/test_serving.py runs ``server`` and ``run``
-with the docker-compose command and checks the behaviour (not the times).
+interface only; every loop is bounded. tests/services/table/test_serving.py runs ``server`` and
+``run`` with the docker-compose command and checks the behaviour (not the times).
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ from games.engine import GameState, action_to_dict, legal_actions
 from games.models import EventSource, Game, GameEvent
 from games.services.actions import game_action_apply
 from tests.api.test_race import race
-from tests.timers.conftest import assert_log_consistent, overdue, timed_table, timeouts
-from tests.timers.test_timers import client_for
+from tests.services.timers.conftest import assert_log_consistent, overdue, timed_table, timeouts
+from tests.services.timers.test_timers import client_for
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

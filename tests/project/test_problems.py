@@ -9,7 +9,7 @@ from rest_framework.exceptions import ErrorDetail
 from canasta_service.exceptions import ServiceError, field_errors
 from canasta_service.problems import PROBLEM_CONTENT_TYPE, problem_body
 
-pytestmark = pytest.mark.urls("tests.foundation.urls")
+pytestmark = pytest.mark.urls("tests.project.urls")
 
 
 def problem(response: Any, status: int, code: str) -> dict[str, Any]:

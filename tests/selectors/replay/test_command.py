@@ -15,7 +15,7 @@ from games.selectors.verify import game_verify
 from games.services.imports import game_import
 from games.services.seating import seat_save
 from tests.api.conftest import PlayerClient
-from tests.replay.conftest import advance, player_of, started_game
+from tests.selectors.replay.conftest import advance, player_of, started_game
 
 pytestmark = pytest.mark.django_db
 REPLAY_VERIFY = False  # games are damaged on purpose here

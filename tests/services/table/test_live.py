@@ -12,7 +12,7 @@ import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 
 from tests.api.conftest import PlayerClient, choose, create_game
-from tests.table.conftest import async_client, sse_read, two_player_game
+from tests.services.table.conftest import async_client, sse_read, two_player_game
 
 # Moves wake waiters after their commit (transaction.on_commit): the tests must really commit.
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -22,7 +22,7 @@ from django.utils.module_loading import import_string
 from bench import live_load
 from games import live
 from tests.api.conftest import PlayerClient, choose
-from tests.table.conftest import async_client, sse_read, two_player_game
+from tests.services.table.conftest import async_client, sse_read, two_player_game
 
 ROOT = Path(__file__).resolve().parents[2]
 

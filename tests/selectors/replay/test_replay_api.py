@@ -17,7 +17,7 @@ from games.engine.view import player_view
 from games.models import Game, GameTable
 from games.selectors.games import game_replay_state
 from tests.api.conftest import PlayerClient, problem
-from tests.replay.conftest import advance, player_of, started_game
+from tests.selectors.replay.conftest import advance, player_of, started_game
 
 pytestmark = pytest.mark.django_db
 

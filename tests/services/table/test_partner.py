@@ -16,7 +16,7 @@ from games.models import Game
 from tests.api.conftest import PlayerClient, create_game, problem
 
 pytestmark = pytest.mark.django_db
-REPLAY_VERIFY = False  # read by tests/replay/verify_plugin.py
+REPLAY_VERIFY = False  # read by tests/selectors/replay/verify_plugin.py
 
 
 def url(game_id: int, tail: str) -> str:

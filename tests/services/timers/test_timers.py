@@ -20,7 +20,7 @@ from games.services.deadlines import TimerOptions, grace, turn_timer_arm
 from games.services.lobby import BotSeatSpec, game_create, game_start
 from games.services.players import player_create
 from games.services.timers import Expiry, minimal_choose, turn_timer_expire_apply, turn_timers_sweep
-from tests.timers.conftest import (
+from tests.services.timers.conftest import (
     after_deadline,
     assert_log_consistent,
     overdue,

@@ -36,7 +36,7 @@ from games.models import Game, GameEvent
 from games.services.deadlines import grace
 from games.services.timers import timer_off_accept, timer_off_propose
 from tests.conftest import ROOT, WorkerProcess, _database_url
-from tests.timers.conftest import Table, assert_log_consistent, timed_table, timeouts
+from tests.services.timers.conftest import Table, assert_log_consistent, timed_table, timeouts
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -134,7 +134,7 @@ class Celery:
             args = ["beat", "--loglevel=INFO", f"--schedule={self.tmp / 'beat-schedule'}"]
         with log_path.open("ab") as log:
             process = subprocess.Popen(
-                [sys.executable, "-m", "tests.timers.celery_main", *args],
+                [sys.executable, "-m", "tests.services.timers.celery_main", *args],
                 cwd=ROOT,
                 env={**self.env, **extra_env},
                 stdout=log,

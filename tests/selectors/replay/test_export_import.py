@@ -12,7 +12,7 @@ from games.engine import GameState, make_options, new_game, state_digest
 from games.models import Game
 from games.selectors.verify import game_verify
 from tests.api.conftest import PlayerClient, problem
-from tests.replay.conftest import advance, player_of, started_game
+from tests.selectors.replay.conftest import advance, player_of, started_game
 
 pytestmark = pytest.mark.django_db
 

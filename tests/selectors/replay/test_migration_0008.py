@@ -20,7 +20,7 @@ from games.models import Game, GameEvent, GameStatus
 from games.selectors.verify import game_verify
 from games.services.table import game_concede
 from games.services.timers import timer_off_accept, timer_off_propose, turn_timers_sweep
-from tests.timers.conftest import after_deadline, play_turn, timed_table
+from tests.services.timers.conftest import after_deadline, play_turn, timed_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

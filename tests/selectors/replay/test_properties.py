@@ -37,7 +37,7 @@ from games.selectors.verify import game_verify
 from games.services.imports import game_import
 from games.services.players import player_create
 from games.services.seating import seat_save
-from tests.replay.conftest import advance, started_game
+from tests.selectors.replay.conftest import advance, started_game
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,7 @@ from games.selectors.games import game_replay_state
 from games.selectors.verify import game_verify
 from games.services.bots import bot_fallback_choose
 from tests.api.conftest import PlayerClient, problem
-from tests.replay.conftest import advance, player_of, started_game
+from tests.selectors.replay.conftest import advance, player_of, started_game
 
 pytestmark = pytest.mark.django_db
 REPLAY_VERIFY = False  # games are damaged on purpose here

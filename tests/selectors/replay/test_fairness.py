@@ -14,7 +14,7 @@ from games.engine import make_options, round_seed, seed_commitment
 from games.engine.fairness import check_game, published_deals, round_deal
 from games.models import Game, GameEvent
 from tests.api.conftest import PlayerClient
-from tests.replay.conftest import advance, player_of, started_game
+from tests.selectors.replay.conftest import advance, player_of, started_game
 
 pytestmark = pytest.mark.django_db
 REPLAY_VERIFY = False  # games are damaged on purpose here

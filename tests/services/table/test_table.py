@@ -11,7 +11,7 @@ from games.engine.view import player_view
 from games.models import Game, GameEvent, TableEvent
 from games.selectors.games import game_replay_state
 from tests.api.conftest import PlayerClient, choose, create_game, problem
-from tests.table.conftest import two_player_game
+from tests.services.table.conftest import two_player_game
 
 pytestmark = pytest.mark.django_db
 
