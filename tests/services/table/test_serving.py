@@ -24,7 +24,7 @@ from games import live
 from tests.api.conftest import PlayerClient, choose
 from tests.services.table.conftest import async_client, sse_read, two_player_game
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_every_middleware_is_async_capable() -> None:
