@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from games.models import WorkerProbe
-from games.services import deadlines, timers
+from games.services import timer_schedule, timers
 
 
 @shared_task(name="games.record_worker_probe")
@@ -30,7 +30,7 @@ def turn_timer_expire(game_id: int, version: int) -> bool:
     """
     result = timers.turn_timer_expire_apply(game_id, version, via="task")
     if result.outcome is timers.Expiry.NOT_DUE and result.due is not None:
-        deadlines.turn_timer_resend(game_id, version, result.due)
+        timer_schedule.turn_timer_resend(game_id, version, result.due)
     return result.applied
 
 

@@ -5,23 +5,20 @@ applies an expiry; this module sits below the moves, which arm the next deadline
 from __future__ import annotations
 
 import logging
-import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from django import db
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from canasta_service.celery import app as celery_app
 from games import errors
 from games.engine.history import SEAT_RETURNED
 from games.models import EventSource, Game, GameStatus, Seat, TimeoutOutcome
 from games.selectors.timers import grace
 from games.services.facts import fact_append
 from games.services.seating import seat_save
+from games.services.timer_schedule import turn_timer_schedule
 
 logger = logging.getLogger(__name__)
 
@@ -34,15 +31,6 @@ TURN_SECONDS_MAX = 1800
 
 
 TIMEOUT_LIMIT_MAX = 20
-
-# The Celery task that applies an expiry (games.tasks), sent by name: tasks sit above services.
-TURN_TIMER_EXPIRE_TASK = "games.turn_timer_expire"
-
-
-def task_options() -> dict[str, Any]:
-    """Routing of the timer task messages (``TURN_TIMER_QUEUE``: a queue of their own)."""
-    queue = getattr(settings, "TURN_TIMER_QUEUE", None)
-    return {"queue": queue} if queue else {}
 
 
 @dataclass(frozen=True)
@@ -127,73 +115,3 @@ def seat_back(game: Game, seat: Seat, *, reason: str) -> bool:
         source = EventSource.SYSTEM if reason == "timer_off" else EventSource.PLAYER
         fact_append(game, SEAT_RETURNED, seat=seat.index, source=source, reason=reason)
     return was_stand_in
-
-
-_sent = threading.local()
-
-
-def turn_timer_schedule(game_id: int) -> None:
-    """Send ``turn_timer_expire`` with an ETA at the game's current deadline (plus grace).
-
-    Runs after a commit. Without a broker (eager mode) the task runs in this process at the
-    deadline when ``TURN_TIMER_IN_PROCESS`` is on (``make run``), else expiries wait for the next
-    write to the game. The same (version, deadline) is sent once per thread; a duplicate would be
-    harmless anyway.
-    """
-    if celery_app.conf.task_always_eager and not getattr(settings, "TURN_TIMER_IN_PROCESS", False):
-        return
-    row = (
-        Game.objects.filter(pk=game_id, status=GameStatus.ACTIVE)
-        .values_list("version", "turn_deadline")
-        .first()
-    )
-    if row is None:
-        return
-    version, deadline = row
-    if deadline is None:
-        return
-    last: dict[int, tuple[int, datetime]] = getattr(_sent, "last", None) or {}
-    _sent.last = last
-    if last.get(game_id) == (version, deadline):
-        return
-    last[game_id] = (version, deadline)
-    if len(last) > 1000:
-        last.clear()
-    try:
-        if celery_app.conf.task_always_eager:
-            _expiry_thread_start(game_id, version, deadline + grace())
-            return
-        celery_app.send_task(
-            TURN_TIMER_EXPIRE_TASK, (game_id, version), eta=deadline + grace(), **task_options()
-        )
-    except Exception:  # the move is committed; the sweep will expire this turn instead
-        logger.exception("could not send the turn timer of game %s at %s", game_id, version)
-        last.pop(game_id, None)
-
-
-def _expiry_thread_start(game_id: int, version: int, due: datetime) -> None:
-    """Eager mode: run the expiry task in this process once ``due`` has passed (the task is
-    looked up by name in Celery's registry: tasks sit above this module)."""
-
-    def run() -> None:
-        try:
-            celery_app.tasks[TURN_TIMER_EXPIRE_TASK].apply((game_id, version))
-        except Exception:
-            logger.exception("the in-process turn timer of game %s failed", game_id)
-        finally:
-            db.connections.close_all()
-
-    delay = max(0.0, (due - timezone.now()).total_seconds())
-    timer = threading.Timer(delay, run)
-    timer.daemon = True
-    timer.start()
-
-
-def turn_timer_resend(game_id: int, version: int, due: datetime) -> None:
-    """A timer task that arrived before its time sends itself again for ``due`` (never in eager
-    mode, where the message would run at once, again and again)."""
-    if celery_app.conf.task_always_eager:
-        if getattr(settings, "TURN_TIMER_IN_PROCESS", False):
-            _expiry_thread_start(game_id, version, due)
-        return
-    celery_app.send_task(TURN_TIMER_EXPIRE_TASK, (game_id, version), eta=due, **task_options())

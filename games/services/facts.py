@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import transaction
 from django.utils import timezone
 
 from games.engine.history import TABLE_FACTS
 from games.models import EventSource, Game, GameEvent
+from games.selectors.seating import seats_of
+from games.services.bots import bot_turn_register
+from games.services.timer_schedule import turn_timer_schedule
 
 
 def fact_append(
@@ -38,4 +42,10 @@ def fact_append(
     game.version = event.seq
     game.updated_at = timezone.now()
     Game.objects.filter(pk=game.pk).update(version=game.version, updated_at=game.updated_at)
+    # The bot's turn and the timer's task go by version: send them again for this one (the
+    # ones sent for the version before find it moved on and do nothing).
+    bot_turn_register(game, seats_of(game))
+    if game.turn_deadline is not None:
+        game_id = game.pk
+        transaction.on_commit(lambda: turn_timer_schedule(game_id))
     return event

@@ -389,3 +389,28 @@ def test_a_player_whose_seat_a_bot_holds_gets_it_back_by_acting() -> None:
     last = GameEvent.objects.filter(game_id=table.game_id, type__in=TIMER_FACTS).last()
     assert last is not None and last.type == "seat_returned"
     assert_log_consistent(table.game_id)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_fact_in_the_log_does_not_stall_the_bot_to_act() -> None:
+    """A fact moves the version after a move scheduled the bot's turn: the turn is sent again
+    for the new version, and the bot plays on."""
+    ada, _ = player_create(display_name="Ada")
+    game = game_create(
+        creator=ada,
+        preset="two_player",
+        seat=0,
+        bots=[BotSeatSpec(seat=1)],
+        timer=TimerOptions(turn_seconds=30, timeout_limit=1),
+    )
+    game_start(game_id=game.pk, player=ada)
+    game.refresh_from_db()
+    assert game.to_act == 0
+    assert turn_timers_sweep(now=after_deadline(game)) == 1
+    log = list(GameEvent.objects.filter(game=game).order_by("seq"))
+    handed = next(e.seq for e in log if e.type == "seat_handed_to_bot")
+    assert any(e.seq > handed and e.seat == 1 and e.source == "bot" for e in log), [
+        (e.seq, e.type, e.source) for e in log
+    ]
+    game.refresh_from_db()
+    assert game.to_act == 0 and game.version == log[-1].seq
