@@ -26,7 +26,7 @@ from games.services.bots import (
 from games.services.lobby import BotSeatSpec, game_create, game_join, game_start
 from games.services.moves import bot_action_apply
 from games.services.players import player_create
-from tests.api.conftest import snapshot_of
+from tests.api.conftest import eager_bots, snapshot_of  # noqa: F401  (eager_bots: autouse)
 
 
 def _player(name: str) -> Player:
