@@ -33,7 +33,7 @@ from games.api.serializers import (
     TableViewSerializer,
 )
 from games.api.views import GAME_ID, game_detail_response, game_for_write, player_of
-from games.models import GameStatus, RelationKind, TableEventKind
+from games.models import Game, GameStatus, RelationKind, TableEventKind
 from games.presence import PRESENCE_WINDOW_SECONDS
 from games.selectors.games import game_get_visible
 from games.selectors.horizon import table_get
@@ -409,9 +409,11 @@ class TableEventListApi(AsyncApiView):
         player, game = await db(_game, request, game_id)
 
         def ready() -> bool | None:
-            game.refresh_from_db(fields=["status"])
+            status = Game.objects.filter(pk=game.pk).values_list("status", flat=True).first()
+            if status is None:  # the game was deleted while the client waited: stop waiting
+                return True
             news = table_get(game).table_seq > v["after"]
-            return True if news or game.status == GameStatus.FINISHED else None
+            return True if news or status == GameStatus.FINISHED else None
 
         async def check() -> bool | None:
             return await db_then_idle(ready)
