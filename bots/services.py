@@ -29,6 +29,7 @@ from games.engine import Action, Event, GameState, action_to_dict, effects_from_
 from games.engine.view import event_view, player_view
 from games.errors import ServiceError
 from games.models import Game, GameEvent, GameStatus, Seat
+from games.selectors.seating import seats_of
 from games.services.moves import bot_action_apply
 
 logger = logging.getLogger(__name__)
@@ -76,7 +77,8 @@ def bot_decision_compute(game_id: int, version: int) -> tuple[int, dict[str, Any
         return None
     if game.to_act is None or not game.snapshot:
         return None
-    seat = Seat.objects.filter(game=game, index=game.to_act).first()
+    seats = seats_of(game)  # from the game row, no query
+    seat = seats[game.to_act] if game.to_act < len(seats) else None
     if seat is None or not seat.bot_level:
         return None
     obs = bot_observation_build(game, seat.index)

@@ -75,7 +75,6 @@ class GameRecord:
     winner: int | None = None
     conceded_seat: int | None = None
     conceded_team: int | None = None
-    entries: int = 0
     steps: list[LogStep] = field(default_factory=list)
 
     @property
@@ -108,7 +107,6 @@ class GameRecord:
             entry = step.entry
             if game is None:
                 game = cls(step.state, _seats_of_start(entry.payload, options))
-            game.entries += 1
             if keep_steps:
                 game.steps.append(step)
             game._apply(entry)

@@ -6,10 +6,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db.models import Q
 from django.utils import timezone
 
-from games.engine.history import GAME_CONCEDED, TIMER_FACTS, TURN_TIMED_OUT
-from games.models import Game, GameEvent, Seat
+from games.engine.history import TIMER_FACTS, TURN_TIMED_OUT
+from games.models import EventSource, Game, GameEvent, Seat
 
 
 def grace() -> timedelta:
@@ -58,8 +59,8 @@ def timer_log_get(game: Game) -> list[dict[str, Any]]:
     """The turn timer's part of the move log, numbered 1, 2, ... in order. A ``turn_timed_out``
     entry names the events the timer then played for the seat (``events``: first and last)."""
     rows = list(
-        GameEvent.objects.filter(game=game, seq__gt=1)
-        .exclude(type__in=(GAME_CONCEDED,))
+        GameEvent.objects.filter(game=game)
+        .filter(Q(type__in=TIMER_FACTS) | Q(source=EventSource.TIMER))
         .order_by("seq")
         .values("seq", "type", "seat", "source", "payload", "created_at")
     )
@@ -69,9 +70,9 @@ def timer_log_get(game: Game) -> list[dict[str, Any]]:
             continue
         payload = dict(row["payload"])
         if row["type"] == TURN_TIMED_OUT:
-            played = []
+            played: list[int] = []  # the timer's moves right after it, with no other event between
             for later in rows[i + 1 :]:
-                if later["source"] != "timer" or later["type"] in TIMER_FACTS:
+                if later["type"] in TIMER_FACTS or later["seq"] != row["seq"] + len(played) + 1:
                     break
                 played.append(later["seq"])
             payload["events"] = [played[0], played[-1]] if played else []

@@ -79,8 +79,8 @@ def request_hash(game_id: int, action: Any, expected_version: Any) -> str:
 
 
 class TimerWorkDue(Exception):  # noqa: N818 - a signal to the caller, not an error
-    """Raised inside ``move_apply``'s transaction when the requester's seat has a bot standing
-    in for it or the turn timer is overdue: that work commits on its own first."""
+    """Raised inside ``move_apply``'s transaction when the turn timer is overdue
+    (``_timer_work_due``): that work commits on its own first."""
 
 
 def move_apply(
@@ -235,7 +235,7 @@ def bot_action_apply(
         game = game_lock(game_id)
         if game.status != GameStatus.ACTIVE or game.version != version or game.to_act is None:
             return None
-        seat = game.seats.get(index=game.to_act)
+        seat = seats_of(game)[game.to_act]  # from the game row, no query
         if not seat.is_bot:
             return None
         if action is None:

@@ -170,19 +170,17 @@ def turn_timer_expire_apply(
 Chooser = Callable[[Game, GameState, int], dict[str, Any]]
 
 
-def _turn_play(game_id: int, seat: int, choose: Chooser, source: str) -> int:
+def _turn_play(game_id: int, seat: int, choose: Chooser, source: str) -> None:
     """Apply actions for ``seat`` until another seat is to act (inside the caller's transaction,
-    which holds the row lock). Returns the game's version afterwards."""
-    version = 0
+    which holds the row lock)."""
     for _ in range(MAX_TIMER_ACTIONS):
         game = Game.objects.get(pk=game_id)
-        version = game.version
         if game.status != GameStatus.ACTIVE or game.to_act != seat or not game.snapshot:
             break
         state = GameState.from_dict(game.snapshot)
         action = choose(game, state, seat)
         try:
-            result = move_apply(
+            move_apply(
                 game_id=game_id,
                 seat=seat,
                 action=action,
@@ -199,15 +197,13 @@ def _turn_play(game_id: int, seat: int, choose: Chooser, source: str) -> int:
                 action.get("type"),
                 exc.code,
             )
-            result = move_apply(
+            move_apply(
                 game_id=game_id,
                 seat=seat,
                 action=_first_legal(state),
                 expected_version=game.version,
                 source=source,
             )
-        version = result.game.version
-    return version
 
 
 # The minimal play's preference among legal actions when no discard is chosen.
@@ -297,8 +293,8 @@ def turn_timers_sweep(*, now: datetime | None = None, limit: int = SWEEP_BATCH) 
 
 
 def game_touch(game: Game, player: Player | None, *, now: datetime | None = None) -> Game:
-    """At the start of a request touching ``game``: welcome back the requester's seat if a bot
-    stood in for it, then apply any overdue expiry (the game row is re-read when anything
+    """Before a write request on ``game`` (never a read): welcome back the requester's seat if
+    a bot stood in for it, then apply any overdue expiry (the game row is re-read when anything
     changed). Costs nothing for a game without a timer."""
     if game.turn_seconds is None and game.turn_deadline is None:
         return game
