@@ -54,12 +54,12 @@ hypothesis_settings.register_profile(
 hypothesis_settings.register_profile("dev", deadline=None)
 
 
-def _in_ci() -> bool:
+def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 
 
 hypothesis_settings.load_profile(
-    os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if _in_ci() else "dev")
+    os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if in_ci() else "dev")
 )
 
 
@@ -141,7 +141,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if not missing:
         return
     message = f"needs {' and '.join(missing)}"
-    if _in_ci():
+    if in_ci():
         pytest.fail(f"{message} (CI=true: services must be configured, not skipped)")
     pytest.skip(message)
 
@@ -159,7 +159,7 @@ class WorkerProcess:
         return self.log_path.read_text(errors="replace")
 
 
-def _database_url(settings_dict: dict[str, Any]) -> str:
+def database_url(settings_dict: dict[str, Any]) -> str:
     """Rebuild a PostgreSQL URL from Django's connection settings (test database included)."""
     user = quote(settings_dict.get("USER") or "", safe="")
     password = quote(settings_dict.get("PASSWORD") or "", safe="")
@@ -169,6 +169,27 @@ def _database_url(settings_dict: dict[str, Any]) -> str:
     port = f":{settings_dict['PORT']}" if settings_dict.get("PORT") else ""
     name = quote(settings_dict["NAME"], safe="")
     return f"postgres://{credentials}{host}{port}/{name}"
+
+
+def worker_environment(broker_url: str, **extra: str) -> dict[str, str]:
+    """The environment of a Celery process a test starts: the production settings on the test
+    database and ``broker_url``, plus ``extra``."""
+    from django.conf import settings
+    from django.db import connection
+
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "canasta_service.settings",
+        "SECRET_KEY": settings.SECRET_KEY,
+        "DEBUG": "0",
+        "DATABASE_URL": database_url(connection.settings_dict),
+        # Close the connection after every task so the test database can be flushed and
+        # dropped while the worker is idle.
+        "DATABASE_CONN_MAX_AGE": "0",
+        "CELERY_BROKER_URL": broker_url,
+        "PYTHONUNBUFFERED": "1",
+        **extra,
+    }
 
 
 def _worker_log_path() -> Path:
@@ -181,7 +202,7 @@ def _worker_log_path() -> Path:
     return path
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
+def process_stop(process: subprocess.Popen[bytes]) -> None:
     if process.poll() is not None:
         return
     process.send_signal(signal.SIGTERM)  # warm shutdown: finish the current task, then exit
@@ -203,7 +224,6 @@ def celery_worker_process(django_db_setup: None) -> Iterator[WorkerProcess]:
     it must be ``@pytest.mark.django_db(transaction=True)`` so the worker sees committed rows.
     """
     from django.conf import settings
-    from django.db import connection
 
     from canasta_service.celery import app as celery_app
 
@@ -214,18 +234,7 @@ def celery_worker_process(django_db_setup: None) -> Iterator[WorkerProcess]:
     hostname = f"pytest-{uuid.uuid4().hex[:10]}@{socket.gethostname()}"
     log_path = _worker_log_path()
     pid_path = log_path.with_name(log_path.name + ".pid")
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "canasta_service.settings",
-        "SECRET_KEY": settings.SECRET_KEY,
-        "DEBUG": "0",
-        "DATABASE_URL": _database_url(connection.settings_dict),
-        # Close the connection after every task so the test database can be flushed and
-        # dropped while the worker is idle.
-        "DATABASE_CONN_MAX_AGE": "0",
-        "CELERY_BROKER_URL": str(settings.CELERY_BROKER_URL),
-        "PYTHONUNBUFFERED": "1",
-    }
+    env = worker_environment(str(settings.CELERY_BROKER_URL))
     command = [
         sys.executable,
         "-m",
@@ -254,7 +263,7 @@ def celery_worker_process(django_db_setup: None) -> Iterator[WorkerProcess]:
                 pytest.fail(f"celery worker did not answer a ping in 60 s:\n{worker.log_text()}")
         yield worker
     finally:
-        _stop(process)
+        process_stop(process)
         pid_path.unlink(missing_ok=True)
         print(f"\n[celery_worker_process] stopped {hostname}; log: {log_path}", file=sys.stderr)
 

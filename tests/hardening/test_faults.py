@@ -31,7 +31,7 @@ from canasta_service.celery import app as celery_app
 from games.models import Game, GameEvent
 from games.selectors.games import game_replay_state
 from tests.api.conftest import PlayerClient, choose, create_game, snapshot_of
-from tests.conftest import ROOT, _database_url, _in_ci, _stop
+from tests.conftest import ROOT, database_url, in_ci, process_stop, worker_environment
 from tests.hardening.helpers import footprint, started_game
 
 # ============================================================================== helpers
@@ -98,17 +98,7 @@ class Redis:
 class Worker:
     def __init__(self, redis: Redis, fault_dir: Path, log: Path) -> None:
         self.hostname = f"fault-{uuid.uuid4().hex[:8]}@{socket.gethostname()}"
-        env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "canasta_service.settings",
-            "DEBUG": "0",
-            "DATABASE_URL": _database_url(connection.settings_dict),
-            "DATABASE_CONN_MAX_AGE": "0",
-            "CELERY_BROKER_URL": redis.url,
-            "REDIS_URL": redis.url,
-            "FAULT_DIR": str(fault_dir),
-            "PYTHONUNBUFFERED": "1",
-        }
+        env = worker_environment(redis.url, REDIS_URL=redis.url, FAULT_DIR=str(fault_dir))
         command = [
             sys.executable, "-m", "tests.hardening.fault_worker", "worker", "--pool=prefork",
             "--concurrency=1", "--loglevel=INFO", f"--hostname={self.hostname}",
@@ -130,7 +120,7 @@ class Worker:
             assert time.monotonic() < deadline, log.read_text()
 
     def stop(self) -> None:
-        _stop(self.process)
+        process_stop(self.process)
 
 
 def _use_broker(url: str | None) -> None:
@@ -143,7 +133,7 @@ def _use_broker(url: str | None) -> None:
 def faults(tmp_path: Path) -> Iterator[dict[str, Any]]:
     """Own Redis, the test process sending to it (not eager), and a way to start workers."""
     if shutil.which("redis-server") is None:
-        if _in_ci():
+        if in_ci():
             pytest.fail("redis-server is needed (CI=true)")
         pytest.skip("redis-server is not installed")
     redis = Redis()
@@ -242,7 +232,7 @@ def test_a_connection_dropped_mid_request_loses_nothing_and_a_retry_applies_once
     game_id, (ada, _) = started_game(make_player)
     before = footprint(game_id)
     original = moves.projections_write
-    url = _database_url(connection.settings_dict)
+    url = database_url(connection.settings_dict)
 
     def dropped(game: Game, state: Any) -> None:
         pid = connection.connection.info.backend_pid

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from canasta_service.celery import app as celery_app
+from tests.conftest import in_ci
 
 CHROMIUM_CANDIDATES = ("chromium", "chromium-browser")
 # No network on the test machines: without these Chromium stalls on lookups at start-up.
@@ -34,10 +35,6 @@ CHROMIUM_ARGS = [
     "--disable-dev-shm-usage",
 ]
 PHONE = {"width": 390, "height": 844}
-
-
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 
 
 def chromium_path() -> str | None:
@@ -68,7 +65,7 @@ def _browser_available(request: pytest.FixtureRequest) -> None:
     missing = _missing()
     if missing is None:
         return
-    if _in_ci():
+    if in_ci():
         pytest.fail(f"browser test needs {missing} (CI=true: install it, do not skip)")
     pytest.skip(f"needs {missing}")
 

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from canasta_service.celery import app as celery_app
@@ -35,7 +34,7 @@ from games.engine.history import TIMER_FACTS
 from games.models import Game, GameEvent
 from games.services.deadlines import grace
 from games.services.timers import timer_off_accept, timer_off_propose
-from tests.conftest import ROOT, WorkerProcess, _database_url
+from tests.conftest import ROOT, WorkerProcess, worker_environment
 from tests.services.timers.conftest import Table, assert_log_consistent, timed_table, timeouts
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
@@ -161,19 +160,12 @@ def celery_processes(tmp_path: Path, settings: Any, django_db_setup: None) -> It
     """Start workers and beat of one's own, all on a fresh queue; stopped after the test."""
     queue = f"timers-test-{uuid.uuid4().hex[:8]}"
     settings.TURN_TIMER_QUEUE = queue  # the messages this process sends go there too
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "canasta_service.settings",
-        "SECRET_KEY": settings.SECRET_KEY,
-        "DEBUG": "0",
-        "DATABASE_URL": _database_url(connection.settings_dict),
-        "DATABASE_CONN_MAX_AGE": "0",
-        "CELERY_BROKER_URL": str(settings.CELERY_BROKER_URL),
-        "TURN_TIMER_QUEUE": queue,
-        "TURN_TIMER_SWEEP_SECONDS": str(SWEEP_SECONDS),
-        "TURN_TIMER_GRACE_MS": str(settings.TURN_TIMER_GRACE_MS),
-        "PYTHONUNBUFFERED": "1",
-    }
+    env = worker_environment(
+        str(settings.CELERY_BROKER_URL),
+        TURN_TIMER_QUEUE=queue,
+        TURN_TIMER_SWEEP_SECONDS=str(SWEEP_SECONDS),
+        TURN_TIMER_GRACE_MS=str(settings.TURN_TIMER_GRACE_MS),
+    )
     celery = Celery(queue, env, tmp_path, [])
     try:
         yield celery
