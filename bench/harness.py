@@ -1,10 +1,17 @@
-"""A real stack on this machine for the benchmarks: PostgreSQL, Redis, gunicorn, Celery.
+"""A real stack on this machine for the benchmarks: PostgreSQL, Redis, gunicorn, nginx, Celery.
 
 ``Stack`` creates a fresh PostgreSQL database and picks an empty Redis database index, migrates,
-starts ``web`` gunicorn servers (each its own master on its own port, like separate hosts
-behind a load balancer) and ``workers`` Celery workers, and on exit stops them all and drops
-what it created. ``Api`` is a keep-alive HTTP/1.1 client (standard library) that times each
-request.
+starts ``web`` servers (each on its own port, like separate hosts behind a load balancer) and
+``workers`` Celery workers, and on exit stops them all and drops what it created. A server is
+served one of three ways (``serving``):
+
+- ``wsgi``: gunicorn gthread on the WSGI app;
+- ``asgi``: gunicorn with uvicorn workers on the ASGI app (every request, REST ones included);
+- ``production``: as docker-compose serves it: nginx (deploy/nginx.conf) in front of a WSGI
+  gunicorn (the REST API) and an ASGI gunicorn (the live endpoints); the urls are nginx's.
+
+``Api`` is a keep-alive HTTP/1.1 client (standard library) that times each request. The
+``/proc`` helpers (``process_tree``, ``cpu_seconds``, ``memory``) measure the servers.
 
 Environment: ``BENCH_PGURL`` (default ``postgres://postgres@127.0.0.1:5432``) and
 ``BENCH_REDIS`` (default ``redis://127.0.0.1:6379``) say where the servers are.
@@ -15,11 +22,14 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
+import shutil
 import signal
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -32,6 +42,8 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 PG_URL = os.environ.get("BENCH_PGURL", "postgres://postgres@127.0.0.1:5432")
 REDIS_BASE = os.environ.get("BENCH_REDIS", "redis://127.0.0.1:6379")
+NGINX_TEMPLATE = ROOT / "deploy" / "nginx.conf"
+SERVINGS = ("wsgi", "asgi", "production")
 
 
 def free_port() -> int:
@@ -74,6 +86,45 @@ def _redis_free_db() -> int:
     raise RuntimeError("no empty Redis database among 1..15")
 
 
+def nginx_binary() -> str:
+    found = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else "")
+    if not found:
+        raise RuntimeError("nginx is not installed (apt-get install nginx-light)")
+    return found
+
+
+def nginx_config(
+    listen: str,
+    api: str,
+    live: str,
+    directory: str,
+    access_log: str = "off",
+    max_body_bytes: int = 2_621_440,
+) -> str:
+    """deploy/nginx.conf with its ``${CANASTA_...}`` filled in (nginx's own ``$variables``
+    untouched), as the nginx image's entrypoint does in docker-compose."""
+    values = {
+        "CANASTA_LISTEN": listen,
+        "CANASTA_API_UPSTREAM": api,
+        "CANASTA_LIVE_UPSTREAM": live,
+        "CANASTA_NGINX_DIR": directory,
+        "CANASTA_ACCESS_LOG": access_log,
+        "CANASTA_MAX_BODY_BYTES": str(max_body_bytes),
+    }
+    template = NGINX_TEMPLATE.read_text()
+    return re.sub(r"\$\{(CANASTA_[A-Z_]+)\}", lambda m: values[m.group(1)], template)
+
+
+@dataclass
+class Server:
+    """One serving of the stack: its address and the masters of its processes."""
+
+    url: str  # where clients go (nginx's in production)
+    api_url: str  # the server of the REST API, without nginx
+    live_url: str  # the server of the live endpoints, without nginx
+    masters: dict[str, int] = field(default_factory=dict)  # "api", "live", "nginx" -> pid
+
+
 @dataclass
 class Stack:
     web: int = 1
@@ -81,24 +132,35 @@ class Stack:
     web_workers: int = 2
     web_threads: int = 4
     worker_concurrency: int = 2
-    asgi: bool = False  # uvicorn workers on the ASGI app (as docker-compose serves it)
+    asgi: bool = False  # shorthand for serving="asgi"
+    serving: str = "wsgi"
+    live_workers: int = 2  # production: uvicorn workers of the live server
+    live_pool: int = 4  # production: PostgreSQL connections per live worker
     name: str = field(default_factory=lambda: f"canasta_bench_{uuid.uuid4().hex[:8]}")
-    ports: list[int] = field(default_factory=list)
+    servers: list[Server] = field(default_factory=list)
     procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     log_dir: Path = ROOT / ".ci" / "logs" / "bench"
 
+    def __post_init__(self) -> None:
+        if self.asgi:
+            self.serving = "asgi"
+        if self.serving not in SERVINGS:
+            raise ValueError(f"serving: one of {SERVINGS}, not {self.serving!r}")
+
     @property
     def urls(self) -> list[str]:
-        return [f"http://127.0.0.1:{p}" for p in self.ports]
+        return [server.url for server in self.servers]
 
-    def _spawn(self, args: list[str], log: str) -> subprocess.Popen[bytes]:
+    def _spawn(
+        self, args: list[str], log: str, env: dict[str, str] | None = None
+    ) -> subprocess.Popen[bytes]:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         with (self.log_dir / log).open("wb") as out:
             proc = subprocess.Popen(
                 args,
                 cwd=ROOT,
-                env=self.env,
+                env=env or self.env,
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
@@ -106,7 +168,59 @@ class Stack:
         self.procs.append(proc)
         return proc
 
+    def _gunicorn(self, asgi: bool, port: int, workers: int, log: str) -> subprocess.Popen[bytes]:
+        # As docker-compose: under ASGI each request may run on another thread, so
+        # connections come from a pool per process; WSGI threads keep their own.
+        env = {
+            **self.env,
+            "DATABASE_CONN_MAX_AGE": "0" if asgi else "60",
+            "DATABASE_POOL_SIZE": (str(self.live_pool) if self.serving == "production" else "8")
+            if asgi
+            else "0",
+        }
+        serving = (
+            ["canasta_service.asgi:application", "--worker-class=uvicorn_worker.UvicornWorker"]
+            if asgi
+            else [
+                "canasta_service.wsgi:application",
+                "--worker-class=gthread",
+                f"--threads={self.web_threads}",
+            ]
+        )
+        return self._spawn(
+            [
+                str(Path(sys.executable).parent / "gunicorn"),
+                *serving,
+                f"--bind=127.0.0.1:{port}",
+                f"--workers={workers}",
+                "--keep-alive=75",
+                "--log-level=warning",
+            ],
+            log,
+            env,
+        )
+
+    def _nginx(self, i: int, port: int, api_port: int, live_port: int) -> subprocess.Popen[bytes]:
+        directory = Path(tempfile.mkdtemp(prefix=f"{self.name}-nginx{i}-"))
+        directory.chmod(0o755)  # workers run as nobody when the master is root
+        self._nginx_dirs.append(directory)
+        conf = directory / "nginx.conf"
+        conf.write_text(
+            nginx_config(
+                f"127.0.0.1:{port}",
+                f"127.0.0.1:{api_port}",
+                f"127.0.0.1:{live_port}",
+                str(directory),
+            )
+        )
+        return self._spawn(
+            [nginx_binary(), "-e", "stderr", "-p", str(directory), "-c", str(conf)]
+            + ["-g", "daemon off;"],
+            f"nginx{i}.log",
+        )
+
     def start(self) -> None:
+        self._nginx_dirs: list[Path] = []
         self.redis_db = _redis_free_db()
         _psql(f'CREATE DATABASE "{self.name}"')
         redis_url = f"{REDIS_BASE}/{self.redis_db}"
@@ -116,10 +230,8 @@ class Stack:
             "DEBUG": "0",
             "SECRET_KEY": "bench-" + uuid.uuid4().hex,
             "DATABASE_URL": f"{PG_URL}/{self.name}",
-            # As docker-compose: under ASGI each request may run on another thread, so
-            # connections come from a pool per process; WSGI threads keep their own.
-            "DATABASE_CONN_MAX_AGE": "0" if self.asgi else "60",
-            "DATABASE_POOL_SIZE": "8" if self.asgi else "0",
+            "DATABASE_CONN_MAX_AGE": "60",
+            "DATABASE_POOL_SIZE": "0",
             "REDIS_URL": redis_url,
             "CACHE_URL": redis_url,
             "BENCH_BASELINE": "1",
@@ -135,30 +247,26 @@ class Stack:
             env=self.env,
             check=True,
         )
-        bin_dir = Path(sys.executable).parent
         for i in range(self.web):
-            port = free_port()
-            self.ports.append(port)
-            serving = (
-                ["canasta_service.asgi:application", "--worker-class=uvicorn_worker.UvicornWorker"]
-                if self.asgi
-                else [
-                    "canasta_service.wsgi:application",
-                    "--worker-class=gthread",
-                    f"--threads={self.web_threads}",
-                ]
-            )
-            self._spawn(
-                [
-                    str(bin_dir / "gunicorn"),
-                    *serving,
-                    f"--bind=127.0.0.1:{port}",
-                    f"--workers={self.web_workers}",
-                    "--keep-alive=30",
-                    "--log-level=warning",
-                ],
-                f"web{i}.log",
-            )
+            if self.serving == "production":
+                api_port, live_port, port = free_port(), free_port(), free_port()
+                api = self._gunicorn(False, api_port, self.web_workers, f"api{i}.log")
+                live = self._gunicorn(True, live_port, self.live_workers, f"live{i}.log")
+                nginx = self._nginx(i, port, api_port, live_port)
+                self.servers.append(
+                    Server(
+                        f"http://127.0.0.1:{port}",
+                        f"http://127.0.0.1:{api_port}",
+                        f"http://127.0.0.1:{live_port}",
+                        {"api": api.pid, "live": live.pid, "nginx": nginx.pid},
+                    )
+                )
+            else:
+                port = free_port()
+                asgi = self.serving == "asgi"
+                proc = self._gunicorn(asgi, port, self.web_workers, f"web{i}.log")
+                url = f"http://127.0.0.1:{port}"
+                self.servers.append(Server(url, url, url, {"live" if asgi else "api": proc.pid}))
         for i in range(self.workers):
             self._spawn(
                 [
@@ -177,20 +285,23 @@ class Stack:
                 f"worker{i}.log",
             )
         deadline = time.monotonic() + 60
-        for url in self.urls:
-            while True:
-                try:
-                    status, _, _ = Api(url).get("/api/v1/health/")
-                    if status == 200:
-                        break
-                except OSError:
-                    pass
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"{url} did not come up; see {self.log_dir}")
-                time.sleep(0.2)
+        for server in self.servers:
+            for url in {server.url, server.api_url, server.live_url}:
+                while True:
+                    try:
+                        status, _, _ = Api(url).get("/api/v1/health/")
+                        if status == 200:
+                            break
+                    except OSError:
+                        pass
+                    if time.monotonic() > deadline or any(p.poll() is not None for p in self.procs):
+                        raise RuntimeError(f"{url} did not come up; see {self.log_dir}")
+                    time.sleep(0.2)
         self._wait_workers(deadline)
 
     def _wait_workers(self, deadline: float) -> None:
+        if not self.workers:
+            return
         from celery import Celery
 
         app = Celery(broker=self.env["REDIS_URL"])
@@ -209,6 +320,10 @@ class Stack:
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait(timeout=10)
+        for directory in getattr(self, "_nginx_dirs", []):
+            shutil.rmtree(directory, ignore_errors=True)
+        if not hasattr(self, "redis_db"):
+            return
         try:
             import redis
 
@@ -287,3 +402,48 @@ def sign_up(base_url: str, name: str) -> Api:
     status, body, _ = Api(base_url).post("/api/v1/players/", {"display_name": name})
     assert status == 201, body
     return Api(base_url, body["token"])
+
+
+# ------------------------------------------------------------------------------ /proc
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (a gunicorn or nginx master and its workers)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    out, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        out.append(current)
+        todo += children.get(current, [])
+    return out
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """utime + stime of ``pids`` (live processes only), in seconds."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15)
+    return total / ticks
+
+
+def memory(pid: int) -> tuple[int, int]:
+    """(resident KiB, threads) of one process."""
+    rss = threads = 0
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                rss = int(line.split()[1])
+            elif line.startswith("Threads:"):
+                threads = int(line.split()[1])
+    except OSError:
+        pass
+    return rss, threads
