@@ -16,8 +16,9 @@ Two transports:
 - **In-process** otherwise (development, tests): ``notify`` wakes the waiters of this process
   directly (thread-safe, through each waiter's event loop).
 
-As a safety net (Redis restarting, a process without Redis among several) a waiter re-reads the
-database every ``RECHECK_SECONDS`` even without a notification.
+The hub re-subscribes when Redis comes back and then wakes every local waiter (a notification
+may have been lost meanwhile); waiters also re-read now and then on their own (the feed of
+``games.realtime.feed`` every ``RECHECK_SECONDS``).
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ import logging
 import threading
 import weakref
 from collections import defaultdict
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -38,9 +39,6 @@ from django.db.models.signals import post_save
 logger = logging.getLogger(__name__)
 
 CHANNEL_PREFIX = "canasta:game:"
-RECHECK_SECONDS = 5.0
-
-T = TypeVar("T")
 
 # ------------------------------------------------------------------------------ local waiters
 _lock = threading.Lock()
@@ -53,6 +51,13 @@ def waiter_count(game_id: int | None = None) -> int:
         if game_id is not None:
             return len(_waiters.get(game_id, ()))
         return sum(len(s) for s in _waiters.values())
+
+
+def _wake_all_local() -> None:
+    with _lock:
+        games = list(_waiters)
+    for game_id in games:
+        _wake_local(game_id)
 
 
 def _wake_local(game_id: int) -> None:
@@ -129,32 +134,44 @@ class _Hub:
         self.task: asyncio.Task[None] | None = None
 
     async def run(self, url: str) -> None:
+        """Subscribe, dispatch, and subscribe again after a failure (backing off up to 5 s);
+        after a re-subscription every local waiter is woken to re-read."""
         import redis.asyncio as aioredis
 
-        client = aioredis.Redis.from_url(url, socket_connect_timeout=2)
-        pubsub = client.pubsub()
-        try:
-            await pubsub.psubscribe(f"{CHANNEL_PREFIX}*")
-            self.ready.set()
-            while True:
-                message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=30)
-                if message is None:
-                    continue
-                channel = message.get("channel", b"")
-                if isinstance(channel, bytes):
-                    channel = channel.decode()
-                with contextlib.suppress(ValueError):
-                    _wake_local(int(str(channel).rsplit(":", 1)[-1]))
-        except asyncio.CancelledError:
-            raise
-        except Exception:  # noqa: BLE001 - waiters fall back to re-checking the database
-            logger.warning("live: the Redis subscription failed", exc_info=True)
-        finally:
-            self.failed = True
-            self.ready.set()
-            with contextlib.suppress(Exception):
-                await pubsub.aclose()
-                await client.aclose()
+        backoff = 0.2
+        subscribed_before = False
+        while True:
+            client = aioredis.Redis.from_url(url, socket_connect_timeout=2)
+            pubsub = client.pubsub()
+            try:
+                await pubsub.psubscribe(f"{CHANNEL_PREFIX}*")
+                self.failed = False
+                self.ready.set()
+                if subscribed_before:
+                    _wake_all_local()
+                subscribed_before = True
+                backoff = 0.2
+                while True:
+                    message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=30)
+                    if message is None:
+                        continue
+                    channel = message.get("channel", b"")
+                    if isinstance(channel, bytes):
+                        channel = channel.decode()
+                    with contextlib.suppress(ValueError):
+                        _wake_local(int(str(channel).rsplit(":", 1)[-1]))
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - waiters re-check on their own meanwhile
+                logger.warning("live: the Redis subscription failed", exc_info=True)
+                self.failed = True
+                self.ready.set()
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+                    await client.aclose()
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, 5.0)
 
 
 _hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Hub] = weakref.WeakKeyDictionary()
@@ -168,7 +185,7 @@ async def _hub_ensure() -> None:
         return
     loop = asyncio.get_running_loop()
     hub = _hubs.get(loop)
-    if hub is None or (hub.failed and hub.task is not None and hub.task.done()):
+    if hub is None or (hub.task is not None and hub.task.done()):
         hub = _Hub()
         _hubs[loop] = hub
         hub.task = loop.create_task(hub.run(url))
@@ -211,19 +228,3 @@ async def listening(game_id: int) -> AsyncIterator[Listener]:
                 waiting.discard(entry)
                 if not waiting:
                     del _waiters[game_id]
-
-
-async def wait_until(
-    game_id: int, check: Callable[[], Awaitable[T | None]], timeout: float
-) -> T | None:
-    """``await check()`` until it returns something (not None) or ``timeout`` seconds pass;
-    between checks, sleep until the game changes (or ``RECHECK_SECONDS``)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + max(0.0, timeout)
-    async with listening(game_id) as listener:
-        while True:
-            result = await check()
-            remaining = deadline - loop.time()
-            if result is not None or remaining <= 0:
-                return result
-            await listener.wait(min(remaining, RECHECK_SECONDS))

@@ -45,13 +45,12 @@ from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
 from canasta_service.problems import problem_responses
-from games import live
 from games.api.serializers import GameEventListSerializer
 from games.api.views import EVENTS_PROBLEMS, GAME_ID, GameEventListApi, player_of
-from games.models import Game, GameStatus, Player
-from games.selectors.games import game_get_visible, viewer_seat_get
-from games.selectors.horizon import spectator_horizon
-from games.selectors.table import Cursor, live_batch_get
+from games.models import Game, Player
+from games.realtime.feed import MOVES_ONLY, End, Followed, Idle, Sync, follow, subscribe
+from games.selectors.games import game_get_visible
+from games.selectors.live import Cursor, LiveItem
 from games.services.table import presence_touch
 
 T = TypeVar("T")
@@ -167,11 +166,23 @@ class GameEventWaitParamsSerializer(serializers.Serializer[Any]):
     )
 
 
-def _has_news(game_id: int, after: int, horizon_of: Callable[[Game], int]) -> bool | None:
-    game = Game.objects.filter(pk=game_id).first()
-    if game is None or game.status in (GameStatus.FINISHED, GameStatus.ABANDONED):
-        return True
-    return True if horizon_of(game) > after else None
+async def wait_for_news(game_id: int, player: Player, cursor: Cursor, seconds: float) -> None:
+    """Wait until the game's feed has something after ``cursor`` for ``player`` (or the game is
+    over), at most ``seconds``."""
+    sub = await subscribe(game_id, player.pk, cursor)
+    try:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        while loop.time() < deadline and not sub.done:
+            if sub.take():
+                return
+            if sub.rejoin:
+                sub.leave()
+                sub = await subscribe(game_id, player.pk, sub.cursor)
+                continue
+            await sub.wait(deadline - loop.time())
+    finally:
+        sub.leave()
 
 
 SYNC_TEXT = (
@@ -218,18 +229,10 @@ class GameEventListWaitApi(AsyncApiView, GameEventListApi):
         params.is_valid(raise_exception=True)
         wait = wait_bound(params.validated_data["wait"])
         if wait:
-            after = params.validated_data["after"]
             player = await db(player_of, request)
-            game = await db(_visible, game_id, player)
-            viewer = await db(viewer_seat_get, game=game, player=player)
-
-            def horizon(g: Game) -> int:
-                return spectator_horizon(g, viewer)
-
-            async def check() -> bool | None:
-                return await db_then_idle(_has_news, game_id, after, horizon)
-
-            await live.wait_until(game_id, check, wait)
+            await db(_visible, game_id, player)
+            after = Cursor(params.validated_data["after"], MOVES_ONLY)
+            await wait_for_news(game_id, player, after, wait)
         response: Response = await db_then_idle(GameEventListApi.get, self, request, game_id)
         return response
 
@@ -246,55 +249,40 @@ class GameStreamParamsSerializer(serializers.Serializer[Any]):
     )
 
 
-def _frame(name: str, data: dict[str, Any], event_id: str | None = None) -> str:
+def sse_frame(name: str, data: dict[str, Any], event_id: str | None = None) -> bytes:
     lines = [f"event: {name}"]
     if event_id is not None:
         lines.insert(0, f"id: {event_id}")
     lines.append("data: " + json.dumps(data, cls=JSONEncoder, separators=(",", ":")))
-    return "\n".join(lines) + "\n\n"
+    return ("\n".join(lines) + "\n\n").encode()
+
+
+SSE_RETRY = f"retry: {RETRY_MILLISECONDS}\n\n".encode()
+SSE_KEEPALIVE = b": keep-alive\n\n"
+
+
+def sse_of(followed: Followed) -> bytes:
+    """One thing the feed gives a follower, as Server-Sent Events text."""
+    if isinstance(followed, LiveItem):
+        return followed.sse
+    if isinstance(followed, Sync):
+        return sse_frame("sync", followed.data())
+    if isinstance(followed, End):
+        return sse_frame("end", followed.data())
+    assert isinstance(followed, Idle)
+    return SSE_KEEPALIVE
 
 
 async def event_stream(
     game_id: int, player: Player, cursor: Cursor, seconds: int
-) -> AsyncIterator[str]:
+) -> AsyncIterator[bytes]:
     """The frames of one stream: ``sync`` first, then every game and table event after
     ``cursor`` in order, each exactly once, keep-alive comments while idle; ``end`` when the
     game is over and everything is sent; closed after ``seconds`` (the client reconnects with
-    ``Last-Event-ID``)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    yield f"retry: {RETRY_MILLISECONDS}\n\n"
-    async with live.listening(game_id) as listener:
-        first = True
-        touched = loop.time()
-        while True:
-            batch = await db_then_idle(
-                live_batch_get, game_id=game_id, player=player, cursor=cursor
-            )
-            if first:
-                first = False
-                yield _frame(
-                    "sync",
-                    {"version": batch.version, "cursor": cursor.text(), "resumed": cursor.move > 0},
-                )
-            for name, event_id, data in batch.items:
-                yield _frame(name, data, event_id)
-            moved = batch.cursor != cursor
-            cursor = batch.cursor
-            if batch.finished:
-                yield _frame("end", {"version": batch.version, "cursor": cursor.text()})
-                return
-            if moved:
-                continue
-            now = loop.time()
-            if now >= deadline:
-                return
-            if now - touched >= KEEPALIVE_SECONDS:
-                touched = now
-                await db_then_idle(_visible, game_id, player)
-            woken = await listener.wait(min(deadline - now, KEEPALIVE_SECONDS))
-            if not woken and loop.time() < deadline:
-                yield ": keep-alive\n\n"
+    ``Last-Event-ID``). Pushed by the game's feed (``games.realtime.feed``)."""
+    yield SSE_RETRY
+    async for followed in follow(game_id, player.pk, cursor, seconds):
+        yield sse_of(followed)
 
 
 STREAM_TEXT = (

@@ -24,8 +24,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from canasta_service.problems import AUTH, BODY, problem_responses
-from games import live
-from games.api.live import WAIT_MAX_SECONDS, AsyncApiView, db, db_then_idle, wait_bound
+from games.api.live import (
+    WAIT_MAX_SECONDS,
+    AsyncApiView,
+    db,
+    db_then_idle,
+    wait_bound,
+    wait_for_news,
+)
 from games.api.serializers import (
     GameDetailSerializer,
     PlayerRefSerializer,
@@ -33,10 +39,11 @@ from games.api.serializers import (
     TableViewSerializer,
 )
 from games.api.views import GAME_ID, game_detail_response, game_for_write, player_of
-from games.models import Game, GameStatus, RelationKind, TableEventKind
+from games.models import GameStatus, RelationKind, TableEventKind
 from games.presence import PRESENCE_WINDOW_SECONDS
+from games.realtime.feed import TABLE_ONLY
 from games.selectors.games import game_get_visible
-from games.selectors.horizon import table_get
+from games.selectors.live import Cursor
 from games.selectors.table import (
     CHAT_BURST,
     CHAT_WINDOW_SECONDS,
@@ -408,19 +415,10 @@ class TableEventListApi(AsyncApiView):
         v = params.validated_data
         player, game = await db(_game, request, game_id)
 
-        def ready() -> bool | None:
-            status = Game.objects.filter(pk=game.pk).values_list("status", flat=True).first()
-            if status is None:  # the game was deleted while the client waited: stop waiting
-                return True
-            news = table_get(game).table_seq > v["after"]
-            return True if news or status == GameStatus.FINISHED else None
-
-        async def check() -> bool | None:
-            return await db_then_idle(ready)
-
         if v["wait"]:
             await db(presence_touch, game=game, player=player)
-            await live.wait_until(game.pk, check, wait_bound(v["wait"]))
+            after = Cursor(TABLE_ONLY, v["after"])
+            await wait_for_news(game.pk, player, after, wait_bound(v["wait"]))
         body = await db_then_idle(
             table_events_list, game=game, player=player, after=v["after"], limit=v["limit"]
         )

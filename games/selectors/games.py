@@ -189,7 +189,9 @@ def game_replay_state(game: Game, upto: int | None = None) -> GameState:
     events = game.events.filter(seq__gt=1).exclude(type__in=TABLE_FACTS).order_by("seq")
     if upto is not None:
         events = events.filter(seq__lte=upto)
-    for event in events.only("seq", "seat", "payload"):
-        assert event.seat is not None, "every action event has a seat"
-        apply(state, action_from_dict(event.payload, event.seat))
+    # Plain values: model instances from ``.only()`` on the related manager defer ``game_id``
+    # and reload each row on access (one query per event).
+    for seat, payload in events.values_list("seat", "payload"):
+        assert seat is not None, "every action event has a seat"
+        apply(state, action_from_dict(payload, seat))
     return state

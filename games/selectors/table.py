@@ -4,8 +4,6 @@ through the engine's player and event views."""
 
 from __future__ import annotations
 
-import datetime as dt
-from dataclasses import dataclass
 from typing import Any
 
 from django.utils import timezone
@@ -27,8 +25,7 @@ from games.models import (
     TableEventKind,
 )
 from games.presence import PRESENCE_WINDOW_SECONDS, presence_seen
-from games.selectors.events import event_view_get
-from games.selectors.games import game_replay_state, game_state_get, seat_view, viewer_seat_get
+from games.selectors.games import game_replay_state, game_state_get, seat_view
 from games.selectors.horizon import spectator_horizon, table_get
 
 # The quick-chat phrases: a fixed list, so no free text and nothing to moderate. Clients show
@@ -183,75 +180,6 @@ def spectator_view_get(*, game: Game) -> dict[str, Any]:
         "winner_team": game.winner_team if game.status == GameStatus.FINISHED else None,
         "state": player_view(state, None, with_legal=False) if state is not None else None,
     }
-
-
-@dataclass(frozen=True)
-class Cursor:
-    """Where a live stream stands: the last move seq and the last table event seq sent."""
-
-    move: int = 0
-    table: int = 0
-
-    def text(self) -> str:
-        return f"{self.move}-{self.table}"
-
-    @classmethod
-    def parse(cls, text: str | None) -> Cursor | None:
-        """``"12-3"`` (or a bare ``"12"``: moves after 12, every table event); None if bad."""
-        if not text:
-            return None
-        parts = text.strip().split("-")
-        if len(parts) > 2 or not all(p.isdigit() for p in parts):
-            return None
-        return cls(int(parts[0]), int(parts[1]) if len(parts) == 2 else 0)
-
-
-@dataclass
-class LiveBatch:
-    items: list[tuple[str, str, dict[str, Any]]]  # (sse event name, id, data)
-    cursor: Cursor
-    version: int
-    finished: bool
-
-
-def live_batch_get(*, game_id: int, player: Player | None, cursor: Cursor) -> LiveBatch:
-    """Everything after ``cursor`` that the requester may see, in the order it happened:
-    moves (redacted through the engine's event view; a spectator's capped by the delay) and
-    table events (without muted chat). ``finished`` when the game is over and all is sent."""
-    game = Game.objects.get(pk=game_id)
-    viewer = viewer_seat_get(game=game, player=player)
-    table = table_get(game)
-    horizon = spectator_horizon(game, viewer, table)
-    moves = list(
-        GameEvent.objects.filter(game=game, seq__gt=cursor.move, seq__lte=horizon).order_by("seq")[
-            :200
-        ]
-    )
-    notes = list(
-        TableEvent.objects.filter(game=game, seq__gt=cursor.table)
-        .select_related("player")
-        .order_by("seq")[:200]
-    )
-    muted = set(muted_seats_get(game=game, player=player))
-    merged: list[tuple[dt.datetime, int, Any]] = [(e.created_at, 0, e) for e in moves]
-    merged += [(n.created_at, 1, n) for n in notes]
-    merged.sort(key=lambda x: (x[0], x[1], x[2].seq))
-    move_at, table_at = cursor.move, cursor.table
-    items: list[tuple[str, str, dict[str, Any]]] = []
-    for _, kind, row in merged:
-        if kind == 0:
-            move_at = row.seq
-            data = {"version": row.seq, "event": event_view_get(row, viewer)}
-            items.append(("game_event", Cursor(move_at, table_at).text(), data))
-        else:
-            table_at = row.seq
-            if row.kind == TableEventKind.CHAT and row.seat in muted:
-                continue
-            data = {"version": move_at, "table_seq": row.seq, "event": table_event_view(row)}
-            items.append(("table_event", Cursor(move_at, table_at).text(), data))
-    caught_up = move_at >= game.version and table_at >= table.table_seq
-    finished = game.status in (GameStatus.FINISHED, GameStatus.ABANDONED) and caught_up
-    return LiveBatch(items, Cursor(move_at, table_at), game.version, finished)
 
 
 def presence_get(*, game: Game) -> dict[str, Any]:

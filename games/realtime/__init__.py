@@ -1,0 +1,1 @@
+"""The live tier's fan-out: one feed per game and server process (``feed``)."""
