@@ -140,13 +140,17 @@ def wait_bound(seconds: int) -> int:
     return min(seconds, int(getattr(settings, "LIVE_WAIT_MAX_SECONDS", WAIT_MAX_SECONDS)))
 
 
+def stream_seconds_max() -> int:
+    return int(getattr(settings, "LIVE_STREAM_MAX_SECONDS", STREAM_SECONDS_MAX))
+
+
 def stream_seconds(request: Request, seconds: int) -> int:
     """How long a stream stays open. Only an ASGI server sends a stream as it is produced;
     under WSGI (``make run``, WSGI test clients) Django collects the whole body first, so the
     stream sends what there is and closes, and the client reconnects after ``retry``."""
     if not isinstance(request._request, ASGIRequest):
         return 0
-    return min(seconds, int(getattr(settings, "LIVE_STREAM_MAX_SECONDS", STREAM_SECONDS_MAX)))
+    return min(seconds, stream_seconds_max())
 
 
 def _visible(game_id: int, player: Player, touch: bool = True) -> Game:

@@ -1,0 +1,243 @@
+"""The live server's ASGI application: WebSockets, and the event stream and long-poll waits
+served straight from the game's feed; every other request goes to Django.
+
+Why not through Django's ASGI handler: it runs each request in a context with a thread of its
+own (for the synchronous parts: signals, sync middleware), so a waiting client would park a
+thread (0.1 to 0.3 MiB) for as long as it waits. Here a waiting stream or long-poll is a
+coroutine and a ``Subscriber`` of its game's feed: no thread, no database connection, a few
+KiB. The fast path takes only what it fully understands: a ``GET`` with a token in the
+``Authorization`` header, no ``Origin`` (CORS is Django's), known query parameters with valid
+values, a game the player may see. Anything else (an error to report, a session cookie, a
+long-poll that can answer at once) is handed to Django unchanged, which answers it exactly as
+before: the same views, the same problem documents.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+from urllib.parse import parse_qs
+
+from games import errors
+from games.api.authentication import TokenAuthentication
+from games.api.live import SSE_RETRY, sse_of, stream_seconds_max, wait_bound
+from games.realtime.feed import MOVES_ONLY, db_call, feed_get, follow
+from games.selectors.live import Cursor, LiveItem, json_text
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+STREAM_PATH = re.compile(r"^/api/v1/games/(\d{1,18})/stream/$")
+EVENTS_PATH = re.compile(r"^/api/v1/games/(\d{1,18})/events/$")
+STREAM_PARAMS = {"after", "table_after", "last_event_id", "timeout"}
+EVENTS_PARAMS = {"after", "wait"}
+EVENTS_PAGE_DEFAULT = 200  # as GET .../events/ without ``limit``
+
+
+class Handoff(Exception):
+    """The fast path does not take this request: Django answers it."""
+
+
+def _headers(scope: Scope) -> dict[bytes, bytes]:
+    return {k.lower(): v for k, v in scope.get("headers", [])}
+
+
+def _params(scope: Scope, allowed: set[str]) -> dict[str, str]:
+    """The query parameters, one value each, only known names (else ``Handoff``)."""
+    try:
+        parsed = parse_qs(scope.get("query_string", b"").decode(), strict_parsing=False)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise Handoff() from exc
+    if not set(parsed) <= allowed or any(len(v) != 1 for v in parsed.values()):
+        raise Handoff()
+    return {k: v[0] for k, v in parsed.items()}
+
+
+def _int(params: dict[str, str], name: str, default: int, top: int) -> int:
+    text = params.get(name)
+    if text is None:
+        return default
+    if not text.isdigit() or len(text) > 18 or int(text) > top:
+        raise Handoff()
+    return int(text)
+
+
+def _token_holder(key: str) -> int:
+    """The player id a token stands for (``Handoff`` when it is not a valid one's)."""
+    try:
+        user, _ = TokenAuthentication().authenticate_credentials(key)
+    except Exception as exc:  # noqa: BLE001 - Django answers with the right problem
+        raise Handoff() from exc
+    player = getattr(user, "player", None)
+    if player is None:
+        raise Handoff()
+    return int(player.pk)
+
+
+async def player_by_token(headers: dict[bytes, bytes]) -> int:
+    auth = headers.get(b"authorization", b"").decode("latin-1").split()
+    if len(auth) != 2 or auth[0].lower() != "token" or b"origin" in headers:
+        raise Handoff()
+    return await db_call(_token_holder, auth[1])
+
+
+async def _start(send: Send, status: int, content_type: bytes, extra: list[Any]) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", content_type),
+                (b"cache-control", b"no-cache"),
+                (b"vary", b"Accept, Authorization"),
+                (b"x-content-type-options", b"nosniff"),
+                *extra,
+            ],
+        }
+    )
+
+
+class LiveHttp:
+    """The HTTP side: the fast paths above, Django for the rest."""
+
+    def __init__(self, django: App) -> None:
+        self.django = django
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("method") == "GET":
+            path = scope.get("path", "")
+            for pattern, serve in ((STREAM_PATH, self.stream), (EVENTS_PATH, self.long_poll)):
+                found = pattern.match(path)
+                if found:
+                    try:
+                        await serve(int(found.group(1)), scope, receive, send)
+                    except Handoff:
+                        break
+                    return
+        await self.django(scope, receive, send)
+
+    # ------------------------------------------------------------------ the event stream
+    async def stream(self, game_id: int, scope: Scope, receive: Receive, send: Send) -> None:
+        params = _params(scope, STREAM_PARAMS)
+        headers = _headers(scope)
+        seconds = min(_int(params, "timeout", 300, 3600), stream_seconds_max())
+        cursor = Cursor.parse(headers.get(b"last-event-id", b"").decode("latin-1")) or (
+            Cursor.parse(params["last_event_id"]) if "last_event_id" in params else None
+        )
+        if "last_event_id" in params and len(params["last_event_id"]) > 40:
+            raise Handoff()
+        if cursor is None:
+            top = 1 << 62
+            cursor = Cursor(_int(params, "after", 0, top), _int(params, "table_after", 0, top))
+        player_id = await player_by_token(headers)
+        frames = follow(game_id, player_id, cursor, seconds)
+        try:
+            first = await anext(frames)
+        except errors.GameNotFound as exc:
+            raise Handoff() from exc
+        await _start(
+            send,
+            200,
+            b"text/event-stream; charset=utf-8",
+            [(b"x-accel-buffering", b"no")],
+        )
+        await self._pump(receive, send, frames, [SSE_RETRY, sse_of(first)], lambda f: sse_of(f))
+
+    async def _pump(
+        self,
+        receive: Receive,
+        send: Send,
+        frames: Any,
+        opening: list[bytes],
+        encode: Callable[[Any], bytes],
+    ) -> None:
+        """Send ``opening`` and then every frame until the generator ends or the client goes
+        away (a watcher cancels the send loop: nothing per frame for that)."""
+        main = asyncio.current_task()
+        assert main is not None
+        gone = asyncio.Event()
+
+        async def watch() -> None:
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    gone.set()
+                    main.cancel()
+                    return
+
+        watcher = asyncio.get_running_loop().create_task(watch())
+        try:
+            await send({"type": "http.response.body", "body": b"".join(opening), "more_body": True})
+            async for followed in frames:
+                await send(
+                    {"type": "http.response.body", "body": encode(followed), "more_body": True}
+                )
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except asyncio.CancelledError:
+            if not gone.is_set():
+                raise
+        except OSError:
+            pass  # the client went away while a frame was sent
+        finally:
+            watcher.cancel()
+            with contextlib.suppress(BaseException):
+                await frames.aclose()
+
+    # ------------------------------------------------------------------ the long-poll
+    async def long_poll(self, game_id: int, scope: Scope, receive: Receive, send: Send) -> None:
+        params = _params(scope, EVENTS_PARAMS)
+        after = _int(params, "after", 0, 1 << 62)
+        wait = wait_bound(_int(params, "wait", 0, 30))
+        if wait <= 0:
+            raise Handoff()
+        player_id = await player_by_token(_headers(scope))
+        feed = feed_get(game_id)
+        await feed.ready.wait()
+        now = feed.now
+        if now is None or not now.exists or not now.may_see(player_id) or now.over:
+            raise Handoff()
+        viewer = now.viewer(player_id)
+        if after < feed.position(viewer).move:
+            raise Handoff()  # there is news already: Django answers at once
+        try:
+            sub = await feed.join(player_id, Cursor(after, MOVES_ONLY))
+        except errors.GameNotFound as exc:
+            raise Handoff() from exc
+        items: list[LiveItem] = []
+        try:
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + wait
+            while True:
+                items = sub.take()
+                if items or sub.done or sub.rejoin:
+                    break
+                if not await sub.wait(deadline - loop.time()):
+                    items = sub.take()
+                    break
+        finally:
+            sub.leave()
+        if sub.rejoin:
+            raise Handoff()  # the player's seat changed: let Django read it afresh
+        more = len(items) > EVENTS_PAGE_DEFAULT
+        items = items[:EVENTS_PAGE_DEFAULT]
+        version = max([sub.feed.position(viewer).move, *(i.cursor.move for i in items)])
+        head = json_text({"game": game_id, "version": version, "viewer": viewer})
+        events = ",".join(i.event_json for i in items)
+        tail = "true" if more else "false"
+        body = f'{head[:-1]},"events":[{events}],"has_more":{tail}}}'.encode()
+        await _start(
+            send,
+            200,
+            b"application/json",
+            [(b"content-length", str(len(body)).encode())],
+        )
+        await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+def live_http(django: App) -> App:
+    return LiveHttp(django)

@@ -1,0 +1,228 @@
+"""The WebSocket of a game (``/api/v1/games/{id}/socket/``): the events of the stream pushed
+from the game's feed, and actions sent back on the same socket (docs/live.md).
+
+A Channels consumer. Authentication: the ``Authorization: Token`` header, the session cookie,
+or a first ``auth`` message (browsers cannot set headers on a socket). Actions go through the
+same service, validation, throttle and error catalogue as ``POST .../actions/``: the same
+version and idempotency rules, the same answers (status and body).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from types import SimpleNamespace
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.utils import timezone
+from rest_framework.exceptions import Throttled
+from rest_framework.throttling import ScopedRateThrottle
+
+from canasta_service.exceptions import problem_exception_handler
+from canasta_service.problems import problem_body
+from games import errors
+from games.api.asgi import Handoff, player_by_token
+from games.api.views import action_request_read
+from games.models import Player
+from games.realtime.feed import End, Followed, Idle, Sync, db_call, follow
+from games.selectors.live import Cursor, LiveItem, json_text
+from games.services.actions import game_action_apply
+
+AUTH_SECONDS = 10
+MESSAGE_MAX_BYTES = 64 * 1024
+REQUEST_ID_MAX = 100
+KEY_MAX = 255
+
+CLOSE_BAD_REQUEST = 4400
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_NOT_FOUND = 4404
+
+
+def socket_message(followed: Followed) -> str:
+    """What the feed gives a follower, as a socket message."""
+    if isinstance(followed, LiveItem):
+        return followed.socket
+    if isinstance(followed, Sync):
+        return json_text({"type": "sync", **followed.data()})
+    if isinstance(followed, End):
+        return json_text({"type": "end", **followed.data()})
+    assert isinstance(followed, Idle)
+    return json_text({"type": "heartbeat", "at": timezone.now()})
+
+
+def _cursor(query: bytes) -> Cursor | None:
+    params = {k: v[0] for k, v in parse_qs(query.decode("latin-1")).items()}
+    if "cursor" in params:
+        return Cursor.parse(params["cursor"])
+    after, table = params.get("after", "0"), params.get("table_after", "0")
+    if not (after.isdigit() and table.isdigit()) or len(after) > 18 or len(table) > 18:
+        return None
+    return Cursor(int(after), int(table))
+
+
+def _session_player(user: Any) -> int | None:
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    player = getattr(user, "player", None)
+    return None if player is None else int(player.pk)
+
+
+def _player(player_id: int) -> Player:
+    return Player.objects.select_related("user").get(pk=player_id)
+
+
+def action_answer(game_id: int, player_id: int, message: dict[str, Any]) -> dict[str, Any]:
+    """Apply an ``action`` message as ``POST .../actions/`` would: status, body, replayed."""
+    player = _player(player_id)
+    try:
+        throttle = ScopedRateThrottle()
+        request = SimpleNamespace(user=player.user, META={})
+        view = SimpleNamespace(throttle_scope="actions")
+        if not throttle.allow_request(request, view):  # type: ignore[arg-type]
+            raise Throttled(wait=throttle.wait())
+        action, expected_version = action_request_read(
+            {k: message[k] for k in ("action", "expected_version") if k in message}
+        )
+        result = game_action_apply(
+            game_id=game_id,
+            seat=None,
+            action=action,
+            expected_version=expected_version,
+            player=player,
+            idempotency_key=message.get("idempotency_key"),
+        )
+    except Exception as exc:  # noqa: BLE001 - answered as the HTTP endpoint answers
+        response = problem_exception_handler(exc, {})
+        if response is None:
+            raise
+        return {"status": response.status_code, "replayed": False, "body": response.data}
+    return {"status": result.status, "replayed": result.replayed, "body": result.body}
+
+
+class GameSocketConsumer(AsyncWebsocketConsumer):
+    """One client's socket on one game."""
+
+    async def connect(self) -> None:
+        self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
+        self.player_id: int | None = None
+        self.pump: asyncio.Task[None] | None = None
+        self.auth_timer: asyncio.TimerHandle | None = None
+        self.acting: set[asyncio.Task[None]] = set()
+        await self.accept()
+        cursor = _cursor(self.scope.get("query_string", b""))
+        if cursor is None:
+            await self.close(CLOSE_BAD_REQUEST)
+            return
+        self.cursor = cursor
+        headers = {k.lower(): v for k, v in self.scope.get("headers", [])}
+        player_id: int | None = None
+        if b"authorization" in headers:
+            with contextlib.suppress(Handoff):
+                player_id = await player_by_token({b"authorization": headers[b"authorization"]})
+            if player_id is None:
+                await self.close(CLOSE_UNAUTHENTICATED)
+                return
+        else:
+            player_id = await db_call(_session_player, self.scope.get("user"))
+        if player_id is not None:
+            await self.start(player_id)
+            return
+        loop = asyncio.get_running_loop()
+        self.auth_timer = loop.call_later(
+            AUTH_SECONDS, lambda: loop.create_task(self.close(CLOSE_UNAUTHENTICATED))
+        )
+
+    async def start(self, player_id: int) -> None:
+        """Follow the game: ``sync`` now, then everything the feed pushes."""
+        self.player_id = player_id
+        if self.auth_timer is not None:
+            self.auth_timer.cancel()
+        frames = follow(self.game_id, player_id, self.cursor, float("inf"))
+        try:
+            first = await anext(frames)
+        except errors.GameNotFound:
+            await self.close(CLOSE_NOT_FOUND)
+            return
+        await self.send(text_data=socket_message(first))
+        self.pump = asyncio.get_running_loop().create_task(self._pump(frames))
+
+    async def _pump(self, frames: Any) -> None:
+        try:
+            async for followed in frames:
+                await self.send(text_data=socket_message(followed))
+                if isinstance(followed, End):
+                    await self.close(1000)
+                    return
+        finally:
+            with contextlib.suppress(BaseException):
+                await frames.aclose()
+
+    async def disconnect(self, code: int) -> None:
+        if self.auth_timer is not None:
+            self.auth_timer.cancel()
+        if self.pump is not None:
+            self.pump.cancel()
+        for task in list(self.acting):
+            task.cancel()
+
+    async def _error(self, code: str, detail: str) -> None:
+        body = problem_body(code=code, detail=detail, instance=None)
+        await self.send(text_data=json_text({"type": "error", "problem": body}))
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if text_data is None or len(text_data) > MESSAGE_MAX_BYTES:
+            await self._error("invalid_request", "Send JSON text messages of at most 64 KiB.")
+            return
+        try:
+            message = json.loads(text_data)
+        except ValueError:
+            message = None
+        if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+            await self._error("invalid_request", "A message is a JSON object with a `type`.")
+            return
+        kind = message["type"]
+        if self.player_id is None:
+            await self._authenticate(message)
+            return
+        request_id = message.get("request_id")
+        if request_id is not None and (
+            not isinstance(request_id, str | int) or len(str(request_id)) > REQUEST_ID_MAX
+        ):
+            await self._error("invalid_request", "`request_id`: a string of at most 100.")
+            return
+        if kind == "ping":
+            await self.send(text_data=json_text({"type": "pong", "request_id": request_id}))
+        elif kind == "action":
+            key = message.get("idempotency_key")
+            if key is not None and (not isinstance(key, str) or not 0 < len(key) <= KEY_MAX):
+                await self._error("invalid_request", "`idempotency_key`: 1 to 255 characters.")
+                return
+            task = asyncio.get_running_loop().create_task(self._act(request_id, message))
+            self.acting.add(task)
+            task.add_done_callback(self.acting.discard)
+        elif kind == "auth":
+            await self._error("invalid_request", "Already authenticated.")
+        else:
+            await self._error("invalid_request", f"Unknown message type `{kind[:40]}`.")
+
+    async def _authenticate(self, message: dict[str, Any]) -> None:
+        token = message.get("token")
+        if message.get("type") != "auth" or not isinstance(token, str) or len(token) > 200:
+            await self.close(CLOSE_UNAUTHENTICATED)
+            return
+        try:
+            player_id = await player_by_token({b"authorization": f"Token {token}".encode()})
+        except Handoff:
+            await self.close(CLOSE_UNAUTHENTICATED)
+            return
+        await self.start(player_id)
+
+    async def _act(self, request_id: Any, message: dict[str, Any]) -> None:
+        assert self.player_id is not None
+        answer = await db_call(action_answer, self.game_id, self.player_id, message)
+        await self.send(
+            text_data=json_text({"type": "action_result", "request_id": request_id, **answer})
+        )
