@@ -24,7 +24,7 @@ def socket_origins() -> list[str]:
     return hosts + list(getattr(settings, "CORS_ALLOWED_ORIGINS", []))
 
 
-class BrowserOriginValidator(OriginValidator):  # type: ignore[misc]
+class BrowserOriginValidator(OriginValidator):
     """Channels' origin check for browsers (who always send ``Origin`` on a socket, so a page
     of another site cannot use a player's session cookie); apps without ``Origin`` pass (they
     authenticate with a token)."""

@@ -371,7 +371,9 @@ class GameFeed:
         now = self.now
         if now is None or not now.exists:
             return
-        seated = sorted({s.player_id for s in self.subscribers if s.viewer is not None})
+        seated = sorted(
+            {s.player_id for s in self.subscribers if s.viewer is not None and s.player_id}
+        )
         if seated:
             with contextlib.suppress(Exception):  # presence is a hint; never break the feed
                 await db_call(presence_note_many, self.game_id, seated, timezone.now())
