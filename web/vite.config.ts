@@ -18,7 +18,7 @@ export default defineConfig({
     },
   },
   server: {
-    // `npm run dev` proxies the API to `make run` (port 8000).
-    proxy: { "/api": "http://127.0.0.1:8000" },
+    // `npm run dev` proxies the API (and its sockets) to the server on port 8000.
+    proxy: { "/api": { target: "http://127.0.0.1:8000", ws: true } },
   },
 });

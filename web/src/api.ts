@@ -64,8 +64,14 @@ export function forget(): void {
   localStorage.removeItem(NAME_KEY);
 }
 
-async function call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
-  const headers: Record<string, string> = { Accept: "application/json" };
+async function call<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  signal?: AbortSignal,
+  extra: Record<string, string> = {},
+): Promise<T> {
+  const headers: Record<string, string> = { Accept: "application/json", ...extra };
   const key = token();
   if (key) headers.Authorization = `Token ${key}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -125,11 +131,15 @@ export const api = {
   leave: (id: number) => call<GameDetail>("POST", `/games/${id}/leave/`),
   start: (id: number, body: S["GameStartRequest"]) =>
     call<GameDetail>("POST", `/games/${id}/start/`, body),
-  act: (id: number, action: Action, expectedVersion: number) =>
-    call<ActionResult>("POST", `/games/${id}/actions/`, {
-      action,
-      expected_version: expectedVersion,
-    }),
+  /** With an idempotency key a retry (say after a lost socket) cannot play the move twice. */
+  act: (id: number, action: Action, expectedVersion: number, idempotencyKey?: string) =>
+    call<ActionResult>(
+      "POST",
+      `/games/${id}/actions/`,
+      { action, expected_version: expectedVersion },
+      undefined,
+      idempotencyKey ? { "Idempotency-Key": idempotencyKey } : {},
+    ),
   /** With ``wait`` the server holds the answer until there is news (a long-poll); a server
    * without long-polls answers at once, and the caller then polls. */
   events: (id: number, after: number, limit = 500, wait = 0, signal?: AbortSignal) =>
@@ -153,6 +163,12 @@ export const api = {
   rematch: (id: number) => call<RematchStatus>("POST", `/games/${id}/rematch/`),
   replayAt: (id: number, at: number) => call<ReplayState>("GET", `/games/${id}/replay/?at=${at}`),
 };
+
+/** A random key (idempotency keys): crypto.getRandomValues works on plain http too. */
+export function randomKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
 
 /** Every event of a game after ``after``, following ``has_more``. */
 export async function allEvents(id: number, after = 0): Promise<GameEvent[]> {

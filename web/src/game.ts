@@ -1,5 +1,6 @@
 // The game screen: the lobby before the start, then the table with your hand and the actions
-// the API lists as legal for you. Everything comes from GET /games/{id}/ and the events feed.
+// the API lists as legal for you. Everything comes from GET /games/{id}/ and the events, which
+// arrive over the WebSocket, else the event stream, else the long-poll (see live.ts).
 import {
   type Action,
   ApiError,
@@ -9,17 +10,23 @@ import {
   type GameDetail,
   type GameEvent,
   type MeldGroup,
+  randomKey,
   type Scorecard,
   myPlayerId,
+  type TableEvent,
   type TableView,
+  token,
+  type ActionResult,
 } from "./api";
 import { renderBoard, tableModel } from "./board";
 import { cardEl, labels, removeCards, sortCards } from "./cards";
 import { clear, h } from "./dom";
+import { actionBody, LiveFeed, LiveLost, type Transport } from "./live";
 import { autoGroups, pileTake, stagedGroups } from "./play";
 import { describe, seatName } from "./replay";
 
-/** Long-poll length (the server holds a request until there is news) and the shortest loop. */
+/** Long-poll length (the server holds a request until there is news) and the shortest loop:
+ * the last resort when neither the socket nor the stream can be opened. */
 const LONG_POLL_S = 20;
 const LOOP_MS = 1000;
 
@@ -75,7 +82,15 @@ export class GameScreen {
   /** The turn timer's deadline on this page's clock (performance.now()), from `seconds_left`. */
   private deadline: number | null = null;
   private ticker: number | undefined;
-  private chat: { phrases: ChatPhrase[]; lines: string[]; after: number } | null = null;
+  private chat: { phrases: ChatPhrase[]; lines: string[] } | null = null;
+  /** The last table event seen (chat, concession, rematch). */
+  private tableSeq = 0;
+  /** The socket or the stream while they carry the events; null once they cannot (long-poll). */
+  private feed: LiveFeed | null = null;
+  /** Pushed news arrived during an action: read the table again after it. */
+  private stale = false;
+  private refreshing: Promise<void> | null = null;
+  private refreshAgain = false;
   /** The rematch's game id once it exists (table event `rematch_created`). */
   private rematchGame: number | null = null;
 
@@ -96,11 +111,11 @@ export class GameScreen {
     this.lastSeq = Math.max(0, this.game.version - 12);
     await this.pullEvents(true);
     try {
-      this.chat = { phrases: await api.chatPhrases(), lines: [], after: 0 };
-      await this.pullChat();
+      this.chat = { phrases: await api.chatPhrases(), lines: [] };
     } catch {
       this.chat = null; // no quick chat on this server
     }
+    await this.pullTable().catch(() => undefined);
     this.render();
     this.ticker = window.setInterval(() => this.tick(), 250);
     void this.moveLoop();
@@ -109,19 +124,24 @@ export class GameScreen {
   dispose(): void {
     this.disposed = true;
     this.aborter.abort();
+    this.feed?.stop();
+    this.feed = null;
+    delete this.root.dataset.live;
     window.clearInterval(this.ticker);
   }
 
   // ------------------------------------------------------------------ live updates
-  /** Long-polls (the server holds a request until there is news), unless turned off with
-   * localStorage "canasta.longPoll" = "off": then short polls, one request at a time and never
-   * beside an action (the browser tests do that on SQLite, whose shared in-memory test database
-   * cannot take a read beside a write). */
+  /** Events come over the socket or the stream (live.ts) and the long-poll is the last resort,
+   * unless turned off with localStorage "canasta.longPoll" = "off": then short polls, one
+   * request at a time and never beside an action (the browser tests do that on SQLite, whose
+   * shared in-memory test database cannot take a read beside a write). */
   private readonly longPoll = localStorage.getItem("canasta.longPoll") !== "off";
   private pending: Promise<void> = Promise.resolve();
 
   private async moveLoop(): Promise<void> {
-    if (this.chat && this.longPoll) void this.chatLoop();
+    if (!this.longPoll) this.showTransport("short");
+    else if (this.game?.status === "finished") void this.tableLoop();
+    else this.follow();
     while (!this.disposed) {
       const started = performance.now();
       this.pending = this.liveStep();
@@ -130,19 +150,59 @@ export class GameScreen {
     }
   }
 
-  /** Wait for the other seats' moves with a long-poll of the events feed, then read the table
-   * again. In the lobby (seats fill without events) and when your own turn timer has run out,
-   * read the table directly. */
+  /** Follow the game over the socket (or the stream): each move and table event is applied
+   * as it comes, then the table is read again. */
+  private follow(): void {
+    this.feed = new LiveFeed(
+      {
+        position: () => ({ move: this.lastSeq, table: this.tableSeq }),
+        gameEvent: async (ev) => {
+          await this.applyEvents([ev], false);
+          this.refreshSoon();
+        },
+        tableEvent: (ev) => this.applyTable([ev]),
+        resync: () => this.resync(),
+        ended: () => {
+          this.feed = null;
+          this.showTransport("ended");
+          this.refreshSoon();
+          void this.tableLoop(); // rematch news after the end
+        },
+        fellBack: () => {
+          this.feed = null;
+          this.showTransport("poll");
+          void this.tableLoop();
+        },
+        connected: (t) => this.showTransport(t ?? "connecting"),
+      },
+      {
+        gameId: this.id,
+        token,
+        socketUrl: (path) => `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/v1${path}`,
+      },
+    );
+    this.showTransport("connecting");
+    this.feed.start();
+  }
+
+  /** The page's live transport, for the curious and the browser tests (data-live). */
+  private showTransport(t: Transport | "connecting" | "short" | "ended"): void {
+    if (!this.disposed) this.root.dataset.live = t;
+  }
+
+  /** Wait for the other seats' moves with a long-poll of the events feed (when neither the
+   * socket nor the stream can be had), then read the table again. In the lobby (seats fill
+   * without events) and when your own turn timer has run out, read the table directly. */
   private async liveStep(): Promise<void> {
     const g = this.game;
     if (!g || this.busy || this.modal) return;
-    if (this.chat && !this.longPoll) await this.pullChat().catch(() => undefined);
+    if (!this.longPoll) await this.pullTable().catch(() => undefined);
     if (g.status === "finished") return;
     const left = this.secondsLeft();
     const expired = left !== null && left <= 0 && performance.now() - this.deadline! > 1500;
     if (g.status === "lobby" || expired) {
       await this.refresh();
-    } else if (!this.myTurn) {
+    } else if (!this.myTurn && !this.feed) {
       let news = true;
       try {
         const wait = this.longPoll ? LONG_POLL_S : 0;
@@ -155,11 +215,12 @@ export class GameScreen {
     }
   }
 
-  private async chatLoop(): Promise<void> {
-    while (!this.disposed && this.chat) {
+  /** Table events by long-poll (short polls once the game is over). */
+  private async tableLoop(): Promise<void> {
+    while (!this.disposed && !this.feed) {
       const started = performance.now();
       try {
-        await this.pullChat(this.game?.status === "finished" ? 0 : LONG_POLL_S);
+        await this.pullTable(this.game?.status === "finished" ? 0 : LONG_POLL_S);
       } catch {
         /* try again */
       }
@@ -188,13 +249,18 @@ export class GameScreen {
     el.classList.toggle("urgent", left < 10);
   }
 
-  // ------------------------------------------------------------------ quick chat
-  private async pullChat(wait = 0): Promise<void> {
-    if (!this.chat) return;
-    const page = await api.tableEvents(this.id, this.chat.after, wait, wait ? this.aborter.signal : undefined);
+  // ------------------------------------------------------------------ table events, quick chat
+  private async pullTable(wait = 0): Promise<void> {
+    const page = await api.tableEvents(this.id, this.tableSeq, wait, wait ? this.aborter.signal : undefined);
+    this.applyTable(page.events);
+  }
+
+  /** Table events after the last one seen (from the feed or a read), in order. */
+  private applyTable(events: TableEvent[]): void {
     let news = false;
-    for (const ev of page.events) {
-      this.chat.after = Math.max(this.chat.after, ev.seq);
+    for (const ev of events) {
+      if (ev.seq <= this.tableSeq) continue;
+      this.tableSeq = ev.seq;
       if (ev.kind === "rematch_created" && typeof ev.data.game === "number") {
         this.rematchGame = ev.data.game;
         news = true;
@@ -203,12 +269,12 @@ export class GameScreen {
         this.log.unshift(`${ev.seat !== null ? this.nameOf(ev.seat) : "A player"} conceded.`);
         news = true;
       }
-      if (ev.kind !== "chat") continue;
+      if (ev.kind !== "chat" || !this.chat) continue;
       const who = ev.seat !== null ? this.nameOf(ev.seat) : (ev.player?.display_name ?? "Someone");
       this.chat.lines.unshift(`${who}: ${String(ev.data.text ?? ev.data.phrase ?? "")}`);
       news = true;
     }
-    this.chat.lines = this.chat.lines.slice(0, 20);
+    if (this.chat) this.chat.lines = this.chat.lines.slice(0, 20);
     if (news && !this.busy) this.render();
   }
 
@@ -216,7 +282,7 @@ export class GameScreen {
     if (!this.longPoll) await this.pending;
     try {
       await api.chatSend(this.id, phrase);
-      await this.pullChat();
+      await this.pullTable();
     } catch (err) {
       this.showError(err);
     }
@@ -257,19 +323,55 @@ export class GameScreen {
   private nameOf = (seat: number): string =>
     seatName(this.game?.seats ?? [], seat, this.game?.your_seat ?? null);
 
-  private async refresh(): Promise<void> {
+  /** Read the table again; the events too, unless the feed brings them. */
+  private async refresh(pushed = false): Promise<void> {
     try {
       const before = signature(this.game);
       this.game = await api.game(this.id);
       this.syncTimer();
-      if (signature(this.game) !== before) {
-        await this.pullEvents(false);
+      if (pushed || signature(this.game) !== before) {
+        if (!this.feed) await this.pullEvents(false);
         this.pruneSelection();
         this.render();
       }
     } catch (err) {
       this.showError(err);
     }
+  }
+
+  /** A read of the table after pushed news; one at a time, never during an action (which
+   * reads it itself, and again afterwards if news came meanwhile). */
+  private refreshSoon(): void {
+    if (this.disposed) return;
+    if (this.busy) {
+      this.stale = true;
+      return;
+    }
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return;
+    }
+    this.refreshing = (async () => {
+      do {
+        this.refreshAgain = false;
+        await this.refresh(true);
+      } while (this.refreshAgain && !this.disposed && !this.busy);
+    })().finally(() => {
+      this.refreshing = null;
+    });
+  }
+
+  /** A move came out of order: read the table and the missing events. */
+  private async resync(): Promise<void> {
+    try {
+      this.game = await api.game(this.id);
+      this.syncTimer();
+    } catch {
+      /* the events below still fill the gap */
+    }
+    await this.pullEvents(false);
+    this.pruneSelection();
+    this.render();
   }
 
   private async pullEvents(initial: boolean): Promise<void> {
@@ -279,10 +381,16 @@ export class GameScreen {
     } catch {
       return;
     }
-    const fresh: GameEvent[] = page.events;
+    await this.applyEvents(page.events, initial);
+  }
+
+  /** Moves after the last one applied, in seq order, from a read or from the feed: the log's
+   * lines and, after a round's end, its summary (not for the first read of the page). */
+  private async applyEvents(events: GameEvent[], initial: boolean): Promise<void> {
+    const fresh = events.filter((ev) => ev.seq > this.lastSeq).sort((a, b) => a.seq - b.seq);
     for (const ev of fresh) {
       for (const line of describe(ev, this.nameOf, (t) => this.teamLabel(t))) this.log.unshift(line);
-      this.lastSeq = Math.max(this.lastSeq, ev.seq);
+      this.lastSeq = ev.seq;
     }
     this.log = this.log.slice(0, LOG_SIZE);
     if (initial) return;
@@ -326,7 +434,7 @@ export class GameScreen {
     this.render();
     if (!this.longPoll) await this.pending;
     try {
-      const res = await api.act(this.id, action, this.game.version);
+      const res = await this.send(action, this.game.version);
       this.game = res.game;
       this.selected.clear();
       this.staged = [];
@@ -346,7 +454,26 @@ export class GameScreen {
     } finally {
       this.busy = false;
       this.render();
+      if (this.stale) {
+        this.stale = false;
+        this.refreshSoon();
+      }
     }
+  }
+
+  /** An action over the socket when it is open, else (or if it goes away before the answer)
+   * over HTTP with the same idempotency key; either way the HTTP POST's answer or ApiError. */
+  private async send(action: Action, version: number): Promise<ActionResult> {
+    const key = randomKey();
+    const viaSocket = this.feed?.act({ action, expected_version: version, idempotency_key: key });
+    if (viaSocket) {
+      try {
+        return actionBody<ActionResult>(await viaSocket);
+      } catch (err) {
+        if (!(err instanceof LiveLost)) throw err;
+      }
+    }
+    return api.act(this.id, action, version, key);
   }
 
   private draw = () => void this.act({ type: "draw" });
