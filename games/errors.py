@@ -303,6 +303,12 @@ _SERVICE = (
         "The spectator delay is 0 to 40 moves.",
     ),
     _spec("player_not_found", 404, "Player not found", "There is no such player."),
+    _spec(
+        "upgrade_required",
+        426,
+        "Upgrade required",
+        "A WebSocket endpoint: open it with a WebSocket client (Upgrade: websocket).",
+    ),
     _spec("relation_self", 400, "Relation to yourself", "You cannot block or favour yourself."),
     # ---------------------------------------------------------------- replay, export, import
     _spec(
@@ -517,6 +523,10 @@ class ServiceError(Exception):
 
 
 # ------------------------------------------------------------------ players and tables
+class UpgradeRequired(ServiceError, code="upgrade_required"):
+    default_message = "This is the game's WebSocket: connect with a WebSocket client."
+
+
 class GameNotFound(ServiceError, code="not_found"):
     default_message = "There is no such game (or it is private and you are not at its table)."
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games.api import live, replay, table, timers, views
+from games.api import live, live_messages, replay, table, timers, views
 
 urlpatterns = [
     path("players/", views.PlayerCreateApi.as_view(), name="player-create"),
@@ -46,6 +46,13 @@ urlpatterns = [
     # At the table (games/api/table.py) and the live stream (games/api/live.py).
     path("chat/phrases/", table.ChatPhrasesApi.as_view(), name="chat-phrases"),
     path("games/<int:game_id>/stream/", live.GameStreamApi.as_view(), name="game-stream"),
+    # The WebSocket is served by the ASGI application (games/api/socket.py); over plain HTTP
+    # its path answers 426 and carries its documentation.
+    path(
+        "games/<int:game_id>/socket/",
+        live_messages.GameSocketApi.as_view(),
+        name="game-socket",
+    ),
     path("games/<int:game_id>/table/", table.TableSettingsApi.as_view(), name="game-table"),
     path(
         "games/<int:game_id>/table/events/",

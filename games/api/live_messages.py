@@ -1,0 +1,200 @@
+"""The game socket in the OpenAPI document: its messages as typed components
+(``LiveServerMessage``, ``LiveClientMessage``, each a ``oneOf`` discriminated by ``type``) and
+the path itself, which answers a plain HTTP request with 426 ``upgrade_required``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from canasta_service.problems import GameProblemSerializer, problem_responses
+from games import errors
+from games.api.serializers import (
+    ActionCreateSerializer,
+    ActionResultSerializer,
+    GameEventSerializer,
+)
+from games.api.table import TableEventSerializer
+from games.api.views import GAME_ID
+
+Base = serializers.Serializer
+
+
+def _type(name: str) -> serializers.ChoiceField:
+    return serializers.ChoiceField(choices=[name], help_text=f"`{name}`")
+
+
+class SyncMessageSerializer(Base):
+    """First message once authenticated: the game's version now and where the socket resumes."""
+
+    type = _type("sync")
+    version = serializers.IntegerField()
+    cursor = serializers.CharField(help_text="`<move seq>-<table seq>` the socket resumes after.")
+    resumed = serializers.BooleanField()
+
+
+class GameEventMessageSerializer(Base):
+    """A move-log entry, redacted for you (as in `GET .../events/`)."""
+
+    type = _type("game_event")
+    id = serializers.CharField(help_text="The cursor after it: resume from here.")
+    version = serializers.IntegerField(help_text="The game version after it (= `event.seq`).")
+    event = GameEventSerializer()
+
+
+class TableEventMessageSerializer(Base):
+    """Chat, a concession, rematch news, a settings change (muted seats' chat left out)."""
+
+    type = _type("table_event")
+    id = serializers.CharField(help_text="The cursor after it: resume from here.")
+    version = serializers.IntegerField()
+    table_seq = serializers.IntegerField()
+    event = TableEventSerializer()
+
+
+class EndMessageSerializer(Base):
+    """The game is over and everything was sent; the server closes the socket (1000)."""
+
+    type = _type("end")
+    version = serializers.IntegerField()
+    cursor = serializers.CharField()
+
+
+class HeartbeatMessageSerializer(Base):
+    """Sent every 15 s while nothing else was."""
+
+    type = _type("heartbeat")
+    at = serializers.DateTimeField(help_text="Server time.")
+
+
+class ActionResultMessageSerializer(Base):
+    """The answer to an `action`: what `POST .../actions/` would have answered."""
+
+    type = _type("action_result")
+    request_id = serializers.CharField(allow_null=True, help_text="Your `request_id`, echoed.")
+    status = serializers.IntegerField(help_text="201, or the problem's HTTP status.")
+    replayed = serializers.BooleanField(
+        help_text="The first answer to this `idempotency_key`, sent again (nothing applied)."
+    )
+    body = PolymorphicProxySerializer(
+        component_name="LiveActionAnswer",
+        serializers=[ActionResultSerializer, GameProblemSerializer],
+        resource_type_field_name=None,
+    )
+
+
+class PongMessageSerializer(Base):
+    type = _type("pong")
+    request_id = serializers.CharField(allow_null=True, help_text="Your `request_id`, echoed.")
+
+
+class ErrorMessageSerializer(Base):
+    """A message the server could not read; nothing was changed."""
+
+    type = _type("error")
+    problem = GameProblemSerializer()
+
+
+class AuthMessageSerializer(Base):
+    """First message of a socket without header or cookie credentials (browsers)."""
+
+    type = _type("auth")
+    token = serializers.CharField(max_length=200)
+
+
+class ActionMessageSerializer(ActionCreateSerializer):
+    """Play an action, with the rules of `POST .../actions/`."""
+
+    type = _type("action")
+    request_id = serializers.CharField(required=False, max_length=100)
+    idempotency_key = serializers.CharField(required=False, max_length=255)
+
+
+class PingMessageSerializer(Base):
+    type = _type("ping")
+    request_id = serializers.CharField(required=False, max_length=100)
+
+
+SERVER_MESSAGES = PolymorphicProxySerializer(
+    component_name="LiveServerMessage",
+    serializers={
+        "sync": SyncMessageSerializer,
+        "game_event": GameEventMessageSerializer,
+        "table_event": TableEventMessageSerializer,
+        "end": EndMessageSerializer,
+        "heartbeat": HeartbeatMessageSerializer,
+        "action_result": ActionResultMessageSerializer,
+        "pong": PongMessageSerializer,
+        "error": ErrorMessageSerializer,
+    },
+    resource_type_field_name="type",
+)
+CLIENT_MESSAGES = PolymorphicProxySerializer(
+    component_name="LiveClientMessage",
+    serializers={
+        "auth": AuthMessageSerializer,
+        "action": ActionMessageSerializer,
+        "ping": PingMessageSerializer,
+    },
+    resource_type_field_name="type",
+)
+
+SOCKET_TEXT = (
+    "The game's WebSocket (`wss://…/api/v1/games/{id}/socket/?cursor=<move seq>-<table seq>`): "
+    "the events of the stream pushed as JSON messages (`LiveServerMessage`, one `oneOf` on "
+    "`type`), and your actions sent back on it (`LiveClientMessageRequest`) with the version and "
+    "idempotency rules of `POST .../actions/`. Authenticate with the `Authorization` header, "
+    "the session cookie, or a first `auth` message. Close codes: 4400 bad cursor, 4401 not "
+    "authenticated, 4404 no such game; 1000 after `end`. A plain HTTP request (no upgrade) is "
+    "answered 426 `upgrade_required`. The whole protocol: docs/live.md."
+)
+
+
+class GameSocketApi(APIView):
+    """The socket's path over plain HTTP: 426, and the socket's documentation."""
+
+    @extend_schema(
+        operation_id="games_socket",
+        tags=["live"],
+        summary="Live WebSocket: the game's events pushed, actions sent back",
+        description=SOCKET_TEXT,
+        parameters=[GAME_ID],
+        responses={
+            101: OpenApiResponse(
+                SERVER_MESSAGES,
+                description="Switching protocols; then messages `LiveServerMessage` from the "
+                "server, `LiveClientMessageRequest` from you.",
+            ),
+            **problem_responses("upgrade_required"),
+        },
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        raise errors.UpgradeRequired()
+
+
+def client_messages_hook(result: Any, generator: Any, request: Any, public: Any) -> Any:
+    """drf-spectacular post-processing: add ``LiveClientMessage`` (and the messages it names)
+    to the components. No operation takes it as a body (a socket is not a request), so the
+    generator would leave it out; the socket's operation points to it."""
+    from drf_spectacular.openapi import AutoSchema
+
+    auto = AutoSchema()
+    auto.registry = generator.registry
+    auto.method = "POST"
+    auto.path = "/api/v1/games/{game_id}/socket/"
+    auto.view = GameSocketApi()
+    auto.view.request = request
+    auto.resolve_serializer(CLIENT_MESSAGES, "request")
+    built = generator.registry.build({})
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    for name, schema in built.get("schemas", {}).items():
+        schemas.setdefault(name, schema)
+    result["components"]["schemas"] = dict(sorted(schemas.items()))
+    operation = result["paths"]["/api/v1/games/{game_id}/socket/"]["get"]
+    operation["x-client-messages"] = {"$ref": "#/components/schemas/LiveClientMessageRequest"}
+    return result
