@@ -1,4 +1,5 @@
-# The service image: the API (gunicorn), the Celery worker and beat all run from it.
+# The service image: the REST API (gunicorn, WSGI), the live endpoints (gunicorn with uvicorn
+# workers, ASGI; docker-compose's `live`), the Celery worker and beat all run from it.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -27,4 +28,5 @@ RUN pip install --no-deps . \
 USER canasta
 EXPOSE 8000
 
-CMD ["gunicorn", "canasta_service.asgi:application", "-k", "uvicorn_worker.UvicornWorker", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]
+# The REST API (docker-compose's `api`); nginx sends the live endpoints to the ASGI server.
+CMD ["gunicorn", "canasta_service.wsgi:application", "-k", "gthread", "--threads", "4", "--bind", "0.0.0.0:8000", "--workers", "3", "--keep-alive", "75", "--access-logfile", "-"]

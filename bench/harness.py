@@ -74,7 +74,7 @@ def _psql(sql: str) -> None:
     import psycopg
 
     with psycopg.connect(f"{PG_URL}/postgres", autocommit=True) as conn:
-        conn.execute(sql)  # type: ignore[arg-type]
+        conn.execute(sql)
 
 
 def _redis_free_db() -> int:
@@ -316,7 +316,8 @@ class Stack:
                 os.killpg(proc.pid, signal.SIGTERM)
         for proc in self.procs:
             try:
-                proc.wait(timeout=20)
+                # (a long-poll whose client has gone holds a graceful stop until its wait ends)
+                proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait(timeout=10)

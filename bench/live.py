@@ -58,7 +58,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -450,6 +450,8 @@ class Result:
     workers: list[tuple[int, int]] = field(default_factory=list)  # live workers: (KiB, threads)
     data_bytes: int = 0
     early: bool = False  # a client was answered before any move
+    probe: Any = None
+    probe_seconds: float = 0.0
 
     def failed(self) -> bool:
         return bool(self.errors or self.missed or self.duplicated or self.reordered or self.late)
@@ -473,9 +475,11 @@ async def run_clients(
     transports: list[str],
     moves: int,
     settle: float = 1.0,
+    probe: Callable[[], Awaitable[Any]] | None = None,
 ) -> Result:
     """N clients spread over ``games`` (and over ``transports``), then ``moves`` moves in every
-    game at once."""
+    game at once. ``probe``, if given, runs once every client waits (its answer in
+    ``Result.probe``, the seconds it took in ``probe_seconds``)."""
     from bench.harness import cpu_seconds, memory
 
     tracker = Tracker()
@@ -499,6 +503,10 @@ async def run_clients(
     result = Result(label, n, len(games), moves)
     tasks = await open_clients(clients)
     await asyncio.sleep(settle + n / 4000)
+    if probe is not None:
+        probed = time.monotonic()
+        result.probe = await probe()
+        result.probe_seconds = time.monotonic() - probed
     result.early = any(task.done() for task in tasks) or any(c.seen for c in clients)
     pids = target.pids()
     cpu_before = cpu_seconds(pids)
@@ -919,7 +927,9 @@ def sqlite_server(
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGTERM)
             try:
-                process.wait(timeout=20)
+                # A long-poll whose client has gone holds a worker's graceful stop until its
+                # wait ends: a few seconds, then no more grace.
+                process.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait(timeout=10)
