@@ -66,10 +66,7 @@ export interface PongMessage {
 }
 export interface ErrorMessage {
   type: "error";
-  code: string;
-  title: string;
-  detail: string;
-  status: number;
+  problem: Problem;
 }
 /** A message from the server (the stream's frames are the same, `type` being the frame's
  * `event` and `id` its `id`). */
@@ -538,9 +535,11 @@ export class LiveFeed {
         w.resolve(msg);
         return;
       }
-      case "error":
-        this.failWaiting(new ApiError(msg.status, { ...msg, type: "about:blank" } as Problem));
+      case "error": {
+        const problem = asProblem(msg.problem, 400);
+        this.failWaiting(new ApiError(problem.status, problem));
         return;
+      }
       case "game_event":
       case "table_event":
       case "end":

@@ -341,7 +341,11 @@ describe("LiveFeed over the socket", () => {
     s.open();
     s.push({ type: "sync", version: 0, cursor: "0-0", resumed: false });
     const answer = t.feed.act({ action: { type: "draw" }, expected_version: 0 });
-    s.push({ type: "error", code: "invalid_message", title: "Bad", detail: "Unreadable", status: 400 });
+    s.push({
+      type: "error",
+      problem: { type: "x", code: "invalid_request", title: "Bad", detail: "Unreadable", status: 400 },
+    });
+    await expect(answer).rejects.toMatchObject({ status: 400, code: "invalid_request" });
     await expect(answer).rejects.toBeInstanceOf(ApiError);
   });
 });
