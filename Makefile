@@ -13,10 +13,11 @@ PYTEST_ARGS ?=
 DEV_ENV := DEBUG=$${DEBUG:-1}
 
 .PHONY: help install run test lint format typecheck imports schema check-schema ci clean
-.PHONY: web check-web browser-deps screenshots
+.PHONY: web check-web browser-deps screenshots bench-live
 
 help:
-	@echo "make run           serve the API on http://localhost:$(PORT)/ (docs at /api/docs/)"
+	@echo "make run           serve the API on http://localhost:$(PORT)/ (docs at /api/docs/), the"
+	@echo "                   ASGI app under uvicorn (WebSocket, streams and long-polls included)"
 	@echo "make test          run the test suite on every core (PYTEST_ARGS='...' to pass options,"
 	@echo "                   e.g. PYTEST_ARGS='-n 0' for one process)"
 	@echo "make lint          ruff check + ruff format --check + import-linter contracts"
@@ -29,6 +30,8 @@ help:
 	@echo "make check-web     rebuild it and fail if the committed assets differ"
 	@echo "make browser-deps  install Debian's chromium for the browser tests (tests/web) if missing"
 	@echo "make screenshots   run the browser tests, keeping screenshots in docs/screenshots/"
+	@echo "make bench-live    python -m bench.live --small: live updates through nginx + WSGI +"
+	@echo "                   ASGI (needs nginx, PostgreSQL and Redis; BENCH_ARGS='...' for more)"
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "Python 3.11+ is required")'
@@ -40,9 +43,12 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 install: $(STAMP)
 
+# The ASGI app, as the live server serves it (static files by its WhiteNoise middleware), so
+# that the WebSocket and the streams work in development too; --reload restarts on a change.
 run: $(STAMP)
 	$(DEV_ENV) $(BIN)/python manage.py migrate --noinput
-	$(DEV_ENV) $(BIN)/python manage.py runserver 0.0.0.0:$(PORT)
+	$(DEV_ENV) $(BIN)/uvicorn canasta_service.asgi:application --host 0.0.0.0 --port $(PORT) \
+		--reload --reload-dir canasta_service --reload-dir games --reload-dir bots
 
 test: $(STAMP)
 	$(BIN)/pytest $(PYTEST_ARGS)
@@ -92,6 +98,10 @@ browser-deps:
 
 screenshots: $(STAMP)
 	SCREENSHOTS_DIR=docs/screenshots $(BIN)/pytest tests/web -m browser $(PYTEST_ARGS)
+
+BENCH_ARGS ?= --small
+bench-live: $(STAMP)
+	$(BIN)/python -m bench.live $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache staticfiles

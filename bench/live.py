@@ -794,6 +794,8 @@ def main(argv: list[str] | None = None) -> int:
     if set(transports) - set(TRANSPORTS):
         parser.error(f"--transports: of {TRANSPORTS}")
     WS_COMPRESSION[0] = "deflate" if args.ws_deflate else None
+    # Stopped (a CI time-out): stop the servers and drop the database on the way out.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     limit = raise_nofile()
     print(
         f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}, open files "
