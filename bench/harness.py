@@ -292,7 +292,7 @@ class Stack:
                         status, _, _ = Api(url).get("/api/v1/health/")
                         if status == 200:
                             break
-                    except OSError:
+                    except (OSError, ValueError):  # not up yet (nginx: a 502 page)
                         pass
                     if time.monotonic() > deadline or any(p.poll() is not None for p in self.procs):
                         raise RuntimeError(f"{url} did not come up; see {self.log_dir}")
