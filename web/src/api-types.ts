@@ -348,6 +348,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/games/{game_id}/socket/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live WebSocket: the game's events pushed, actions sent back
+         * @description The game's WebSocket (`wss://…/api/v1/games/{id}/socket/?cursor=<move seq>-<table seq>`): the events of the stream pushed as JSON messages (`LiveServerMessage`, one `oneOf` on `type`), and your actions sent back on it (`LiveClientMessageRequest`) with the version and idempotency rules of `POST .../actions/`. Authenticate with the `Authorization` header, the session cookie, or a first `auth` message. Close codes: 4400 bad cursor, 4401 not authenticated, 4404 no such game; 1000 after `end`. A plain HTTP request (no upgrade) is answered 426 `upgrade_required`. The whole protocol: docs/live.md.
+         */
+        get: operations["games_socket"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/games/{game_id}/spectate/": {
         parameters: {
             query?: never;
@@ -801,6 +821,22 @@ export interface components {
             /** @description The game `version` the action was chosen against; another version → 409 `stale_version`. */
             expected_version: number;
         };
+        /** @description Play an action, with the rules of `POST .../actions/`. */
+        ActionMessageRequest: {
+            /** @description The action to apply, for the seat you occupy. */
+            action: components["schemas"]["ActionRequest"];
+            /** @description The game `version` the action was chosen against; another version → 409 `stale_version`. */
+            expected_version: number;
+            /**
+             * @description `action`
+             *
+             *     * `action` - action (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "action";
+            request_id?: string;
+            idempotency_key?: string;
+        };
         /**
          * @description A command in text form. Fields by type: `draw`, `ask_partner`, `decline_pile`,
          *     `end_round`: none; `discard`: `card`; `answer_partner`: `allow`; `meld`: `melds`;
@@ -824,6 +860,28 @@ export interface components {
             /** @description The game after your action, as you see it. */
             game: components["schemas"]["GameDetail"];
         };
+        /** @description The answer to an `action`: what `POST .../actions/` would have answered. */
+        ActionResultMessage: {
+            /**
+             * @description `action_result`
+             *
+             *     * `action_result` - action_result (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "action_result";
+            /** @description Your `request_id`, echoed. */
+            request_id: string | null;
+            /** @description 201, or the problem's HTTP status. */
+            status: number;
+            /** @description The first answer to this `idempotency_key`, sent again (nothing applied). */
+            replayed: boolean;
+            body: components["schemas"]["LiveActionAnswer"];
+        };
+        /**
+         * @description * `action_result` - action_result
+         * @enum {string}
+         */
+        ActionResultMessageTypeEnum: "action_result";
         /**
          * @description * `draw` - draw
          *     * `take_pile` - take_pile
@@ -836,6 +894,17 @@ export interface components {
          * @enum {string}
          */
         ActionTypeEnum: "draw" | "take_pile" | "meld" | "discard" | "ask_partner" | "answer_partner" | "decline_pile" | "end_round";
+        /** @description First message of a socket without header or cookie credentials (browsers). */
+        AuthMessageRequest: {
+            /**
+             * @description `auth`
+             *
+             *     * `auth` - auth (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "auth";
+            token: string;
+        };
         /**
          * @description * `easy` - Easy
          *     * `medium` - Medium
@@ -902,6 +971,39 @@ export interface components {
          * @enum {string}
          */
         CheckStatusEnum: "ok" | "eager" | "error";
+        /** @description The game is over and everything was sent; the server closes the socket (1000). */
+        EndMessage: {
+            /**
+             * @description `end`
+             *
+             *     * `end` - end (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "end";
+            version: number;
+            cursor: string;
+        };
+        /**
+         * @description * `end` - end
+         * @enum {string}
+         */
+        EndMessageTypeEnum: "end";
+        /** @description A message the server could not read; nothing was changed. */
+        ErrorMessage: {
+            /**
+             * @description `error`
+             *
+             *     * `error` - error (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "error";
+            problem: components["schemas"]["GameProblem"];
+        };
+        /**
+         * @description * `error` - error
+         * @enum {string}
+         */
+        ErrorMessageTypeEnum: "error";
         /**
          * @description One frame of the event stream: the body is a sequence of them, each ended by a blank
          *     line. A frame with `retry` (milliseconds before a reconnect) opens the stream; comment
@@ -1117,6 +1219,26 @@ export interface components {
             /** @description More events follow: ask again with `after`. */
             has_more: boolean;
         };
+        /** @description A move-log entry, redacted for you (as in `GET .../events/`). */
+        GameEventMessage: {
+            /**
+             * @description `game_event`
+             *
+             *     * `game_event` - game_event (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "game_event";
+            /** @description The cursor after it: resume from here. */
+            id: string;
+            /** @description The game version after it (= `event.seq`). */
+            version: number;
+            event: components["schemas"]["GameEvent"];
+        };
+        /**
+         * @description * `game_event` - game_event
+         * @enum {string}
+         */
+        GameEventMessageTypeEnum: "game_event";
         /**
          * @description * `game_started` - game_started
          *     * `draw` - draw
@@ -1424,6 +1546,7 @@ export interface components {
          *     | `player_blocked` | 403 | Player blocked | A player at this table has blocked you: you cannot join it. |  |
          *     | `spectator_delay_invalid` | 400 | Spectator delay invalid | The spectator delay is 0 to 40 moves. |  |
          *     | `player_not_found` | 404 | Player not found | There is no such player. |  |
+         *     | `upgrade_required` | 426 | Upgrade required | A WebSocket endpoint: open it with a WebSocket client (Upgrade: websocket). |  |
          *     | `relation_self` | 400 | Relation to yourself | You cannot block or favour yourself. |  |
          *     | `rules_version_unsupported` | 422 | Rules version unsupported | The game was played under rules this engine no longer plays; it is not replayed or continued under changed rules. | `rules_version`, `supported_rules_versions` |
          *     | `replay_step_out_of_range` | 400 | Replay step out of range | There is no event with that number in the game's log. | `current_version` |
@@ -1554,6 +1677,26 @@ export interface components {
          * @enum {string}
          */
         HealthStatusEnum: "ok" | "unavailable";
+        /** @description Sent every 15 s while nothing else was. */
+        HeartbeatMessage: {
+            /**
+             * @description `heartbeat`
+             *
+             *     * `heartbeat` - heartbeat (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "heartbeat";
+            /**
+             * Format: date-time
+             * @description Server time.
+             */
+            at: string;
+        };
+        /**
+         * @description * `heartbeat` - heartbeat
+         * @enum {string}
+         */
+        HeartbeatMessageTypeEnum: "heartbeat";
         ImportResult: {
             /** @description The new game, as you see it. */
             game: components["schemas"]["GameDetail"];
@@ -1575,6 +1718,9 @@ export interface components {
          * @enum {string}
          */
         LastRedThreeEnum: "meld_then_end" | "end_now";
+        LiveActionAnswer: components["schemas"]["ActionResult"] | components["schemas"]["GameProblem"];
+        LiveClientMessageRequest: components["schemas"]["AuthMessageRequest"] | components["schemas"]["ActionMessageRequest"] | components["schemas"]["PingMessageRequest"];
+        LiveServerMessage: components["schemas"]["SyncMessage"] | components["schemas"]["GameEventMessage"] | components["schemas"]["TableEventMessage"] | components["schemas"]["EndMessage"] | components["schemas"]["HeartbeatMessage"] | components["schemas"]["ActionResultMessage"] | components["schemas"]["PongMessage"] | components["schemas"]["ErrorMessage"];
         MeldGroup: {
             /** @description 3, 4..10, J, Q, K, A or W; needed only for a group of wild cards alone. */
             rank?: string | null;
@@ -1680,6 +1826,16 @@ export interface components {
             blocked: boolean;
             frozen_for_viewer: boolean | null;
         };
+        PingMessageRequest: {
+            /**
+             * @description `ping`
+             *
+             *     * `ping` - ping (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "ping";
+            request_id?: string;
+        };
         PlayerCreateRequest: {
             /** @description The name other players see. */
             display_name: string;
@@ -1718,6 +1874,22 @@ export interface components {
             id: number;
             display_name: string;
         };
+        PongMessage: {
+            /**
+             * @description `pong`
+             *
+             *     * `pong` - pong (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "pong";
+            /** @description Your `request_id`, echoed. */
+            request_id: string | null;
+        };
+        /**
+         * @description * `pong` - pong
+         * @enum {string}
+         */
+        PongMessageTypeEnum: "pong";
         Presence: {
             game: number;
             window_seconds: number;
@@ -1963,6 +2135,25 @@ export interface components {
          * @enum {string}
          */
         StockExhaustedEnum: "end_round" | "play_on";
+        /** @description First message once authenticated: the game's version now and where the socket resumes. */
+        SyncMessage: {
+            /**
+             * @description `sync`
+             *
+             *     * `sync` - sync (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "sync";
+            version: number;
+            /** @description `<move seq>-<table seq>` the socket resumes after. */
+            cursor: string;
+            resumed: boolean;
+        };
+        /**
+         * @description * `sync` - sync
+         * @enum {string}
+         */
+        SyncMessageTypeEnum: "sync";
         /**
          * @description A table happening (not a card move): chat, a concession, rematch news, a settings
          *     change. Kinds and their `data`: `chat` (phrase, text), `conceded` (team, winner_team,
@@ -1997,6 +2188,26 @@ export interface components {
             events: components["schemas"]["TableEvent"][];
             has_more: boolean;
         };
+        /** @description Chat, a concession, rematch news, a settings change (muted seats' chat left out). */
+        TableEventMessage: {
+            /**
+             * @description `table_event`
+             *
+             *     * `table_event` - table_event (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "table_event";
+            /** @description The cursor after it: resume from here. */
+            id: string;
+            version: number;
+            table_seq: number;
+            event: components["schemas"]["TableEvent"];
+        };
+        /**
+         * @description * `table_event` - table_event
+         * @enum {string}
+         */
+        TableEventMessageTypeEnum: "table_event";
         TableSettings: {
             game: number;
             /** @description False: a 'no table talk' game, no chat. */
@@ -3599,6 +3810,42 @@ export interface operations {
              *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
              */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+        };
+    };
+    games_socket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching protocols; then messages `LiveServerMessage` from the server, `LiveClientMessageRequest` from you. */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveServerMessage"];
+                };
+            };
+            /**
+             * @description Upgrade Required: `code` is one of
+             *
+             *     - `upgrade_required`: A WebSocket endpoint: open it with a WebSocket client (Upgrade: websocket).
+             */
+            426: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -27,6 +27,15 @@ export type GameCreateRequest = S["GameCreateRequest"];
 export type ActionResult = S["ActionResult"];
 export type Problem = S["GameProblem"];
 export type BotLevel = S["BotLevelEnum"];
+// The game socket's messages (docs/live.md); the stream's frames carry the same data.
+export type LiveServerMessage = S["LiveServerMessage"];
+export type LiveClientMessage = S["LiveClientMessageRequest"];
+export type SyncMessage = S["SyncMessage"];
+export type GameEventMessage = S["GameEventMessage"];
+export type TableEventMessage = S["TableEventMessage"];
+export type EndMessage = S["EndMessage"];
+export type ActionResultMessage = S["ActionResultMessage"];
+export type ActionMessage = S["ActionMessageRequest"];
 
 const TOKEN_KEY = "canasta.token";
 const NAME_KEY = "canasta.name";

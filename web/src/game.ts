@@ -468,7 +468,7 @@ export class GameScreen {
     const viaSocket = this.feed?.act({ action, expected_version: version, idempotency_key: key });
     if (viaSocket) {
       try {
-        return actionBody<ActionResult>(await viaSocket);
+        return actionBody(await viaSocket);
       } catch (err) {
         if (!(err instanceof LiveLost)) throw err;
       }

@@ -1,8 +1,21 @@
 // Following a game as it is played (docs/live.md): the WebSocket first; the Server-Sent Events
 // stream (read with fetch, so that the token travels in a header) when the socket cannot be
-// opened; the caller's long-poll when neither can. The socket's messages are typed here by hand
-// until the OpenAPI schema describes them.
-import { type Action, ApiError, type GameEvent, type Problem, type TableEvent } from "./api";
+// opened; the caller's long-poll when neither can. The messages' types come from the OpenAPI
+// schema (components LiveServerMessage, LiveClientMessageRequest).
+import {
+  type ActionMessage,
+  type ActionResult,
+  type ActionResultMessage,
+  ApiError,
+  type EndMessage,
+  type GameEvent,
+  type GameEventMessage,
+  type LiveClientMessage,
+  type LiveServerMessage,
+  type Problem,
+  type TableEvent,
+  type TableEventMessage,
+} from "./api";
 
 // ------------------------------------------------------------------------------ positions
 /** What a client has received: the move log's `seq` and the table events' `table_seq`. */
@@ -24,82 +37,9 @@ const later = (a: Cursor, b: Cursor): Cursor => ({
   table: Math.max(a.table, b.table),
 });
 
-// ------------------------------------------------------------------------------ messages
-export interface SyncMessage {
-  type: "sync";
-  version: number;
-  cursor: string;
-  resumed: boolean;
-}
-export interface GameEventMessage {
-  type: "game_event";
-  id: string;
-  version: number;
-  event: GameEvent;
-}
-export interface TableEventMessage {
-  type: "table_event";
-  id: string;
-  version: number;
-  table_seq: number;
-  event: TableEvent;
-}
-export interface EndMessage {
-  type: "end";
-  version: number;
-  cursor: string;
-}
-export interface HeartbeatMessage {
-  type: "heartbeat";
-  at: string;
-}
-export interface ActionResultMessage {
-  type: "action_result";
-  request_id: string;
-  status: number;
-  replayed: boolean;
-  body: unknown;
-}
-export interface PongMessage {
-  type: "pong";
-  request_id: string | null;
-}
-export interface ErrorMessage {
-  type: "error";
-  problem: Problem;
-}
-/** A message from the server (the stream's frames are the same, `type` being the frame's
- * `event` and `id` its `id`). */
-export type ServerMessage =
-  | SyncMessage
-  | GameEventMessage
-  | TableEventMessage
-  | EndMessage
-  | HeartbeatMessage
-  | ActionResultMessage
-  | PongMessage
-  | ErrorMessage;
-
-export interface AuthMessage {
-  type: "auth";
-  token: string;
-}
-export interface ActionMessage {
-  type: "action";
-  request_id: string;
-  expected_version: number;
-  action: Action;
-  idempotency_key?: string;
-}
-export interface PingMessage {
-  type: "ping";
-  request_id?: string;
-}
-export type ClientMessage = AuthMessage | ActionMessage | PingMessage;
-
 /** An action's answer as the HTTP POST gives it: the body of a 2xx, else an ApiError. */
-export function actionBody<T>(result: ActionResultMessage): T {
-  if (result.status >= 200 && result.status < 300) return result.body as T;
+export function actionBody(result: ActionResultMessage): ActionResult {
+  if (result.status >= 200 && result.status < 300) return result.body as ActionResult;
   throw new ApiError(result.status, asProblem(result.body, result.status));
 }
 
@@ -174,7 +114,7 @@ export class SseParser {
 const STREAM_FRAMES = new Set(["sync", "game_event", "table_event", "end"]);
 
 /** A stream frame as the socket's message of the same type (null for anything else). */
-export function frameMessage(frame: SseFrame): ServerMessage | null {
+export function frameMessage(frame: SseFrame): LiveServerMessage | null {
   if (!STREAM_FRAMES.has(frame.event)) return null;
   let data: unknown;
   try {
@@ -185,7 +125,7 @@ export function frameMessage(frame: SseFrame): ServerMessage | null {
   if (!data || typeof data !== "object") return null;
   const msg = { ...(data as object), type: frame.event } as Record<string, unknown>;
   if (frame.id !== null) msg.id = frame.id;
-  return msg as unknown as ServerMessage;
+  return msg as unknown as LiveServerMessage;
 }
 
 // ------------------------------------------------------------------------------ the feed
@@ -378,9 +318,9 @@ export class LiveFeed {
     };
     ws.onmessage = (ev) => {
       if (this.socket !== ws) return;
-      let msg: ServerMessage;
+      let msg: LiveServerMessage;
       try {
-        msg = JSON.parse(String(ev.data)) as ServerMessage;
+        msg = JSON.parse(String(ev.data)) as LiveServerMessage;
       } catch {
         return;
       }
@@ -394,7 +334,7 @@ export class LiveFeed {
     };
   }
 
-  private send(ws: SocketLike, msg: ClientMessage): void {
+  private send(ws: SocketLike, msg: LiveClientMessage): void {
     try {
       ws.send(JSON.stringify(msg));
     } catch {
@@ -516,7 +456,7 @@ export class LiveFeed {
   }
 
   // ---------------------------------------------------------------------------- receiving
-  private receive(msg: ServerMessage): void {
+  private receive(msg: LiveServerMessage): void {
     this.watch();
     switch (msg.type) {
       case "sync":
@@ -528,8 +468,8 @@ export class LiveFeed {
         this.owner.connected?.(this.transport);
         return;
       case "action_result": {
-        const w = this.waiting.get(msg.request_id);
-        if (!w) return;
+        const w = this.waiting.get(msg.request_id ?? "");
+        if (!w || msg.request_id === null) return;
         this.waiting.delete(msg.request_id);
         clearTimeout(w.timer);
         w.resolve(msg);

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { ApiError, type GameEvent, type TableEvent } from "../src/api";
+import { type ActionResult, ApiError, type GameEvent, type TableEvent } from "../src/api";
 import {
   actionBody,
   backoffMs,
@@ -187,7 +187,8 @@ describe("SseParser", () => {
 
 describe("actionBody", () => {
   it("gives a 2xx body and throws the problem of a refusal", () => {
-    expect(actionBody({ type: "action_result", request_id: "a", status: 201, replayed: false, body: { ok: 1 } })).toEqual({ ok: 1 });
+    const body = { event: ev(3), game: { version: 3 } } as unknown as ActionResult;
+    expect(actionBody({ type: "action_result", request_id: "a", status: 201, replayed: false, body })).toBe(body);
     const problem = { type: "x", title: "Stale", status: 409, detail: "d", code: "stale_version" };
     try {
       actionBody({ type: "action_result", request_id: "a", status: 409, replayed: false, body: problem });
