@@ -139,10 +139,11 @@ def browser_context(new_context: Any) -> Any:
 
 
 def short_polls_on_sqlite(context: Any) -> None:
-    """The client long-polls the events feed while others move. SQLite's in-memory test
-    database, shared by the live server's threads, refuses a read beside a write ("database
-    table is locked"), so on SQLite the page short-polls, one request at a time (its
-    ``canasta.longPoll`` switch); on PostgreSQL (CI) the long-polls are exercised."""
+    """The client follows a game over the socket, the stream or the long-poll while others
+    move. SQLite's in-memory test database, shared by the live server's threads, refuses a read
+    beside a write ("database table is locked"), so on SQLite the page short-polls, one request
+    at a time (its ``canasta.longPoll`` switch); on PostgreSQL (CI) the live server (WSGI) makes
+    it fall back from the socket to the stream to the long-poll."""
     from django.db import connection
 
     if connection.vendor == "sqlite":
