@@ -94,6 +94,7 @@ class Traffic:
         return [u for m, u in self.requests if m == method and part in u]
 
     def long_polls(self) -> list[str]:
+        """Waiting reads of the move log or the table events."""
         return [u for u in self.urls("/events/?") if "wait=" in u]
 
 
@@ -151,6 +152,20 @@ def test_the_page_plays_over_the_socket(
     assert not traffic.long_polls(), traffic.long_polls()
     assert not traffic.urls("/stream/")
     assert not traffic.urls("/actions/", "POST")
+
+    # Chat comes back as a table_event; a concession ends the game: `end`, and the socket stops.
+    page.get_by_test_id("chat").locator("summary").click()
+    chip = page.get_by_test_id("chat").locator("button.chip").first
+    said = chip.inner_text()
+    chip.click()
+    expect(page.get_by_test_id("chat-lines")).to_contain_text(f"You: {said}")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_test_id("concede").click()
+    expect(page.get_by_test_id("status")).to_contain_text("Game over")
+    expect(app).to_have_attribute("data-live", "ended")
+    kinds = [m.get("type") for m in traffic.received]
+    assert "table_event" in kinds and kinds[-1] == "end", kinds[-5:]
+    assert not traffic.long_polls(), traffic.long_polls()
     assert not js_errors, js_errors
 
 

@@ -91,6 +91,8 @@ export class GameScreen {
   private stale = false;
   private refreshing: Promise<void> | null = null;
   private refreshAgain = false;
+  /** The feed said `end`: the game is over (its status may not be read yet). */
+  private over = false;
   /** The rematch's game id once it exists (table event `rematch_created`). */
   private rematchGame: number | null = null;
 
@@ -164,9 +166,10 @@ export class GameScreen {
         resync: () => this.resync(),
         ended: () => {
           this.feed = null;
+          this.over = true;
           this.showTransport("ended");
           this.refreshSoon();
-          void this.tableLoop(); // rematch news after the end
+          void this.tableLoop(); // rematch news after the end: short polls
         },
         fellBack: () => {
           this.feed = null;
@@ -220,7 +223,7 @@ export class GameScreen {
     while (!this.disposed && !this.feed) {
       const started = performance.now();
       try {
-        await this.pullTable(this.game?.status === "finished" ? 0 : LONG_POLL_S);
+        await this.pullTable(this.over || this.game?.status === "finished" ? 0 : LONG_POLL_S);
       } catch {
         /* try again */
       }
