@@ -1,6 +1,7 @@
 """Browser tests of the web client: headless Chromium from Debian's ``chromium`` package,
 driven by Python Playwright (``executable_path``: no browser download), against pytest-django's
-``live_server`` with bots playing in-process.
+``live_server`` (WSGI) with bots playing in-process; on PostgreSQL also against the ASGI live
+server (``asgi_server``), whose WebSocket the page then follows the game with.
 
 Tests are marked ``browser``. Without Chromium (or the ``playwright`` package) they are skipped
 locally and fail when ``CI`` is true (``make browser-deps`` installs Chromium; .ci/run calls it).
@@ -11,7 +12,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import tempfile
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -175,3 +179,62 @@ def shots(tmp_path: Path) -> Any:
         return path
 
     return take
+
+
+# ----------------------------------------------------------------------------- ASGI server
+class AsgiServer:
+    """uvicorn serving the project's ASGI application on a port the system picks."""
+
+    def __init__(self) -> None:
+        import uvicorn
+
+        from canasta_service.asgi import application
+
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        config = uvicorn.Config(application, lifespan="off", log_level="warning")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
+        )
+
+    def __enter__(self) -> AsgiServer:
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the ASGI server did not start")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=15)
+        self.sock.close()
+
+
+@pytest.fixture
+def asgi_server() -> Iterator[AsgiServer]:
+    """The server, its requests' database connections closed when they end (CONN_MAX_AGE 0:
+    none is left open on the test database when it is dropped). PostgreSQL only: it reads and
+    writes beside the test, which SQLite's shared in-memory test database cannot take."""
+    from django.db import connections
+
+    database = connections.settings["default"]
+    saved = database["CONN_MAX_AGE"]
+    database["CONN_MAX_AGE"] = 0
+    try:
+        with AsgiServer() as server:
+            yield server
+    finally:
+        database["CONN_MAX_AGE"] = saved
+
+
+@pytest.fixture(params=["wsgi", pytest.param("asgi", marks=pytest.mark.postgres)])
+def server_url(request: pytest.FixtureRequest) -> str:
+    """The base URL of ``live_server`` (WSGI: the page falls back to the stream, then the
+    long-poll), then of ``asgi_server`` (the page follows the game over the socket)."""
+    server = "live_server" if request.param == "wsgi" else "asgi_server"
+    return str(request.getfixturevalue(server).url)

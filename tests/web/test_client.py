@@ -1,6 +1,8 @@
 """The web client end to end in headless Chromium: create a table against bots, play turns
 with a meld and discards, see a refused move explained, finish a round (target 1000, so a round
-or two ends the game), read the scorecard and step through the replay."""
+or two ends the game), read the scorecard and step through the replay. Each test runs against
+the WSGI ``live_server`` and, on PostgreSQL, the ASGI live server (``server_url``), where the
+page follows the game over the WebSocket."""
 
 from __future__ import annotations
 
@@ -57,9 +59,9 @@ def discard_any(page: Any) -> bool:
 
 
 def test_play_a_game_against_bots(
-    live_server: Any, page: Any, shots: Any, js_errors: list[str]
+    server_url: str, page: Any, shots: Any, js_errors: list[str]
 ) -> None:
-    sign_up(page, live_server.url)
+    sign_up(page, server_url)
     page.fill("#opt-target_score", "1000")
     page.select_option("#seat-3", "open")  # a seat left open: the table waits in its lobby
     shots(page, "home", full_page=True)
@@ -171,9 +173,9 @@ def test_play_a_game_against_bots(
 
 
 def test_timer_chat_concede_and_rematch(
-    live_server: Any, page: Any, shots: Any, js_errors: list[str]
+    server_url: str, page: Any, shots: Any, js_errors: list[str]
 ) -> None:
-    sign_up(page, live_server.url, "Bea")
+    sign_up(page, server_url, "Bea")
     page.select_option("#turn-seconds", "30")
     page.get_by_test_id("create-game").click()
     expect(page.get_by_test_id("table")).to_be_visible()
@@ -205,9 +207,9 @@ def test_timer_chat_concede_and_rematch(
 
 
 def test_join_a_private_table_by_code(
-    live_server: Any, page: Any, new_context: Any, js_errors: list[str]
+    server_url: str, page: Any, new_context: Any, js_errors: list[str]
 ) -> None:
-    sign_up(page, live_server.url, "Ada")
+    sign_up(page, server_url, "Ada")
     page.select_option("#seat-1", "open")
     page.get_by_test_id("create-game").click()
     expect(page.get_by_test_id("lobby")).to_be_visible()
@@ -215,7 +217,7 @@ def test_join_a_private_table_by_code(
 
     friend = new_context()
     other = friend.pages[0] if friend.pages else friend.new_page()
-    sign_up(other, live_server.url, "Bob")
+    sign_up(other, server_url, "Bob")
     other.fill("#join-code", code)
     other.get_by_test_id("join-game").click()
     expect(other.get_by_test_id("lobby")).to_contain_text("Seat 2 (team 2): You")
