@@ -172,6 +172,25 @@ def test_bot_turns_run_in_a_loop_not_a_recursion() -> None:
     assert game_replay_state(game) == snapshot_of(game)
 
 
+@pytest.mark.django_db(transaction=True)
+def test_replaying_a_whole_game_costs_one_query(django_assert_max_num_queries: Any) -> None:
+    """The replay (delayed spectators read through it) reads the log in one query, not one
+    per event."""
+    ada = _player("Ada")
+    game = game_create(
+        creator=ada,
+        preset="two_player",
+        spectate=True,
+        bots=[BotSeatSpec(seat=i) for i in range(2)],
+    )
+    game_start(game_id=game.pk, player=ada)
+    game.refresh_from_db()
+    assert game.version > 50
+    with django_assert_max_num_queries(1):
+        state = game_replay_state(game)
+    assert state == snapshot_of(game)
+
+
 @pytest.fixture
 def broker_mode() -> Iterator[None]:
     saved = celery_app.conf.task_always_eager
