@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from games import errors
-from games.api.authentication import TokenAuthentication
+from games.api.authentication import TokenAuthentication, token_cache
 from games.api.live import SSE_RETRY, sse_of, stream_seconds_max, wait_bound
 from games.realtime.feed import MOVES_ONLY, db_call, feed_get, follow
 from games.selectors.live import Cursor, LiveItem, json_text
@@ -83,6 +83,8 @@ async def player_by_token(headers: dict[bytes, bytes]) -> int:
     auth = headers.get(b"authorization", b"").decode("latin-1").split()
     if len(auth) != 2 or auth[0].lower() != "token" or b"origin" in headers:
         raise Handoff()
+    if token_cache.get(auth[1]) is not None:  # remembered: no query, no thread
+        return _token_holder(auth[1])
     return await db_call(_token_holder, auth[1])
 
 

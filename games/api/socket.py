@@ -210,7 +210,10 @@ class GameSocketConsumer(AsyncWebsocketConsumer):
 
     async def _authenticate(self, message: dict[str, Any]) -> None:
         token = message.get("token")
-        if message.get("type") != "auth" or not isinstance(token, str) or len(token) > 200:
+        if message.get("type") != "auth":
+            await self.close(CLOSE_BAD_REQUEST)
+            return
+        if not isinstance(token, str) or len(token) > 200:
             await self.close(CLOSE_UNAUTHENTICATED)
             return
         try:

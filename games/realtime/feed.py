@@ -77,6 +77,11 @@ async def db_call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
 
 
 # ============================================================================== subscriber
+def _time_out(waiter: asyncio.Future[bool]) -> None:
+    if not waiter.done():
+        waiter.set_result(False)
+
+
 class Subscriber:
     """One client following a game: the items pushed to it, in order, and a wake-up."""
 
@@ -89,19 +94,23 @@ class Subscriber:
         self.pending: deque[LiveItem] = deque()
         self.ended = False
         self.rejoin = False  # its seat changed: follow again as the new kind of viewer
-        self._woken = asyncio.Event()
+        self._waiter: asyncio.Future[bool] | None = None
+
+    def _wake(self) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(True)
 
     def push(self, items: list[LiveItem]) -> None:
         self.pending.extend(items)
-        self._woken.set()
+        self._wake()
 
     def end(self) -> None:
         self.ended = True
-        self._woken.set()
+        self._wake()
 
     def regroup(self) -> None:
         self.rejoin = True
-        self._woken.set()
+        self._wake()
 
     def take(self) -> list[LiveItem]:
         """The pending items after the client's cursor, without muted chat; the cursor moves
@@ -130,14 +139,19 @@ class Subscriber:
         """Until something is pending (True) or ``timeout`` seconds pass (False)."""
         if self.pending or self.ended or self.rejoin:
             return True
-        self._woken.clear()
         if timeout <= 0:
             return False
+        # A future and a timer, not ``wait_for`` (which makes a task per wait): thousands of
+        # followers wake at each move.
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[bool] = loop.create_future()
+        self._waiter = waiter
+        timer = loop.call_later(timeout, _time_out, waiter)
         try:
-            await asyncio.wait_for(self._woken.wait(), timeout)
-        except TimeoutError:
-            return False
-        return True
+            return await waiter
+        finally:
+            timer.cancel()
+            self._waiter = None
 
     def leave(self) -> None:
         self.feed.leave(self)
