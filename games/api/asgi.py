@@ -128,14 +128,15 @@ class LiveHttp:
         params = _params(scope, STREAM_PARAMS)
         headers = _headers(scope)
         seconds = min(_int(params, "timeout", 300, 3600), stream_seconds_max())
-        cursor = Cursor.parse(headers.get(b"last-event-id", b"").decode("latin-1")) or (
-            Cursor.parse(params["last_event_id"]) if "last_event_id" in params else None
-        )
-        if "last_event_id" in params and len(params["last_event_id"]) > 40:
+        top = 1 << 62
+        after = Cursor(_int(params, "after", 0, top), _int(params, "table_after", 0, top))
+        if len(params.get("last_event_id", "")) > 40:
             raise Handoff()
-        if cursor is None:
-            top = 1 << 62
-            cursor = Cursor(_int(params, "after", 0, top), _int(params, "table_after", 0, top))
+        cursor = (
+            Cursor.parse(headers.get(b"last-event-id", b"").decode("latin-1"))
+            or Cursor.parse(params.get("last_event_id"))
+            or after
+        )
         player_id = await player_by_token(headers)
         frames = follow(game_id, player_id, cursor, seconds)
         try:
