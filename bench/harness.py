@@ -44,6 +44,8 @@ PG_URL = os.environ.get("BENCH_PGURL", "postgres://postgres@127.0.0.1:5432")
 REDIS_BASE = os.environ.get("BENCH_REDIS", "redis://127.0.0.1:6379")
 NGINX_TEMPLATE = ROOT / "deploy" / "nginx.conf"
 SERVINGS = ("wsgi", "asgi", "production")
+# The live server's worker, as docker-compose runs it (BENCH_LIVE_WORKER_CLASS to try another).
+LIVE_WORKER = "canasta_service.live_worker.LiveWorker"
 
 
 def free_port() -> int:
@@ -179,7 +181,11 @@ class Stack:
             else "0",
         }
         serving = (
-            ["canasta_service.asgi:application", "--worker-class=uvicorn_worker.UvicornWorker"]
+            [
+                "canasta_service.asgi:application",
+                "--worker-class="
+                + os.environ.get("BENCH_LIVE_WORKER_CLASS", LIVE_WORKER),
+            ]
             if asgi
             else [
                 "canasta_service.wsgi:application",

@@ -20,7 +20,8 @@ last one). Printed per run:
 - delivery p50/p95/max: from just before the move's POST is sent to each client's receipt of
   its event (the POST's own time included, as for the reference, whose clock starts before its
   "tell" request); and the p50 from the POST's response;
-- the move POST p50 with these clients waiting and with nobody waiting (same games, same moves);
+- the move POST p50 with these clients waiting and with nobody waiting (as many games and
+  moves, one move at a time: with G > 1 the first is measured with G games moving at once);
 - server CPU per delivered event: utime + stime of every nginx, live and API process
   (``/proc/<pid>/stat``) over the moves, divided by the events delivered; "net" subtracts what the
   same number of moves cost with nobody waiting;
@@ -527,7 +528,11 @@ async def run_clients(
                     result.delivery.append(client.at[seq] - sent)
                     result.after_response.append(client.at[seq] - answered)
 
-    await asyncio.gather(*(play(g) for g in games))
+    if n:
+        await asyncio.gather(*(play(g) for g in games))
+    else:  # nobody waiting: one move at a time, the POST's own time
+        for game in games:
+            await play(game)
     result.cpu = cpu_seconds(pids) - cpu_before
     result.workers = [memory(pid) for pid in target.workers("live")]
     result.events = len(result.delivery)

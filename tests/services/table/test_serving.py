@@ -23,6 +23,7 @@ import yaml
 from asgiref.sync import async_to_sync, sync_to_async
 from django.conf import settings
 from django.utils.module_loading import import_string
+from websockets.asyncio.client import connect
 
 from bench import harness
 from bench import live as live_bench
@@ -81,8 +82,9 @@ def test_compose_serves_the_api_on_wsgi_and_live_on_asgi_behind_nginx() -> None:
     assert _serving(live_command) == (
         "gunicorn",
         "canasta_service.asgi:application",
-        "uvicorn_worker.UvicornWorker",
+        "canasta_service.live_worker.LiveWorker",
     )
+    assert harness.LIVE_WORKER == "canasta_service.live_worker.LiveWorker"
     nginx = _compose()["services"]["nginx"]
     assert "./deploy/nginx.conf:/etc/nginx/templates/nginx.conf.template:ro" in nginx["volumes"]
     assert nginx["environment"]["CANASTA_API_UPSTREAM"] == "api:8000"
@@ -90,6 +92,18 @@ def test_compose_serves_the_api_on_wsgi_and_live_on_asgi_behind_nginx() -> None:
     assert "--bind 0.0.0.0:8000" in " ".join(api)
     assert "0.0.0.0:8001" in live_command
     assert nginx["ports"] == ["127.0.0.1:8000:8000"]
+
+
+def test_the_live_worker_is_uvicorns_without_websocket_compression() -> None:
+    from uvicorn_worker import UvicornWorker  # type: ignore[import-untyped]
+
+    from canasta_service.live_worker import LiveWorker
+
+    assert issubclass(LiveWorker, UvicornWorker)
+    assert LiveWorker.CONFIG_KWARGS == {
+        **UvicornWorker.CONFIG_KWARGS,
+        "ws_per_message_deflate": False,
+    }
 
 
 def _locations(conf: str) -> list[tuple[str, str]]:
@@ -158,8 +172,9 @@ def test_the_live_server_command_serves_waiting_clients_and_the_rest() -> None:
     """docker-compose's live command, as it is written (one worker instead of two, on a free
     loopback port, with a fresh SQLite database): 60 clients wait (20 event streams, 20
     long-polls, 20 WebSockets) while the one worker answers another request at once, and every
-    client learns of each of 3 moves, in order, exactly once. (The times are printed by
-    ``python -m bench.live``; nothing here depends on them.)"""
+    client learns of each of 3 moves, in order, exactly once; a socket offered compression
+    goes without. (The times are printed by ``python -m bench.live``; nothing here depends on
+    them.)"""
     [command] = _command("live")
 
     async def scenario(target: live_bench.Target) -> live_bench.Result:
@@ -177,6 +192,15 @@ def test_the_live_server_command_serves_waiting_clients_and_the_rest() -> None:
             target, "all", [game], 60, ["sse", "poll", "ws"], 3, probe=health
         )
         game.close()
+        # A browser offers compression; the live worker declines it.
+        async with connect(
+            f"ws://127.0.0.1:{target.port}/api/v1/games/{game.id}/socket/",
+            additional_headers={"Authorization": f"Token {tokens[0]}"},
+            compression="deflate",
+        ) as socket:
+            assert json.loads(await socket.recv())["type"] == "sync"
+            assert socket.response is not None
+            assert "Sec-WebSocket-Extensions" not in socket.response.headers
         return result
 
     with live_bench.sqlite_server(command[1:], workers=1) as target:
