@@ -13,8 +13,8 @@ PostgreSQL, a Celery worker on Redis, and one server, served one of these ways (
 ``--clients`` threads each play two-player games through the API (both seats, moves chosen from
 the listed legal actions); then the same number of threads post to the baseline endpoint (one
 authenticated read and one insert, canasta_service/baseline.py). Phases alternate (moves,
-baseline, for each serving in turn; then again) so that all see the same machine; figures are
-over all rounds.
+baseline, for each serving in turn; then again in the reverse order) so that all see the same
+machine; figures are over all rounds.
 
     python -m bench.load [--serving side-by-side] [--clients 16] [--seconds 15] [--rounds 2]
 
@@ -83,7 +83,10 @@ def main() -> None:
     base_wall = dict.fromkeys(servings, 0.0)
     with stack(web=1, workers=1, serving=stack_serving) as s:
         for r in range(args.rounds):
-            for k, serving in enumerate(servings):
+            # A, B, then B, A: neither serving always runs first (the machine drifts).
+            order = servings if r % 2 == 0 else servings[::-1]
+            for serving in order:
+                k = servings.index(serving)
                 urls = [_url(server, serving, stack_serving) for server in s.servers]
                 offset = (r * len(servings) + k) * 1000
                 played, wall = run_tables(urls, args.clients, args.seconds, offset=offset)
