@@ -26,7 +26,8 @@ last one). Printed per run:
   (``/proc/<pid>/stat``) over the moves, divided by the events delivered; "net" subtracts what the
   same number of moves cost with nobody waiting;
 - RSS and threads of each live worker at the end of the moves;
-- client errors, and events missed, duplicated, or received out of order (clients affected).
+- client errors; events missed and duplicated (counts), clients that received events out of
+  order, moves not delivered to every client within 30 s ("late").
 
 The reference (row ``reference``): a tiny asyncio HTTP server in a process of its own (this
 module with ``--reference-server``) that holds N event streams and, when told (``POST /tell``),
@@ -834,8 +835,9 @@ def main(argv: list[str] | None = None) -> int:
             failed = failed or result.failed()
             for error in result.errors[:3]:
                 print(f"  idle {kind}: {error}")
+    print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
     print(
-        "\ndelivery: from just before the move's POST (or the reference's tell) is sent to the "
+        "delivery: from just before the move's POST (or the reference's tell) is sent to the "
         "client's receipt; CPU: utime+stime of nginx, live and api processes (the reference: "
         "its process) over the moves / events delivered, (net of the same moves with nobody "
         "waiting)"
