@@ -83,6 +83,8 @@ export class GameScreen {
   private deadline: number | null = null;
   private ticker: number | undefined;
   private chat: { phrases: ChatPhrase[]; lines: string[] } | null = null;
+  /** The quick chat stays open across re-renders. */
+  private chatOpen = false;
   /** The last table event seen (chat, concession, rematch). */
   private tableSeq = 0;
   /** The socket or the stream while they carry the events; null once they cannot (long-poll). */
@@ -93,6 +95,8 @@ export class GameScreen {
   private refreshAgain = false;
   /** The feed said `end`: the game is over (its status may not be read yet). */
   private over = false;
+  /** A round's summary being opened: the table after that round is drawn once it is up. */
+  private summary: Promise<void> = Promise.resolve();
   /** The rematch's game id once it exists (table event `rematch_created`). */
   private rematchGame: number | null = null;
 
@@ -334,6 +338,7 @@ export class GameScreen {
       this.syncTimer();
       if (pushed || signature(this.game) !== before) {
         if (!this.feed) await this.pullEvents(false);
+        await this.summary;
         this.pruneSelection();
         this.render();
       }
@@ -398,7 +403,9 @@ export class GameScreen {
     this.log = this.log.slice(0, LOG_SIZE);
     if (initial) return;
     const ended = fresh.flatMap((ev) => ev.effects).filter((e) => e.kind === "round_ended");
-    if (ended.length) await this.showRoundSummary((ended[ended.length - 1].hands as string[][]) ?? []);
+    if (!ended.length) return;
+    this.summary = this.showRoundSummary((ended[ended.length - 1].hands as string[][]) ?? []);
+    await this.summary;
   }
 
   private pruneSelection(): void {
@@ -455,6 +462,7 @@ export class GameScreen {
         this.showError(err, false);
       }
     } finally {
+      await this.summary; // the feed may have brought the round's end during the action
       this.busy = false;
       this.render();
       if (this.stale) {
@@ -815,7 +823,12 @@ export class GameScreen {
         : "",
       h(
         "details",
-        {},
+        {
+          open: this.chatOpen,
+          ontoggle: (e: Event) => {
+            this.chatOpen = (e.currentTarget as HTMLDetailsElement).open;
+          },
+        },
         h("summary", {}, "Quick chat"),
         h(
           "div",
