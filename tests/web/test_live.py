@@ -1,7 +1,8 @@
 """How the page follows a game: over the WebSocket when the server is the ASGI live server
 (``asgi_server``: ``canasta_service.asgi:application`` under uvicorn, in a thread of this
-process), else falling back to the event stream and then the long-poll (pytest-django's
-``live_server`` is WSGI: the socket's upgrade fails and its streams close at once).
+process), else falling back to the event stream (held open by the ASGI server) and then the
+long-poll (pytest-django's ``live_server`` is WSGI: the socket's upgrade fails and its streams
+close at once).
 
 PostgreSQL only (marker ``postgres``: skipped locally on SQLite, run in CI): the servers read
 and write beside the test, which SQLite's shared in-memory test database cannot take (on SQLite
@@ -131,4 +132,28 @@ def test_without_sockets_the_page_falls_back(
     play_turns(page, 2)
     assert traffic.long_polls()
     assert len(traffic.urls("/actions/", "POST")) >= 4
+    assert not js_errors, js_errors
+
+
+def test_without_a_socket_the_page_streams(
+    asgi_server: AsgiServer, page: Any, js_errors: list[str]
+) -> None:
+    # The socket closes before its `sync` (a proxy without upgrades, say): twice, then the
+    # stream, which the ASGI server holds open.
+    refused: list[str] = []
+
+    def refuse(ws: Any) -> None:
+        refused.append(ws.url)
+        ws.close(code=1011)
+
+    page.route_web_socket("**/socket/**", refuse)
+    traffic = Traffic(page)
+    start_against_bots(page, asgi_server.url)
+    expect(page.locator("#app")).to_have_attribute("data-live", "stream")
+    play_turns(page, 2)
+    assert len(refused) == 2, refused
+    streams = traffic.urls("/stream/")
+    assert len(streams) == 1, streams  # one stream, held open
+    assert not traffic.long_polls(), traffic.long_polls()
+    assert len(traffic.urls("/actions/", "POST")) >= 4  # no socket: moves over HTTP
     assert not js_errors, js_errors
