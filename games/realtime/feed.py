@@ -30,7 +30,7 @@ import contextvars
 import logging
 import weakref
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -460,7 +460,7 @@ Followed = Sync | LiveItem | End | Idle
 
 async def follow(
     game_id: int, player_id: int | None, cursor: Cursor, seconds: float
-) -> AsyncIterator[Followed]:
+) -> AsyncGenerator[Followed, None]:
     """Everything a follower receives, in order: ``Sync``, then each item once, ``Idle``
     while nothing happens, ``End`` when the game is over and all is sent. Stops after
     ``seconds`` (0: once what there is now was sent). Raises ``GameNotFound`` before yielding
