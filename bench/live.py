@@ -13,7 +13,7 @@ Celery worker (two humans play through ``POST /actions/``). Every client connect
 For each N and each entry of ``--games`` G: N clients of each transport in turn (``sse``: the
 event stream; ``poll``: the long-poll ``/events/?after=S&wait=30`` asked again after every
 answer, on one keep-alive connection; ``ws``: the WebSocket), spread over G games (half of them
-as one seat's player, half as the other's; with G > 1 the transports are mixed, N in all); then
+as one seat's player, half as the other's); then
 every game plays ``--moves`` moves at once (each game's next move when all its clients have the
 last one). Printed per run:
 
@@ -687,8 +687,7 @@ async def bench_runs(
             idle_cpu = idle.cpu / (g * moves)
             for game in idle_games:
                 game.close()
-            runs = [[t] for t in transports] if g == 1 else [transports]
-            for kinds in runs:
+            for kinds in [[t] for t in transports]:
                 games = [await new_game(target.port, tokens) for _ in range(g)]
                 label = "+".join(kinds)
                 result = await run_clients(target, label, games, n, kinds, moves)
