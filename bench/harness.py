@@ -183,8 +183,7 @@ class Stack:
         serving = (
             [
                 "canasta_service.asgi:application",
-                "--worker-class="
-                + os.environ.get("BENCH_LIVE_WORKER_CLASS", LIVE_WORKER),
+                "--worker-class=" + os.environ.get("BENCH_LIVE_WORKER_CLASS", LIVE_WORKER),
             ]
             if asgi
             else [
