@@ -32,7 +32,8 @@ last one). Printed per run:
 The reference (row ``reference``): a tiny asyncio HTTP server in a process of its own (this
 module with ``--reference-server``) that holds N event streams and, when told (``POST /tell``),
 writes one pre-built frame of the same size as ours to each; the same SSE client, the same N,
-directly (no nginx, no database).
+directly (no nginx, no database); and ``reference via nginx``: the same behind an nginx of
+deploy/nginx.conf (the stream's location), to tell nginx's share from the app's.
 
 ``--idle K``: on a fresh stack per transport, K idle event streams (then K idle WebSockets)
 through nginx; prints the resident memory of the live workers and the nginx workers per
@@ -559,7 +560,7 @@ async def reference_server() -> None:
                 head = await reader.readuntil(b"\r\n\r\n")
                 target = head.split(b" ", 2)[1].decode()
                 url = urlsplit(target)
-                if url.path == "/stream/":
+                if url.path.endswith("/stream/"):
                     writer.write(
                         b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
                         b"Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n"
@@ -590,32 +591,61 @@ async def reference_server() -> None:
 
 
 @contextlib.contextmanager
-def reference() -> Iterator[Target]:
+def reference(via_nginx: bool = False) -> Iterator[tuple[Target, int]]:
+    """The reference server (and, ``via_nginx``, an nginx of deploy/nginx.conf in front of it,
+    as in front of the live server); yields (where clients connect, the port to tell)."""
+    from bench.harness import nginx_binary, nginx_config
+
     process = subprocess.Popen(
         [sys.executable, "-m", "bench.live", "--reference-server"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         start_new_session=True,
     )
-    try:
-        assert process.stdout is not None
-        port = int(process.stdout.readline())
-        yield Target(port, {"reference": process.pid})
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=10)
+    proxy = None
+    with tempfile.TemporaryDirectory(prefix="canasta-ref-nginx-") as tmp:
+        try:
+            assert process.stdout is not None
+            port = int(process.stdout.readline())
+            if not via_nginx:
+                yield Target(port, {"reference": process.pid}), port
+                return
+            Path(tmp).chmod(0o755)  # workers run as nobody when the master is root
+            listen = _free_port()
+            conf = Path(tmp) / "nginx.conf"
+            upstream = f"{HOST}:{port}"
+            conf.write_text(nginx_config(f"{HOST}:{listen}", upstream, upstream, tmp))
+            proxy = subprocess.Popen(
+                [nginx_binary(), "-e", "stderr", "-p", tmp, "-c", str(conf), "-g", "daemon off;"],
+                start_new_session=True,
+            )
+            deadline = time.monotonic() + 20
+            while True:
+                with contextlib.suppress(OSError), socket.create_connection((HOST, listen), 0.5):
+                    break
+                if time.monotonic() > deadline:
+                    raise RuntimeError("nginx did not start in front of the reference")
+                time.sleep(0.1)
+            yield Target(listen, {"reference": process.pid, "nginx": proxy.pid}), port
+        finally:
+            for child in (proxy, process):
+                if child is not None:
+                    os.killpg(child.pid, signal.SIGTERM)
+                    child.wait(timeout=10)
 
 
-async def run_reference(target: Target, n: int, moves: int, data_bytes: int) -> Result:
+async def run_reference(
+    target: Target, tell_port: int, n: int, moves: int, data_bytes: int, label: str
+) -> Result:
     from bench.harness import cpu_seconds
 
     tracker = Tracker()
-    clients = [Client("sse", target.port, "", 1, "-", 0, tracker) for _ in range(n)]
-    result = Result("reference", n, 1, moves)
+    clients = [Client("sse", target.port, "/api/v1/games/1", 1, "-", 0, tracker) for _ in range(n)]
+    result = Result(label, n, 1, moves)
     tasks = await open_clients(clients)
     await asyncio.sleep(0.5)
     cpu_before = cpu_seconds(target.pids())
-    tell = Conn(target.port)
+    tell = Conn(tell_port)
     for seq in range(1, moves + 1):
         done = tracker.expect(1, seq, n)
         sent = time.monotonic()
@@ -697,10 +727,14 @@ async def bench_runs(
                 print(row(result, idle_post, idle_cpu), flush=True)
             if with_reference and g == 1:
                 data_bytes = max((r.data_bytes for r in results if r.clients == n), default=400)
-                with reference() as ref:
-                    result = await run_reference(ref, n, moves, data_bytes or 400)
-                results.append(result)
-                print(row(result, -1, -1), flush=True)
+                for via_nginx in (False, True):
+                    with reference(via_nginx) as (ref, tell_port):
+                        label = "reference via nginx" if via_nginx else "reference"
+                        result = await run_reference(
+                            ref, tell_port, n, moves, data_bytes or 400, label
+                        )
+                    results.append(result)
+                    print(row(result, -1, -1), flush=True)
     return results
 
 
