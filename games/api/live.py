@@ -1,14 +1,13 @@
-"""Live updates over HTTP: the long-poll of the move log and the Server-Sent Events stream.
+"""Live updates over HTTP as Django views: the long-poll of the move log and the Server-Sent
+Events stream.
 
-Serving model. These views are ``async``: under ASGI (production runs gunicorn with uvicorn
-workers, see docker-compose.yml) a waiting client is a suspended coroutine of the worker's event
-loop, not a worker, and it holds no database connection while it waits (reads run in short
-``sync_to_async`` calls; the one before each wait gives the connection back). Django's ASGI
-handler does park one idle thread per request in flight (its per-request thread for sync code):
-bench/live_load.py measures it (200 waiting clients: 201 threads, about 0.3 MiB each).
-Wake-ups come from ``games.live`` (Redis pub/sub between processes, in-process without Redis).
-Under WSGI (``make run``, WSGI test clients) a long-poll waits in its request's thread, and a
-stream sends what there is and closes (WSGI cannot send a body while it is produced).
+Serving model. Both follow the game through its feed (``games.realtime.feed``): one read per
+change and process, items redacted once per kind of viewer. In production the live server's
+fast path (``games.api.asgi``) serves waiting streams and long-polls from the feed without
+entering Django, so a waiting client holds no thread; these views answer what it hands over
+(errors, session cookies, CORS requests, a long-poll that can answer at once) and every request
+under a WSGI server or a test client. Under WSGI a long-poll waits in its request's thread, and
+a stream sends what there is and closes (WSGI cannot send a body while it is produced).
 
 How a client stays in sync (also in the OpenAPI descriptions below):
 
