@@ -11,7 +11,7 @@ from channels.security.websocket import OriginValidator
 from django.conf import settings
 from django.urls import re_path
 
-from games.api.asgi import live_http
+from games.api.asgi import LiveHttp
 from games.api.socket import GameSocketConsumer
 
 
@@ -39,7 +39,7 @@ def application_build(django_application: Any) -> Any:
     )
     return ProtocolTypeRouter(
         {
-            "http": live_http(django_application),
+            "http": LiveHttp(django_application),
             "websocket": BrowserOriginValidator(AuthMiddlewareStack(sockets), socket_origins()),
         }
     )

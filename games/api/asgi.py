@@ -24,8 +24,8 @@ from urllib.parse import parse_qs
 from games import errors
 from games.api.authentication import TokenAuthentication, token_cache
 from games.api.live import SSE_RETRY, sse_of, stream_seconds_max, wait_bound
-from games.realtime.feed import MOVES_ONLY, db_call, feed_get, follow
-from games.selectors.live import Cursor, LiveItem, json_text
+from games.realtime.feed import MOVES_ONLY, db_call, feed_get, follow, news_wait
+from games.selectors.live import Cursor, json_text
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -217,19 +217,10 @@ class LiveHttp:
             sub = await feed.join(player_id, Cursor(after, MOVES_ONLY))
         except errors.GameNotFound as exc:
             raise Handoff() from exc
-        items: list[LiveItem] = []
         gone = asyncio.Event()
         watcher = _cancel_on_disconnect(receive, gone)
         try:
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + wait
-            while True:
-                items = sub.take()
-                if items or sub.done or sub.rejoin:
-                    break
-                if not await sub.wait(deadline - loop.time()):
-                    items = sub.take()
-                    break
+            items = await news_wait(sub, wait)
         except asyncio.CancelledError:
             if not gone.is_set():
                 raise
@@ -253,7 +244,3 @@ class LiveHttp:
             [(b"content-length", str(len(body)).encode())],
         )
         await send({"type": "http.response.body", "body": body, "more_body": False})
-
-
-def live_http(django: App) -> App:
-    return LiveHttp(django)

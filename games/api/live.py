@@ -32,7 +32,6 @@ from typing import Any, TypeVar
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
-from django.db import connection
 from django.http import HttpResponseBase, StreamingHttpResponse
 from django.utils.functional import classproperty
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
@@ -47,7 +46,17 @@ from canasta_service.problems import problem_responses
 from games.api.serializers import GameEventListSerializer
 from games.api.views import EVENTS_PROBLEMS, GAME_ID, GameEventListApi, player_of
 from games.models import Game, Player
-from games.realtime.feed import MOVES_ONLY, End, Followed, Idle, Sync, follow, subscribe
+from games.realtime.feed import (
+    MOVES_ONLY,
+    End,
+    Followed,
+    Idle,
+    Sync,
+    db_call,
+    follow,
+    news_wait,
+    subscribe,
+)
 from games.selectors.games import game_get_visible
 from games.selectors.live import Cursor, LiveItem
 from games.services.table import presence_touch
@@ -62,29 +71,9 @@ RETRY_MILLISECONDS = 2000
 
 
 # ============================================================================== async plumbing
-def _release_connection() -> None:
-    """Close this thread's database connection unless a transaction (a test's) is open, so
-    that a waiting client holds no connection."""
-    if not connection.in_atomic_block:
-        connection.close()
-
-
 async def db(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """Run ``fn`` (ORM work) off the event loop, in the request's thread."""
     return await sync_to_async(fn)(*args, **kwargs)
-
-
-async def db_then_idle(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """``db``, then give the thread's connection back: for the read before a wait (or the
-    last one of a request), so that a waiting client holds no database connection."""
-
-    def call() -> T:
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            _release_connection()
-
-    return await sync_to_async(call)()
 
 
 class AsyncApiView(APIView):
@@ -172,18 +161,13 @@ class GameEventWaitParamsSerializer(serializers.Serializer[Any]):
 async def wait_for_news(game_id: int, player: Player, cursor: Cursor, seconds: float) -> None:
     """Wait until the game's feed has something after ``cursor`` for ``player`` (or the game is
     over), at most ``seconds``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
     sub = await subscribe(game_id, player.pk, cursor)
     try:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + seconds
-        while loop.time() < deadline and not sub.done:
-            if sub.take():
-                return
-            if sub.rejoin:
-                sub.leave()
-                sub = await subscribe(game_id, player.pk, sub.cursor)
-                continue
-            await sub.wait(deadline - loop.time())
+        while not await news_wait(sub, deadline - loop.time()) and sub.rejoin:
+            sub.leave()
+            sub = await subscribe(game_id, player.pk, sub.cursor)
     finally:
         sub.leave()
 
@@ -236,7 +220,7 @@ class GameEventListWaitApi(AsyncApiView, GameEventListApi):
             await db(_visible, game_id, player)
             after = Cursor(params.validated_data["after"], MOVES_ONLY)
             await wait_for_news(game_id, player, after, wait)
-        response: Response = await db_then_idle(GameEventListApi.get, self, request, game_id)
+        response: Response = await db_call(GameEventListApi.get, self, request, game_id)
         return response
 
 

@@ -74,9 +74,8 @@ def _player(player_id: int) -> Player:
     return Player.objects.select_related("user").get(pk=player_id)
 
 
-def action_answer(game_id: int, player_id: int, message: dict[str, Any]) -> dict[str, Any]:
+def action_answer(game_id: int, player: Player, message: dict[str, Any]) -> dict[str, Any]:
     """Apply an ``action`` message as ``POST .../actions/`` would: status, body, replayed."""
-    player = _player(player_id)
     try:
         throttle = ScopedRateThrottle()
         request = SimpleNamespace(user=player.user, META={})
@@ -108,6 +107,7 @@ class GameSocketConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
         self.player_id: int | None = None
+        self.player: Player | None = None
         self.pump: asyncio.Task[None] | None = None
         self.auth_timer: asyncio.TimerHandle | None = None
         self.acting: set[asyncio.Task[None]] = set()
@@ -225,7 +225,9 @@ class GameSocketConsumer(AsyncWebsocketConsumer):
 
     async def _act(self, request_id: Any, message: dict[str, Any]) -> None:
         assert self.player_id is not None
-        answer = await db_call(action_answer, self.game_id, self.player_id, message)
+        if self.player is None:  # loaded at the first action (most sockets only listen)
+            self.player = await db_call(_player, self.player_id)
+        answer = await db_call(action_answer, self.game_id, self.player, message)
         await self.send(
             text_data=json_text({"type": "action_result", "request_id": request_id, **answer})
         )

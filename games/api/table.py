@@ -28,7 +28,6 @@ from games.api.live import (
     WAIT_MAX_SECONDS,
     AsyncApiView,
     db,
-    db_then_idle,
     wait_bound,
     wait_for_news,
 )
@@ -41,7 +40,7 @@ from games.api.serializers import (
 from games.api.views import GAME_ID, game_detail_response, game_for_write, player_of
 from games.models import GameStatus, RelationKind, TableEventKind
 from games.presence import PRESENCE_WINDOW_SECONDS
-from games.realtime.feed import TABLE_ONLY
+from games.realtime.feed import TABLE_ONLY, db_call
 from games.selectors.games import game_get_visible
 from games.selectors.live import Cursor
 from games.selectors.table import (
@@ -419,7 +418,7 @@ class TableEventListApi(AsyncApiView):
             await db(presence_touch, game=game, player=player)
             after = Cursor(TABLE_ONLY, v["after"])
             await wait_for_news(game.pk, player, after, wait_bound(v["wait"]))
-        body = await db_then_idle(
+        body = await db_call(
             table_events_list, game=game, player=player, after=v["after"], limit=v["limit"]
         )
         return Response(TableEventListSerializer(body).data)

@@ -36,10 +36,10 @@ from typing import Any, TypeVar
 
 from asgiref.sync import sync_to_async
 from django.db import connection
-from django.db.models import Model
 from django.utils import timezone
 
 from games import errors, live
+from games.models import TableEventKind
 from games.presence import presence_note_many
 from games.selectors.live import (
     Cursor,
@@ -178,7 +178,7 @@ def feed_read(game_id: int, seen: Cursor | None, players: list[int]) -> FeedRead
         moves = live_rows(game_id, start, top)[0] if start.move < now.version else []
         return FeedRead(now, moves, [], None)
     moves, notes = live_rows(game_id, seen, top)
-    chat = any(n.kind == "chat" for n in notes)
+    chat = any(n.kind == TableEventKind.CHAT for n in notes)
     mutes = muted_seats_by_player(game_id, players) if chat and players else None
     return FeedRead(now, moves, notes, mutes)
 
@@ -426,6 +426,19 @@ async def subscribe(game_id: int, player_id: int | None, cursor: Cursor) -> Subs
     return await feed_get(game_id).join(player_id, cursor)
 
 
+async def news_wait(sub: Subscriber, seconds: float) -> list[LiveItem]:
+    """What ``sub`` receives first, waiting at most ``seconds``: [] on time-out, when the game
+    is over, or when its seat changed (``sub.rejoin``: the caller follows again)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while True:
+        items = sub.take()
+        if items or sub.done or sub.rejoin:
+            return items
+        if not await sub.wait(deadline - loop.time()):
+            return sub.take()
+
+
 # ============================================================================== following
 @dataclass(frozen=True)
 class Sync:
@@ -488,7 +501,3 @@ async def follow(
                 yield Idle()
     finally:
         sub.leave()
-
-
-def player_pk(player: Model | None) -> int | None:
-    return None if player is None else int(player.pk)
