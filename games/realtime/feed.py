@@ -127,7 +127,8 @@ class Subscriber:
             self.cursor = Cursor(max(self.cursor.move, at.move), max(self.cursor.table, at.table))
             if item.chat_seat is not None and item.chat_seat in self.muted:
                 continue
-            out.append(item)
+            # shared as is, unless the client was ahead of the feed in the other log
+            out.append(item if self.cursor == at else item.rebased(self.cursor))
         return out
 
     @property

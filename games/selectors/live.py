@@ -65,6 +65,12 @@ class LiveItem:
     def id(self) -> str:
         return self.cursor.text()
 
+    def rebased(self, cursor: Cursor) -> LiveItem:
+        """This item for a client already further on in the other log: numbered from its
+        position (as a read from that position numbers it)."""
+        data = self.data if self.name == "game_event" else {**self.data, "version": cursor.move}
+        return LiveItem(self.name, cursor, data, self.chat_seat)
+
     @cached_property
     def sse(self) -> bytes:
         """The Server-Sent Events frame."""

@@ -17,22 +17,11 @@ from hypothesis import strategies as st
 from games.models import Game
 from games.realtime.feed import End, Subscriber, Sync, follow, subscribe
 from games.selectors.live import Cursor, LiveItem
-from tests.api.conftest import PlayerClient, choose, create_game
+from tests.api.conftest import PlayerClient, create_game, move, to_act
 from tests.api.test_leak import cards_in, states_of, visible, within
 from tests.services.table.conftest import two_player_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def _move(player: PlayerClient, game_id: int) -> None:
-    game = player.game(game_id)
-    response = player.act(game_id, choose(game["state"]["legal_actions"]), game["version"])
-    assert response.status_code == 201, response.content
-
-
-def _to_act(clients: list[PlayerClient], game_id: int) -> PlayerClient:
-    by_seat = {c.game(game_id)["your_seat"]: c for c in clients}
-    return by_seat[clients[0].game(game_id)["state"]["to_act"]]
 
 
 def run(scenario: Callable[[], Awaitable[Any]]) -> Any:
@@ -71,8 +60,8 @@ def test_many_followers_one_read_per_move_and_shared_items(
         feed = subs[0].feed
         assert all(s.feed is feed for s in subs)
         reads = feed.reads
-        actor = await sync_to_async(_to_act)([ada, bob], game_id)
-        await sync_to_async(_move)(actor, game_id)
+        actor = await sync_to_async(to_act)([ada, bob], game_id)
+        await sync_to_async(move)(actor, game_id)
         got = [await _until(s, 1) for s in subs]
         assert all(len(g) == 1 and g[0].data["version"] == version + 1 for g in got)
         assert feed.reads - reads <= 2, "one read per change, not one per follower"
@@ -93,7 +82,7 @@ def test_no_item_shows_a_card_its_viewer_could_not_see(
     game_id = two_player_game(ada, bob)
     eve = make_player("Eve")
     for _ in range(6):
-        _move(_to_act([ada, bob], game_id), game_id)
+        move(to_act([ada, bob], game_id), game_id)
     game = Game.objects.get(pk=game_id)
     truth = {
         event.seq: (event, before, after, shown) for event, before, after, shown in states_of(game)
@@ -138,8 +127,8 @@ def test_from_any_cursor_every_item_once_in_order(
         chats = 0
         for step, share, number in plan:
             if step == "move":
-                actor = await sync_to_async(_to_act)([ada, bob], game_id)
-                await sync_to_async(_move)(actor, game_id)
+                actor = await sync_to_async(to_act)([ada, bob], game_id)
+                await sync_to_async(move)(actor, game_id)
             elif step == "chat":
                 who = [ada, bob][number % 2]
                 chats += 1
@@ -211,7 +200,7 @@ def test_a_delayed_spectator_gets_moves_that_many_late(ada: PlayerClient, make_p
     async def scenario() -> tuple[int, int, int]:
         sub = await subscribe(game_id, eve.player_id, Cursor())
         for _ in range(5):
-            await sync_to_async(_move)(ada, game_id)
+            await sync_to_async(move)(ada, game_id)
         live = (await sync_to_async(ada.game)(game_id))["version"]
         got: list[LiveItem] = []
         for _ in range(40):
@@ -267,3 +256,29 @@ def test_the_game_ending_ends_every_follower(ada: PlayerClient, bob: PlayerClien
         return last
 
     assert isinstance(run(scenario), End)
+
+
+def test_a_client_ahead_in_one_log_gets_ids_from_its_own_position(
+    ada: PlayerClient, bob: PlayerClient
+) -> None:
+    """A client that has the chat (``table_after=2``) but none of the moves joins while the
+    feed has not read that chat yet: the moves it is sent are numbered from its position, as
+    a fresh read from there numbers them, never below what it holds."""
+    game_id = two_player_game(ada, bob)
+
+    async def scenario() -> tuple[list[str], list[str]]:
+        first = await subscribe(game_id, ada.player_id, Cursor(10**6, 10**6))
+        for phrase in ("hello", "thanks"):
+            await sync_to_async(ada.post)(
+                f"/api/v1/games/{game_id}/chat/", {"phrase": phrase}, format="json"
+            )
+        sub = await subscribe(game_id, ada.player_id, Cursor(0, 2))
+        got = await _until(sub, 1)
+        sub.leave()
+        first.leave()
+        fresh = follow(game_id, ada.player_id, Cursor(0, 2), 0)
+        expected = [f.id async for f in fresh if isinstance(f, LiveItem)]
+        return [i.id for i in got], expected
+
+    got, expected = run(scenario)
+    assert got == expected == ["1-2"]
