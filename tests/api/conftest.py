@@ -116,6 +116,44 @@ def choose(legal: list[dict[str, Any]]) -> dict[str, Any]:
     return min(legal, key=lambda a: FALLBACK_PREFERENCE.index(a["type"]))
 
 
+def move(player: PlayerClient, game_id: int) -> int:
+    """``player`` (to act) plays one simple legal action over HTTP; the new version."""
+    game = player.game(game_id)
+    response = player.act(game_id, choose(game["state"]["legal_actions"]), game["version"])
+    assert response.status_code == 201, response.content
+    return int(response.json()["game"]["version"])
+
+
+def to_act(clients: list[PlayerClient], game_id: int) -> PlayerClient:
+    """Which of ``clients`` is to act at the game."""
+    by_seat = {c.game(game_id)["your_seat"]: c for c in clients}
+    return by_seat[clients[0].game(game_id)["state"]["to_act"]]
+
+
+def two_player_game(creator: PlayerClient, other: PlayerClient, **body: Any) -> int:
+    """A started two-player game between two humans (``creator`` at seat 0)."""
+    game = create_game(creator, preset="two_player", seat=0, **body)
+    joined = other.post(f"/api/v1/games/{game['id']}/join/", {}, format="json")
+    assert joined.status_code == 200, joined.content
+    started = creator.post(f"/api/v1/games/{game['id']}/start/", {}, format="json")
+    assert started.status_code == 200, started.content
+    return int(game["id"])
+
+
+def against_a_bot(player: PlayerClient, moves: int = 3) -> int:
+    """``player`` against an easy bot: started, ``moves`` moves of the player (the bot
+    answering), then a chat message."""
+    game = create_game(player, preset="two_player", seat=0, bots=[{"seat": 1, "level": "easy"}])
+    game_id = int(game["id"])
+    started = player.post(f"/api/v1/games/{game_id}/start/", {}, format="json")
+    assert started.status_code == 200, started.content
+    for _ in range(moves):
+        move(player, game_id)
+    chat = player.post(f"/api/v1/games/{game_id}/chat/", {"phrase": "good_luck"}, format="json")
+    assert chat.status_code == 201, chat.content
+    return game_id
+
+
 def problem(response: Any, status: int, code: str) -> dict[str, Any]:
     """Assert ``response`` is an RFC 9457 problem document with ``status`` and ``code``."""
     assert response.status_code == status, (response.status_code, response.content)

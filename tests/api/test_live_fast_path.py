@@ -22,8 +22,16 @@ from asgiref.sync import async_to_sync, sync_to_async
 from canasta_service.asgi import application, django_application
 from games.models import Game
 from games.realtime.feed import feed_stats
-from tests.api.conftest import PlayerClient, choose, create_game
+from tests.api.conftest import (
+    PlayerClient,
+    against_a_bot,
+    create_game,
+    move,
+    to_act,
+    two_player_game,
+)
 from tests.api.test_leak import cards_in, states_of, visible
+from tests.services.table.conftest import sse_parse
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -152,24 +160,6 @@ class Call:
         return sse_parse(self.body.decode())
 
 
-def sse_parse(text: str) -> list[dict[str, str]]:
-    """The frames of an event stream, each a dict of its fields (``comment`` for comments);
-    a frame's text must be complete (the last one too)."""
-    frames = []
-    for block in text.split("\n\n"):
-        if not block.strip():
-            continue
-        frame: dict[str, str] = {}
-        for line in block.split("\n"):
-            if line.startswith(":"):
-                frame["comment"] = line[1:].strip()
-                continue
-            name, _, value = line.partition(": ")
-            frame[name] = value
-        frames.append(frame)
-    return frames
-
-
 def data(frame: dict[str, str]) -> dict[str, Any]:
     loaded: dict[str, Any] = json.loads(frame["data"])
     return loaded
@@ -222,36 +212,6 @@ def long_waits(settings: Any) -> None:
 
 
 # ============================================================================== games
-def move(player: PlayerClient, game_id: int) -> int:
-    """``player`` (to act) plays one simple legal action over HTTP; the new version."""
-    game = player.game(game_id)
-    response = player.act(game_id, choose(game["state"]["legal_actions"]), game["version"])
-    assert response.status_code == 201, response.content
-    return int(response.json()["game"]["version"])
-
-
-def to_act(clients: list[PlayerClient], game_id: int) -> PlayerClient:
-    by_seat = {c.game(game_id)["your_seat"]: c for c in clients}
-    return by_seat[clients[0].game(game_id)["state"]["to_act"]]
-
-
-def two_humans(ada: PlayerClient, bob: PlayerClient) -> int:
-    game = create_game(ada, preset="two_player", seat=0)
-    assert bob.post(f"/api/v1/games/{game['id']}/join/", {}, format="json").status_code == 200
-    assert ada.post(f"/api/v1/games/{game['id']}/start/", {}, format="json").status_code == 200
-    return int(game["id"])
-
-
-def against_a_bot(ada: PlayerClient, moves: int = 3) -> int:
-    """Ada against an easy bot: started, ``moves`` moves of ada (the bot answering), a chat."""
-    game = create_game(ada, preset="two_player", seat=0, bots=[{"seat": 1, "level": "easy"}])
-    game_id = int(game["id"])
-    assert ada.post(f"/api/v1/games/{game_id}/start/", {}, format="json").status_code == 200
-    for _ in range(moves):
-        move(ada, game_id)
-    chat = ada.post(f"/api/v1/games/{game_id}/chat/", {"phrase": "good_luck"}, format="json")
-    assert chat.status_code == 201, chat.content
-    return game_id
 
 
 def stream_path(game_id: int) -> str:
@@ -343,7 +303,7 @@ def test_the_stream_resumes_after_last_event_id(ada: PlayerClient, django_calls:
 def test_the_stream_pushes_a_move_and_ends_when_the_client_goes(
     ada: PlayerClient, bob: PlayerClient, long_waits: None, django_calls: list[str]
 ) -> None:
-    game_id = two_humans(ada, bob)
+    game_id = two_player_game(ada, bob)
     actor = to_act([ada, bob], game_id)
     watcher = bob if actor is ada else ada
 
@@ -371,7 +331,7 @@ def test_the_stream_pushes_a_move_and_ends_when_the_client_goes(
 def test_a_stream_ends_with_the_game(
     ada: PlayerClient, bob: PlayerClient, long_waits: None
 ) -> None:
-    game_id = two_humans(ada, bob)
+    game_id = two_player_game(ada, bob)
 
     async def scenario() -> Call:
         call = Call(stream_path(game_id), "after=1", token=bob.token).start()
@@ -489,7 +449,7 @@ def test_a_browser_origin_goes_to_django(ada: PlayerClient, django_calls: list[s
 def test_a_long_poll_is_answered_by_a_move(
     ada: PlayerClient, bob: PlayerClient, long_waits: None, django_calls: list[str]
 ) -> None:
-    game_id = two_humans(ada, bob)
+    game_id = two_player_game(ada, bob)
     actor = to_act([ada, bob], game_id)
     watcher = bob if actor is ada else ada
 
@@ -527,7 +487,7 @@ async def _until_subscribed(count: int) -> None:
 def test_a_long_poll_times_out_empty(
     ada: PlayerClient, bob: PlayerClient, django_calls: list[str]
 ) -> None:
-    game_id = two_humans(ada, bob)
+    game_id = two_player_game(ada, bob)
     call = async_to_sync(fetch)(events_path(game_id), "after=1&wait=1", token=bob.token)
     assert django_calls == []
     assert call.status == 200
@@ -565,7 +525,7 @@ def test_a_long_poll_behind_the_version_is_answered_at_once_by_django(
 def test_a_bad_long_poll_is_djangos_400(
     ada: PlayerClient, bob: PlayerClient, django_calls: list[str], query: str
 ) -> None:
-    game_id = two_humans(ada, bob)
+    game_id = two_player_game(ada, bob)
     live, django = async_to_sync(same_as_django)(events_path(game_id), query, token=bob.token)
     assert django_calls == [events_path(game_id)]
     assert_same_answer(live, django)
@@ -576,7 +536,7 @@ def test_a_bad_long_poll_is_djangos_400(
 def test_fifty_streams_cost_one_feed_read_per_move(
     ada: PlayerClient, bob: PlayerClient, long_waits: None, django_calls: list[str]
 ) -> None:
-    game_id = two_humans(ada, bob)
+    game_id = two_player_game(ada, bob)
     actor = to_act([ada, bob], game_id)
     followers = 50
 
@@ -608,7 +568,7 @@ def test_fifty_streams_cost_one_feed_read_per_move(
 def test_the_streams_of_a_spectator_show_no_hand(
     ada: PlayerClient, bob: PlayerClient, make_player: Callable[..., PlayerClient]
 ) -> None:
-    game_id = two_humans(ada, bob)
+    game_id = two_player_game(ada, bob)
     for _ in range(6):
         move(to_act([ada, bob], game_id), game_id)
     eve = make_player("Eve")

@@ -28,7 +28,15 @@ from django.conf import settings
 
 from canasta_service.asgi import application
 from games.models import Game
-from tests.api.conftest import PlayerClient, choose, create_game
+from tests.api.conftest import (
+    PlayerClient,
+    against_a_bot,
+    choose,
+    create_game,
+    move,
+    to_act,
+    two_player_game,
+)
 from tests.api.schema_check import check_response
 from tests.api.test_leak import cards_in, states_of, visible
 
@@ -110,37 +118,6 @@ class Socket(ApplicationCommunicator):
 
 
 # ============================================================================== helpers
-def move(player: PlayerClient, game_id: int) -> int:
-    """``player`` (to act) plays one simple legal action over HTTP; the new version."""
-    game = player.game(game_id)
-    response = player.act(game_id, choose(game["state"]["legal_actions"]), game["version"])
-    assert response.status_code == 201, response.content
-    return int(response.json()["game"]["version"])
-
-
-def to_act(clients: list[PlayerClient], game_id: int) -> PlayerClient:
-    by_seat = {c.game(game_id)["your_seat"]: c for c in clients}
-    return by_seat[clients[0].game(game_id)["state"]["to_act"]]
-
-
-def two_humans(ada: PlayerClient, bob: PlayerClient, **body: Any) -> int:
-    """A started two-player game, ada at seat 0 and bob at seat 1 (version 1)."""
-    game = create_game(ada, preset="two_player", seat=0, **body)
-    assert bob.post(f"/api/v1/games/{game['id']}/join/", {}, format="json").status_code == 200
-    assert ada.post(f"/api/v1/games/{game['id']}/start/", {}, format="json").status_code == 200
-    return int(game["id"])
-
-
-def against_a_bot(ada: PlayerClient, moves: int = 3) -> int:
-    """Ada against an easy bot: started, ``moves`` moves of ada (the bot answering), a chat."""
-    game = create_game(ada, preset="two_player", seat=0, bots=[{"seat": 1, "level": "easy"}])
-    game_id = int(game["id"])
-    assert ada.post(f"/api/v1/games/{game_id}/start/", {}, format="json").status_code == 200
-    for _ in range(moves):
-        move(ada, game_id)
-    chat = ada.post(f"/api/v1/games/{game_id}/chat/", {"phrase": "good_luck"}, format="json")
-    assert chat.status_code == 201, chat.content
-    return game_id
 
 
 def http_events(player: PlayerClient, game_id: int, after: int = 0) -> list[dict[str, Any]]:
@@ -369,7 +346,7 @@ def test_an_unknown_game_closes_4404(ada: PlayerClient) -> None:
 
 # ========================================================================= pushed as it happens
 def test_a_move_over_http_is_pushed(ada: PlayerClient, bob: PlayerClient) -> None:
-    game_id = two_humans(ada, bob)
+    game_id = two_player_game(ada, bob)
     actor = to_act([ada, bob], game_id)
     watcher = bob if actor is ada else ada
 
@@ -407,7 +384,7 @@ def _action_message(
 
 
 def test_an_action_on_the_socket_is_applied(ada: PlayerClient, bob: PlayerClient) -> None:
-    game_id = two_humans(ada, bob)
+    game_id = two_player_game(ada, bob)
     actor = to_act([ada, bob], game_id)
 
     async def scenario() -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -446,7 +423,7 @@ def test_an_action_on_the_socket_is_applied(ada: PlayerClient, bob: PlayerClient
 
 
 def test_a_stale_version_on_the_socket_is_409(ada: PlayerClient, bob: PlayerClient) -> None:
-    game_id = two_humans(ada, bob)
+    game_id = two_player_game(ada, bob)
     actor = to_act([ada, bob], game_id)
     move(actor, game_id)  # version 2
     actor = to_act([ada, bob], game_id)
@@ -476,7 +453,7 @@ def test_a_stale_version_on_the_socket_is_409(ada: PlayerClient, bob: PlayerClie
 
 
 def test_the_idempotency_key_on_the_socket(ada: PlayerClient, bob: PlayerClient) -> None:
-    game_id = two_humans(ada, bob)
+    game_id = two_player_game(ada, bob)
     actor = to_act([ada, bob], game_id)
 
     async def scenario() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -551,7 +528,7 @@ def test_ping_pong_and_malformed_messages(ada: PlayerClient) -> None:
 
 # ============================================================================== chat
 def test_chat_is_pushed(ada: PlayerClient, bob: PlayerClient) -> None:
-    game_id = two_humans(ada, bob)
+    game_id = two_player_game(ada, bob)
 
     async def scenario() -> list[dict[str, Any]]:
         socket = Socket(game_id, bob.token, query="cursor=1-0")
@@ -597,7 +574,7 @@ def test_muted_chat_is_not_pushed(ada: PlayerClient, bob: PlayerClient) -> None:
     """Bob mutes ada (seat 0) while his socket is open; her chat then does not reach him, and
     the move after it does (so the chat would have come first). (A mute applies to what is
     delivered after it: her chat before it is waited for before he mutes.)"""
-    game_id = two_humans(ada, bob)
+    game_id = two_player_game(ada, bob)
     actor = to_act([ada, bob], game_id)
 
     async def scenario() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -633,7 +610,7 @@ def test_muted_chat_is_not_pushed(ada: PlayerClient, bob: PlayerClient) -> None:
 
 
 def test_muted_chat_is_left_out_of_the_catch_up(ada: PlayerClient, bob: PlayerClient) -> None:
-    game_id = two_humans(ada, bob)
+    game_id = two_player_game(ada, bob)
     _chat(ada, game_id, "hello")
     _chat(bob, game_id, "good_luck")
     _mute(bob, game_id, 0)
@@ -659,7 +636,7 @@ def test_muted_chat_is_left_out_of_the_catch_up(ada: PlayerClient, bob: PlayerCl
 def test_a_spectator_never_receives_a_hand(
     ada: PlayerClient, bob: PlayerClient, make_player: Callable[..., PlayerClient]
 ) -> None:
-    game_id = two_humans(ada, bob)
+    game_id = two_player_game(ada, bob)
     eve = make_player("Eve")
     plays = 16
 
@@ -705,7 +682,7 @@ def test_a_spectator_never_receives_a_hand(
 
 # ============================================================================== the end
 def test_the_game_ending_sends_end_and_closes_1000(ada: PlayerClient, bob: PlayerClient) -> None:
-    game_id = two_humans(ada, bob)
+    game_id = two_player_game(ada, bob)
 
     async def scenario() -> tuple[list[dict[str, Any]], int]:
         socket = Socket(game_id, bob.token)
@@ -733,7 +710,7 @@ def test_the_game_ending_sends_end_and_closes_1000(ada: PlayerClient, bob: Playe
 def test_a_socket_on_a_finished_game_sends_all_then_end(
     ada: PlayerClient, bob: PlayerClient
 ) -> None:
-    game_id = two_humans(ada, bob)
+    game_id = two_player_game(ada, bob)
     assert ada.post(f"/api/v1/games/{game_id}/concede/").status_code == 200
 
     async def scenario() -> tuple[list[dict[str, Any]], int]:

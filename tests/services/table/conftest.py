@@ -17,22 +17,13 @@ from tests.api.conftest import (  # noqa: F401 - fixtures re-exported for this f
     eager_bots,
     make_player,
     problem,
+    two_player_game,
 )
 
 
 @pytest.fixture
 def carol(make_player: Callable[..., PlayerClient]) -> PlayerClient:  # noqa: F811
     return make_player("Carol")
-
-
-def two_player_game(creator: PlayerClient, other: PlayerClient, **body: Any) -> int:
-    """A started two-player game between two humans (``creator`` at seat 0)."""
-    game = create_game(creator, preset="two_player", seat=0, **body)
-    joined = other.post(f"/api/v1/games/{game['id']}/join/", {}, format="json")
-    assert joined.status_code == 200, joined.content
-    started = creator.post(f"/api/v1/games/{game['id']}/start/", {}, format="json")
-    assert started.status_code == 200, started.content
-    return int(game["id"])
 
 
 class TokenAsyncClient:

@@ -11,25 +11,11 @@ from typing import Any
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 
-from tests.api.conftest import PlayerClient, choose, create_game
+from tests.api.conftest import PlayerClient, create_game, move, to_act
 from tests.services.table.conftest import async_client, sse_read, two_player_game
 
 # Moves wake waiters after their commit (transaction.on_commit): the tests must really commit.
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def _move(player: PlayerClient, game_id: int) -> int:
-    """``player`` (to act) plays one simple legal action; returns the new version."""
-    game = player.game(game_id)
-    response = player.act(game_id, choose(game["state"]["legal_actions"]), game["version"])
-    assert response.status_code == 201, response.content
-    return int(response.json()["game"]["version"])
-
-
-def _to_act(clients: list[PlayerClient], game_id: int) -> PlayerClient:
-    game = clients[0].game(game_id)
-    by_seat = {c.game(game_id)["your_seat"]: c for c in clients}
-    return by_seat[game["state"]["to_act"]]
 
 
 # ------------------------------------------------------------------------------ long-poll
@@ -69,7 +55,7 @@ def test_long_poll_wait_is_bounded(ada: PlayerClient, bob: PlayerClient) -> None
 
 def test_long_poll_wakes_on_a_move(ada: PlayerClient, bob: PlayerClient) -> None:
     game_id = two_player_game(ada, bob)
-    actor = _to_act([ada, bob], game_id)
+    actor = to_act([ada, bob], game_id)
     watcher = bob if actor is ada else ada
 
     async def scenario() -> tuple[Any, float, bool]:
@@ -80,7 +66,7 @@ def test_long_poll_wakes_on_a_move(ada: PlayerClient, bob: PlayerClient) -> None
         )
         await asyncio.sleep(0.5)
         waiting = not poll.done()
-        await sync_to_async(_move)(actor, game_id)
+        await sync_to_async(move)(actor, game_id)
         response = await asyncio.wait_for(poll, 10)
         return response, time.monotonic() - started, waiting
 
@@ -99,7 +85,7 @@ def test_long_poll_of_a_spectator_keeps_the_delay(ada: PlayerClient, make_player
     ada.patch(f"/api/v1/games/{game_id}/table/", {"spectator_delay": 3}, format="json")
     ada.post(f"/api/v1/games/{game_id}/start/", {}, format="json")
     for _ in range(4):
-        _move(ada, game_id)
+        move(ada, game_id)
     live_version = ada.game(game_id)["version"]
     assert live_version > 4
     watcher = make_player("Eve")
@@ -143,7 +129,7 @@ def test_stream_delivers_every_event_in_order_once(ada: PlayerClient) -> None:
     game_id = game["id"]
     ada.post(f"/api/v1/games/{game_id}/start/", {}, format="json")
     for _ in range(3):
-        _move(ada, game_id)
+        move(ada, game_id)
     ada.post(f"/api/v1/games/{game_id}/chat/", {"phrase": "good_luck"}, format="json")
     version = ada.game(game_id)["version"]
 
@@ -174,7 +160,7 @@ def test_stream_resumes_after_last_event_id(ada: PlayerClient) -> None:
     game_id = game["id"]
     ada.post(f"/api/v1/games/{game_id}/start/", {}, format="json")
     for _ in range(3):
-        _move(ada, game_id)
+        move(ada, game_id)
     first = [f for f in _stream(ada, game_id, timeout=0) if "id" in f]
     cut = first[2]["id"]
     resumed = _stream(ada, game_id, timeout=0, last_event_id_header=cut)
@@ -192,7 +178,7 @@ def test_stream_resumes_after_last_event_id(ada: PlayerClient) -> None:
 
 def test_stream_pushes_a_move_and_a_chat_while_open(ada: PlayerClient, bob: PlayerClient) -> None:
     game_id = two_player_game(ada, bob)
-    actor = _to_act([ada, bob], game_id)
+    actor = to_act([ada, bob], game_id)
     watcher = bob if actor is ada else ada
 
     async def scenario() -> list[dict[str, Any]]:
@@ -201,7 +187,7 @@ def test_stream_pushes_a_move_and_a_chat_while_open(ada: PlayerClient, bob: Play
         )
         reader = asyncio.ensure_future(sse_read(response))
         await asyncio.sleep(0.5)
-        await sync_to_async(_move)(actor, game_id)
+        await sync_to_async(move)(actor, game_id)
         await sync_to_async(actor.post)(
             f"/api/v1/games/{game_id}/chat/", {"phrase": "hello"}, format="json"
         )
