@@ -239,6 +239,7 @@ class Stack:
             "DATABASE_POOL_SIZE": "0",
             "REDIS_URL": redis_url,
             "CACHE_URL": redis_url,
+            "TRUSTED_PROXIES": "127.0.0.1",
             "BENCH_BASELINE": "1",
             "THROTTLE_SIGNUP": "off",
             "THROTTLE_ACTIONS": "off",

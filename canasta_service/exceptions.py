@@ -11,15 +11,24 @@ Every code, its status, title and extension members are declared once, in the ca
 (``invalid_request`` with ``errors``, ``malformed_body``, ``bad_request``,
 ``not_authenticated``, ``authentication_failed``, ``permission_denied``, ``not_found``,
 ``method_not_allowed``, ``not_acceptable``, ``unsupported_media_type``, ``throttled`` with
-``retry_after``, ``internal_error``), the service's and the rules engine's.
+``retry_after``, ``database_unavailable`` with ``retry_after``, ``internal_error``), the
+service's and the rules engine's.
+
+A database that fails a request (a killed session, a dropped connection, no pool connection
+free in time: Django's ``OperationalError``/``InterfaceError``) is not a bug in the request:
+the transaction rolled back, so the answer is 503 ``database_unavailable`` with Retry-After,
+which tells a client that sending it again is safe.
 """
 
 from __future__ import annotations
 
+import logging
+import math
 from collections.abc import Mapping
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, JsonResponse
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
@@ -30,6 +39,11 @@ from canasta_service.problems import PROBLEM_CONTENT_TYPE, problem_body
 from games.errors import CATALOGUE, ServiceError
 
 __all__ = ["ServiceError", "field_errors", "problem_exception_handler"]
+
+logger = logging.getLogger(__name__)
+
+# Seconds a client is asked to wait after a database failure before sending the request again.
+DATABASE_RETRY_AFTER_SECONDS = 2
 
 
 # Checked in order, so subclasses come before their bases (NotAuthenticated before
@@ -116,6 +130,8 @@ def problem_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Res
 
     if isinstance(exc, ServiceError):
         body = problem_body(code=exc.code, detail=exc.message, instance=instance, extra=exc.extra)
+        if exc.extra.get("retry_after"):
+            headers["Retry-After"] = str(max(1, math.ceil(exc.extra["retry_after"])))
     elif isinstance(exc, drf.APIException):
         code = _drf_code(exc)
         extra: dict[str, Any] = {}
@@ -131,8 +147,19 @@ def problem_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Res
         if auth_header:
             headers["WWW-Authenticate"] = auth_header
         if wait:
-            headers["Retry-After"] = str(int(wait))
+            headers["Retry-After"] = str(max(1, math.ceil(wait)))
         body = problem_body(code=code, detail=detail, instance=instance, extra=extra)
+    elif isinstance(exc, OperationalError | InterfaceError):
+        # The message may quote SQL or parameters: it goes to the log, never to the client.
+        logger.warning("database failure on %s: %s", instance, type(exc).__name__, exc_info=exc)
+        body = problem_body(
+            code="database_unavailable",
+            detail="The database failed this request and it was rolled back; send it again "
+            "(with the same Idempotency-Key) after Retry-After seconds.",
+            instance=instance,
+            extra={"retry_after": DATABASE_RETRY_AFTER_SECONDS},
+        )
+        headers["Retry-After"] = str(DATABASE_RETRY_AFTER_SECONDS)
     else:
         return None
 

@@ -1,7 +1,10 @@
 """The live server's gunicorn worker (docker-compose's ``live``): uvicorn's, with WebSocket
-compression off. Browsers offer permessage-deflate on every socket; accepted, it keeps zlib
-state per socket (``python -m bench.live --idle 3000 --idle-transports ws --ws-deflate``: 75 KiB
-of worker memory per idle socket instead of 37), for messages that are small JSON."""
+compression off and uvicorn's own X-Forwarded-For handling off (the client's address is worked
+out by ``canasta_service.proxies`` from TRUSTED_PROXIES, the same way under WSGI and ASGI).
+
+Browsers offer permessage-deflate on every socket; accepted, it keeps zlib state per socket
+(``python -m bench.live --idle 3000 --idle-transports ws --ws-deflate``: 75 KiB of worker
+memory per idle socket instead of 37), for messages that are small JSON."""
 
 from __future__ import annotations
 
@@ -14,4 +17,5 @@ class LiveWorker(UvicornWorker):
     CONFIG_KWARGS: dict[str, Any] = {
         **UvicornWorker.CONFIG_KWARGS,
         "ws_per_message_deflate": False,
+        "proxy_headers": False,
     }

@@ -220,3 +220,49 @@ def problem_responses(
         )
         for status, specs in sorted(by_status.items())
     }
+
+
+# ============================================================================== schema hook
+_RETRY_AFTER_HEADER = {
+    "Retry-After": {
+        "description": "Seconds to wait before sending the request again (a whole number, at "
+        "least 1). Rate limits (429) count per player, or per client address for requests "
+        "without a token; the limits are listed in the README.",
+        "schema": {"type": "integer", "minimum": 1},
+    }
+}
+
+
+def problem_headers_hook(
+    result: dict[str, Any], generator: Any, request: Any, public: bool
+) -> dict[str, Any]:
+    """drf-spectacular post-processing: every 429 and 503 answer documents its ``Retry-After``
+    header, and every operation documents 503 ``database_unavailable`` (any request may meet a
+    database failure; it is rolled back and safe to send again)."""
+    spec = spec_of("database_unavailable")
+    unavailable = {
+        "description": f"{HTTPStatus(spec.status).phrase}: `code` is\n\n{_describe(spec)}",
+        "content": {
+            PROBLEM_CONTENT_TYPE: {
+                "schema": {"$ref": "#/components/schemas/Problem"},
+                "examples": {
+                    "DatabaseUnavailable": {
+                        "value": problem_body(
+                            code=spec.code, detail=spec.message, extra={"retry_after": 2}
+                        ),
+                        "summary": spec.title,
+                    }
+                },
+            }
+        },
+    }
+    for path_item in result.get("paths", {}).values():
+        for operation in path_item.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            responses = operation["responses"]
+            responses.setdefault("503", unavailable)
+            for status in ("429", "503"):
+                if status in responses:
+                    responses[status].setdefault("headers", {}).update(_RETRY_AFTER_HEADER)
+    return result

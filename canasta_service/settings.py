@@ -24,6 +24,7 @@ from canasta_service.env import (
     env_url,
 )
 from canasta_service.limits import throttle_rate
+from canasta_service.proxies import trusted_proxies_parse
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -121,16 +122,27 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Request bodies above this many bytes are refused with 400 (canasta_service/limits.py).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BODY_BYTES", default=2_621_440, minimum=1024)
 
-# Throttle counters live in this cache. Several web processes must share one (CACHE_URL, e.g.
-# redis://host:6379/2) for the limits to hold across them; without it each process counts alone.
-_cache_url = env_url("CACHE_URL", schemes=("redis", "rediss"))
+# Throttle counters (and presence) live in this cache: Redis at CACHE_URL, else at REDIS_URL
+# (its keys prefixed, beside the broker's), so that every web process shares the counts; with
+# neither, each process counts alone in its memory.
+_cache_url = env_url("CACHE_URL", schemes=("redis", "rediss")) or env_url(
+    "REDIS_URL", schemes=("redis", "rediss")
+)
 CACHES = {
     "default": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}
+        {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": _cache_url,
+            "KEY_PREFIX": "canasta-cache",
+        }
         if _cache_url
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
 }
+
+# The reverse proxies in front of the service (addresses or CIDR networks, comma-separated):
+# X-Forwarded-For is believed only when it comes from one of them (canasta_service/proxies.py).
+TRUSTED_PROXIES = trusted_proxies_parse("TRUSTED_PROXIES", env_str("TRUSTED_PROXIES"))
 
 # The load benchmark's baseline endpoint (canasta_service/baseline.py), off unless asked for.
 BENCH_BASELINE = env_bool("BENCH_BASELINE", default=False)
@@ -180,9 +192,10 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["canasta_service.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "canasta_service.exceptions.problem_exception_handler",
-    # Views opt in with `throttle_scope`; anonymous requests are counted per client address,
-    # authenticated ones per user. THROTTLE_* variables change a rate ("off" disables it).
-    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.ScopedRateThrottle"],
+    # Views opt in with `throttle_scope`; anonymous requests are counted per client address
+    # (X-Forwarded-For only from TRUSTED_PROXIES), authenticated ones per user. THROTTLE_*
+    # variables change a rate ("off" disables it).
+    "DEFAULT_THROTTLE_CLASSES": ["canasta_service.throttling.ClientScopedRateThrottle"],
     "DEFAULT_THROTTLE_RATES": THROTTLE_RATES,
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
@@ -203,6 +216,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "games.api.live_messages.client_messages_hook",
+        "canasta_service.problems.problem_headers_hook",
     ],
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",

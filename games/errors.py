@@ -201,6 +201,15 @@ _FRAMEWORK = (
         "retry_after",
     ),
     _framework(
+        "database_unavailable",
+        503,
+        "Database unavailable",
+        "The database failed the request (its connection was lost, or none was free in time), "
+        "so it was rolled back. It is safe to send again after Retry-After seconds: a move "
+        "sent with the same Idempotency-Key is applied at most once.",
+        "retry_after",
+    ),
+    _framework(
         "internal_error",
         500,
         "Internal error",

@@ -282,8 +282,21 @@ def _fresh_token_cache() -> Iterator[None]:
 def _fresh_cache() -> Iterator[None]:
     """Each test starts with an empty cache (presence lives there; ids are reused between
     tests)."""
-    from django.core.cache import cache
-
-    cache.clear()
+    cache_empty()
     yield
-    cache.clear()
+    cache_empty()
+
+
+def cache_empty() -> None:
+    """Empty the default cache. A Redis cache shares its database with the Celery broker
+    (REDIS_URL), so only the cache's own prefixed keys go, never the broker's queues."""
+    from django.core.cache import cache
+    from django.core.cache.backends.redis import RedisCache
+
+    if not isinstance(cache, RedisCache):
+        cache.clear()
+        return
+    client = cache._cache.get_client(write=True)
+    keys = list(client.scan_iter(match=f"{cache.key_prefix}:*", count=1000))
+    if keys:
+        client.delete(*keys)

@@ -85,6 +85,7 @@ def test_the_framework_codes_are_declared() -> None:
         "not_acceptable",
         "unsupported_media_type",
         "throttled",
+        "database_unavailable",
         "internal_error",
     } == framework
     assert errors.spec_of("invalid_request").members == ("errors",)

@@ -11,11 +11,15 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from django.core.cache import cache
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.test import override_settings
 from rest_framework.test import APIClient
 from rest_framework.throttling import ScopedRateThrottle
 
+from canasta_service.proxies import client_address, trusted_proxies_parse
 from tests.api.conftest import PlayerClient, problem
+from tests.conftest import cache_empty
 from tests.hardening.helpers import footprint, started_game
 
 pytestmark = pytest.mark.django_db
@@ -29,9 +33,9 @@ def rates(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., None]]:
         merged = {**ScopedRateThrottle.THROTTLE_RATES, **scopes}
         monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", merged)
 
-    cache.clear()
+    cache_empty()
     yield set_rates
-    cache.clear()
+    cache_empty()
 
 
 def throttled(response: Any) -> dict[str, Any]:
@@ -52,6 +56,77 @@ def test_sign_up_is_rate_limited_per_client(rates: Callable[..., None]) -> None:
     # Another address is counted apart.
     other = APIClient(REMOTE_ADDR="10.0.0.9")
     assert other.post("/api/v1/players/", {"display_name": "Q"}, format="json").status_code == 201
+
+
+def sign_up(client: APIClient, name: str, forwarded: str) -> Any:
+    return client.post(
+        "/api/v1/players/", {"display_name": name}, format="json", HTTP_X_FORWARDED_FOR=forwarded
+    )
+
+
+def test_a_forged_forwarded_for_header_buys_no_fresh_quota(rates: Callable[..., None]) -> None:
+    """A client that names a new address in X-Forwarded-For on each request is still one
+    client: with no trusted proxy configured the header is ignored."""
+    rates(signup="3/hour")
+    client = APIClient(REMOTE_ADDR="198.51.100.7")
+    answers = [sign_up(client, f"P{i}", f"203.0.113.{i}").status_code for i in range(6)]
+    assert answers == [201, 201, 201, 429, 429, 429]
+
+
+@override_settings(TRUSTED_PROXIES=trusted_proxies_parse("TRUSTED_PROXIES", "127.0.0.1"))
+def test_behind_a_trusted_proxy_each_client_is_counted_by_the_address_the_proxy_saw(
+    rates: Callable[..., None],
+) -> None:
+    """nginx appends the address it saw to X-Forwarded-For: that hop is the client, whatever
+    the client wrote to its left; two real clients have a quota each."""
+    rates(signup="2/hour")
+    proxy = APIClient(REMOTE_ADDR="127.0.0.1")
+    first = [sign_up(proxy, f"A{i}", f"10.9.{i}.1, 203.0.113.5") for i in range(3)]
+    assert [r.status_code for r in first] == [201, 201, 429]
+    throttled(first[-1])
+    assert sign_up(proxy, "B", "203.0.113.6").status_code == 201
+
+
+@pytest.mark.parametrize(
+    ("peer", "forwarded", "trusted", "client"),
+    [
+        ("198.51.100.7", "203.0.113.1", "", "198.51.100.7"),  # no proxy trusted
+        ("198.51.100.7", "203.0.113.1", "127.0.0.1", "198.51.100.7"),  # peer is no proxy
+        ("127.0.0.1", "203.0.113.1", "127.0.0.1", "203.0.113.1"),
+        ("127.0.0.1", "forged, 203.0.113.1", "127.0.0.1", "203.0.113.1"),
+        ("127.0.0.1", "9.9.9.9, 203.0.113.1, 10.0.0.2", "127.0.0.1,10.0.0.0/8", "203.0.113.1"),
+        ("127.0.0.1", "", "127.0.0.1", "127.0.0.1"),
+        ("127.0.0.1", "not-an-address", "127.0.0.1", "127.0.0.1"),
+        ("::1", "2001:db8::5", "::1", "2001:db8::5"),
+        ("::ffff:127.0.0.1", "[2001:db8::5]:443", "127.0.0.1", "2001:db8::5"),
+        ("172.18.0.4", "203.0.113.1:5555", "172.16.0.0/12", "203.0.113.1"),
+    ],
+)
+def test_the_client_address_trusts_only_configured_proxies(
+    peer: str, forwarded: str, trusted: str, client: str
+) -> None:
+    meta = {"REMOTE_ADDR": peer, "HTTP_X_FORWARDED_FOR": forwarded}
+    assert client_address(meta, trusted_proxies_parse("TRUSTED_PROXIES", trusted)) == client
+
+
+def test_a_malformed_trusted_proxy_stops_the_start_up() -> None:
+    with pytest.raises(ImproperlyConfigured, match="TRUSTED_PROXIES has 'nginx'"):
+        trusted_proxies_parse("TRUSTED_PROXIES", "127.0.0.1, nginx")
+
+
+@pytest.mark.skipif(not settings.REDIS_URL, reason="needs REDIS_URL (the CI run on Redis)")
+def test_throttle_counts_are_shared_through_redis(rates: Callable[..., None]) -> None:
+    """With REDIS_URL set, the counts are in Redis: another process (here, a client of its
+    own) sees the requests this one counted, so N web processes do not allow N times the
+    limit."""
+    import redis
+
+    rates(signup="5/hour")
+    client = APIClient(REMOTE_ADDR="198.51.100.8")
+    assert sign_up(client, "R", "").status_code == 201
+    other_process = redis.Redis.from_url(str(settings.REDIS_URL))
+    keys = [k.decode() for k in other_process.scan_iter(match="canasta-cache:*throttle_signup*")]
+    assert any(k.endswith("throttle_signup_198.51.100.8") for k in keys), keys
 
 
 def test_actions_are_rate_limited_per_player_and_a_throttled_action_changes_nothing(
