@@ -1,11 +1,13 @@
 """Request limits that protect every endpoint: the body size cap and the rate-limit settings.
 
-``BodySizeLimitMiddleware`` refuses a request whose body is larger than
-``DATA_UPLOAD_MAX_MEMORY_SIZE`` with a 400 problem document (code ``body_too_large``) before
-any view, parser or service sees it. Django enforces that setting only when something reads
-``request.body``; DRF's parsers read the raw stream instead, so without this check an
-oversized JSON body would be parsed in full. The check uses the declared Content-Length (a
-WSGI server hands Django no body beyond it).
+The body size cap (``DATA_UPLOAD_MAX_MEMORY_SIZE``, env ``MAX_REQUEST_BODY_BYTES``) is enforced
+first by the servers' wrappers in ``canasta_service.request_bodies`` (both entry points: a
+chunked body read and delimited, an oversized one refused with 413 as it streams in).
+``BodySizeLimitMiddleware`` is the last line of defence inside Django, for a request that did
+not come through them (the test client, another entry point): a declared Content-Length over
+the cap gets the same 413 problem document (code ``body_too_large``) before any view, parser or
+service sees it. Django enforces the setting only when something reads ``request.body``; DRF's
+parsers read the raw stream instead.
 
 ``throttle_rate`` reads a DRF rate ("20/hour", "240/minute") from the environment; ``off``
 disables that limit (for benchmarks and tests).
@@ -47,8 +49,8 @@ def throttle_rate(name: str, default: str) -> str | None:
 def _problem(request: HttpRequest, code: str, detail: str, **extra: int) -> JsonResponse:
     from canasta_service.problems import PROBLEM_CONTENT_TYPE, problem_body
 
-    body = problem_body(status=400, code=code, detail=detail, instance=request.path, extra=extra)
-    return JsonResponse(body, status=400, content_type=PROBLEM_CONTENT_TYPE)
+    body = problem_body(code=code, detail=detail, instance=request.path, extra=extra)
+    return JsonResponse(body, status=body["status"], content_type=PROBLEM_CONTENT_TYPE)
 
 
 class BodySizeLimitMiddleware:

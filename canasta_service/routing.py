@@ -1,5 +1,6 @@
-"""The ASGI application's routes: HTTP to the live fast path (then Django), WebSockets to the
-game socket."""
+"""The ASGI application's routes: HTTP through the request body reader and limit
+(``canasta_service.request_bodies``) to the live fast path (then Django), WebSockets to the game
+socket."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from channels.security.websocket import OriginValidator
 from django.conf import settings
 from django.urls import re_path
 
+from canasta_service.request_bodies import AsgiBodies
 from games.api.asgi import LiveHttp
 from games.api.socket import GameSocketConsumer
 
@@ -39,7 +41,7 @@ def application_build(django_application: Any) -> Any:
     )
     return ProtocolTypeRouter(
         {
-            "http": LiveHttp(django_application),
+            "http": AsgiBodies(LiveHttp(django_application)),
             "websocket": BrowserOriginValidator(AuthMiddlewareStack(sockets), socket_origins()),
         }
     )

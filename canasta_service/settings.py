@@ -64,7 +64,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    # Oversized bodies are refused (400 body_too_large) before any parser reads them.
+    # Oversized bodies are refused (413 body_too_large) before any parser reads them (the last
+    # line of defence: the entry points' wrappers in request_bodies.py refuse them first).
     "canasta_service.limits.BodySizeLimitMiddleware",
     # WhiteNoise, async-capable: the live endpoints must not hold a thread per waiting client.
     "canasta_service.async_static.AsyncWhiteNoiseMiddleware",

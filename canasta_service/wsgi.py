@@ -1,4 +1,8 @@
-"""WSGI entry point: ``gunicorn canasta_service.wsgi:application``."""
+"""WSGI entry point: ``gunicorn canasta_service.wsgi:application``.
+
+Django, wrapped in the request body reader and limit (``canasta_service.request_bodies``): a
+chunked body is read rather than taken for an empty one, an oversized one refused as it comes.
+"""
 
 import os
 
@@ -6,4 +10,8 @@ from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "canasta_service.settings")
 
-application = get_wsgi_application()
+django_application = get_wsgi_application()  # sets Django up before the import below
+
+from canasta_service.request_bodies import WsgiBodies  # noqa: E402
+
+application = WsgiBodies(django_application)

@@ -149,7 +149,7 @@ _FRAMEWORK = (
     _framework("malformed_body", 400, "Malformed body", "The body is not parseable JSON."),
     _framework(
         "body_too_large",
-        400,
+        413,
         "Body too large",
         "The request body is larger than the server accepts.",
         "max_body_bytes",
@@ -187,6 +187,12 @@ _FRAMEWORK = (
         "The resource does not support the method (see the Allow header).",
     ),
     _framework("not_acceptable", 406, "Not acceptable", "No acceptable response media type."),
+    _framework(
+        "length_required",
+        411,
+        "Length required",
+        "The body has no Content-Length and this server cannot read it without one.",
+    ),
     _framework(
         "unsupported_media_type",
         415,

@@ -83,6 +83,7 @@ def test_the_framework_codes_are_declared() -> None:
         "not_found",
         "method_not_allowed",
         "not_acceptable",
+        "length_required",
         "unsupported_media_type",
         "throttled",
         "database_unavailable",

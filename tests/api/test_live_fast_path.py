@@ -191,7 +191,7 @@ def assert_same_answer(live: Call, django: Call) -> None:
 @pytest.fixture
 def django_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """The paths of the requests the live application hands to Django."""
-    live_http = application.application_mapping["http"]
+    live_http = application.application_mapping["http"].app  # inside the body limit
     original = live_http.django
     handed: list[str] = []
 

@@ -170,12 +170,12 @@ def test_an_oversized_body_is_refused_before_it_is_parsed(
         {"action": {"type": "draw", "note": padding}, "expected_version": before[0]},
         format="json",
     )
-    body = problem(response, 400, "body_too_large")
+    body = problem(response, 413, "body_too_large")
     assert body["max_body_bytes"] == 4096
     assert footprint(game_id) == before
     # Sign-up (no authentication) is covered by the same cap.
     response = APIClient().post("/api/v1/players/", {"display_name": padding}, format="json")
-    problem(response, 400, "body_too_large")
+    problem(response, 413, "body_too_large")
 
 
 MALFORMED: list[tuple[bytes, str, int, str]] = [
