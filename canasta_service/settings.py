@@ -120,7 +120,8 @@ if DATABASE_POOL_SIZE and DATABASES["default"]["ENGINE"] == "django.db.backends.
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Request bodies above this many bytes are refused with 400 (canasta_service/limits.py).
+# Request bodies above this many bytes are refused with 413 as they stream in
+# (canasta_service/request_bodies.py; canasta_service/limits.py inside Django).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BODY_BYTES", default=2_621_440, minimum=1024)
 
 # Throttle counters (and presence) live in this cache: Redis at CACHE_URL, else at REDIS_URL
