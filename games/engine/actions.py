@@ -141,9 +141,9 @@ def _cards(value: Any, field: str) -> tuple[int, ...]:
 def _group(value: Any) -> MeldGroup:
     if not isinstance(value, dict):
         raise InvalidAction("each meld must be an object with 'cards' (and optionally 'rank')")
-    unknown = set(value) - {"rank", "cards"}
+    unknown = sorted(str(k) for k in value.keys() - {"rank", "cards"})
     if unknown:
-        raise InvalidAction(f"unknown meld field '{sorted(unknown)[0][:32]}'")
+        raise InvalidAction(f"unknown meld field '{unknown[0][:32]}'")
     cards = _cards(value.get("cards"), "cards")
     if not cards:
         raise InvalidAction("a meld must name at least one card")
@@ -185,11 +185,11 @@ def action_from_dict(data: Any, seat: int) -> Action:
     if not isinstance(data, dict):
         raise InvalidAction("an action must be an object with a 'type'")
     kind = data.get("type")
-    if kind not in _FIELDS:
+    if not isinstance(kind, str) or kind not in _FIELDS:  # any JSON value may come here
         raise InvalidAction(f"unknown action type; use one of {', '.join(ACTION_TYPES)}")
-    unknown = set(data) - _FIELDS[kind] - {"type"}
+    unknown = sorted(str(k) for k in data.keys() - _FIELDS[kind] - {"type"})
     if unknown:
-        raise InvalidAction(f"unknown field '{sorted(unknown)[0][:32]}' for action '{kind}'")
+        raise InvalidAction(f"unknown field '{unknown[0][:32]}' for action '{kind}'")
     if kind == "draw":
         return Draw(seat)
     if kind == "take_pile":

@@ -102,8 +102,10 @@ _RANK_OF_TEXT = {t: i for i, t in enumerate(RANK_TEXT)} | {"W": WILD_RANK}
 
 
 def parse_rank(text: str) -> int:
-    if not isinstance(text, str) or text.strip().upper() not in _RANK_OF_TEXT:
-        raise CardParseError(f"'{str(text)[:8]}' is not a meld rank; use 3, 4..10, J, Q, K, A or W")
+    if not isinstance(text, str):
+        raise CardParseError("a meld rank must be text: 3, 4..10, J, Q, K, A or W")
+    if text.strip().upper() not in _RANK_OF_TEXT:
+        raise CardParseError(f"'{text[:8]}' is not a meld rank; use 3, 4..10, J, Q, K, A or W")
     return _RANK_OF_TEXT[text.strip().upper()]
 
 

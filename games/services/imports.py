@@ -37,7 +37,10 @@ from games.services.seating import seats_written
 def _document_entries(document: dict[str, Any]) -> list[LogEntry]:
     """The document's events as log entries; a missing ``game_started`` (a hand-written
     teaching document) is supplied, missing seq numbers are counted."""
-    raw = list(document.get("events") or [])
+    events = document.get("events") or []
+    if not isinstance(events, list):
+        raise errors.ImportLogInvalid(None, "The document's events must be a list.")
+    raw = list(events)
     for index, item in enumerate(raw, start=1):
         if not isinstance(item, dict):
             raise errors.ImportLogInvalid(index, f"Event {index} is not an object.")
@@ -54,14 +57,19 @@ def _document_entries(document: dict[str, Any]) -> list[LogEntry]:
             raise errors.ImportLogInvalid(seq, f"Event {seq} has no type or no whole-number seq.")
         if seq != index:
             raise errors.ImportLogInvalid(seq, f"Event {seq} is out of order: expected {index}.")
+        seat, effects = item.get("seat"), item.get("effects")
+        if seat is not None and type(seat) is not int:
+            raise errors.ImportLogInvalid(seq, f"Event {seq}'s seat is not a whole number.")
+        if effects is not None and not isinstance(effects, list):
+            raise errors.ImportLogInvalid(seq, f"Event {seq}'s effects are not a list.")
         source = item.get("source") if item.get("source") in EventSource.values else None
         entries.append(
             LogEntry(
                 seq=seq,
-                seat=item.get("seat"),
+                seat=seat,
                 type=kind,
                 payload=payload,
-                effects=item.get("effects"),
+                effects=effects,
                 source=source or (EventSource.SYSTEM if seq == 1 else EventSource.PLAYER),
             )
         )
@@ -143,7 +151,10 @@ def import_plan(document: dict[str, Any]) -> ImportPlan:
         raise errors.ImportFinalStateMismatch(
             f"The document says the log ends at event {final['version']}; it has {len(listed)}."
         )
-    seats = [s for s in document.get("seats") or [] if isinstance(s, dict)]
+    listed_seats = document.get("seats")
+    seats = (
+        [s for s in listed_seats if isinstance(s, dict)] if isinstance(listed_seats, list) else []
+    )
     return ImportPlan(options, seed, rules_version, preset, steps, state, seats)
 
 
@@ -173,9 +184,9 @@ def game_import(
     if seat is not None and not 0 <= seat < players:
         raise errors.InvalidSeat(f"Seat {seat} does not exist: seats are 0 to {players - 1}.")
     wanted = {
-        s.get("index"): s.get("bot_level")
+        s["index"]: s["bot_level"]
         for s in plan.seats
-        if s.get("bot_level") in BotLevel.values
+        if type(s.get("index")) is int and s.get("bot_level") in BotLevel.values
     }
     levels = [None if i == seat else wanted.get(i, BotLevel.EASY) for i in range(players)]
     now = timezone.now()
