@@ -217,6 +217,7 @@ class Stack:
                 f"127.0.0.1:{api_port}",
                 f"127.0.0.1:{live_port}",
                 str(directory),
+                max_body_bytes=int(self.env.get("MAX_REQUEST_BODY_BYTES") or 2_621_440),
             )
         )
         return self._spawn(

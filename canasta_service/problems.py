@@ -56,7 +56,7 @@ PROBLEM_CONTENT_TYPE = "application/problem+json"
 
 # Groups of codes many operations share.
 AUTH = ("not_authenticated", "authentication_failed")  # every endpoint that needs a token
-BODY = ("invalid_request", "malformed_body")  # every endpoint that reads a JSON body
+BODY = ("invalid_request", "malformed_body", "body_too_large")  # every endpoint with a body
 
 
 def problem_body(

@@ -67,6 +67,8 @@ MIDDLEWARE = [
     # Oversized bodies are refused (413 body_too_large) before any parser reads them (the last
     # line of defence: the entry points' wrappers in request_bodies.py refuse them first).
     "canasta_service.limits.BodySizeLimitMiddleware",
+    # A NUL character in the path or query string is refused (400) before any view.
+    "canasta_service.parsers.NulCharacterMiddleware",
     # WhiteNoise, async-capable: the live endpoints must not hold a thread per waiting client.
     "canasta_service.async_static.AsyncWhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -123,6 +125,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Request bodies above this many bytes are refused with 413 as they stream in
 # (canasta_service/request_bodies.py; canasta_service/limits.py inside Django).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BODY_BYTES", default=2_621_440, minimum=1024)
+# A body within that limit stays in memory (never spooled to a temporary file).
+FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 
 # Throttle counters (and presence) live in this cache: Redis at CACHE_URL, else at REDIS_URL
 # (its keys prefixed, beside the broker's), so that every web process shares the counts; with
@@ -219,6 +223,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "games.api.live_messages.client_messages_hook",
         "canasta_service.problems.problem_headers_hook",
+        "games.api.schema_links.game_links_hook",
     ],
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",

@@ -94,7 +94,9 @@ def test_compose_serves_the_api_on_wsgi_and_live_on_asgi_behind_nginx() -> None:
     assert nginx["ports"] == ["127.0.0.1:8000:8000"]
 
 
-def test_the_live_worker_is_uvicorns_without_websocket_compression() -> None:
+def test_the_live_worker_is_uvicorns_without_compression_or_forwarded_headers() -> None:
+    """Compression off (memory per socket); uvicorn's own X-Forwarded-For rewriting off: the
+    client's address comes from TRUSTED_PROXIES alone (canasta_service.proxies)."""
     from uvicorn_worker import UvicornWorker  # type: ignore[import-untyped]
 
     from canasta_service.live_worker import LiveWorker
@@ -103,6 +105,7 @@ def test_the_live_worker_is_uvicorns_without_websocket_compression() -> None:
     assert LiveWorker.CONFIG_KWARGS == {
         **UvicornWorker.CONFIG_KWARGS,
         "ws_per_message_deflate": False,
+        "proxy_headers": False,
     }
 
 
