@@ -268,12 +268,6 @@ _SERVICE = (
         "Only the player who created the table may do this.",
     ),
     _spec(
-        "join_code_invalid",
-        403,
-        "Join code invalid",
-        "This table is private: a valid join code is needed to sit at it.",
-    ),
-    _spec(
         "idempotency_key_reused",
         422,
         "Idempotency key reused",
@@ -588,10 +582,6 @@ class NotSeated(ServiceError, code="not_seated"):
 
 
 class NotGameCreator(ServiceError, code="not_game_creator"):
-    pass
-
-
-class JoinCodeInvalid(ServiceError, code="join_code_invalid"):
     pass
 
 

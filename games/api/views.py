@@ -72,7 +72,6 @@ JOIN_PROBLEMS = (
     BODY,
     "invalid_seat",
     AUTH,
-    "join_code_invalid",
     "player_blocked",
     "not_found",
     "game_already_started",

@@ -31,6 +31,7 @@ from games.models import (
     RelationKind,
     Seat,
 )
+from games.selectors.seating import seat_index_of
 from games.services.bots import bot_turn_register
 from games.services.deadlines import TimerOptions, turn_timer_arm
 from games.services.locks import game_lock
@@ -51,6 +52,18 @@ def seat_check(game: Game, index: int) -> None:
         raise errors.InvalidSeat(
             f"Seat {index} does not exist: this table has seats 0 to {game.players - 1}."
         )
+
+
+def outsider_check(game: Game, player: Player, join_code: str | None = None) -> None:
+    """Refuse (404 ``not_found``, as if it did not exist) a private table to a player who
+    neither created it nor sits at it, unless they give its join code (the caller holds the
+    game row lock)."""
+    if game.is_public or game.created_by_id == player.pk:
+        return
+    if seat_index_of(game, player.pk) is not None:
+        return
+    if join_code is None or join_code.strip().upper() != game.join_code:
+        raise errors.GameNotFound()
 
 
 def join_block_check(game: Game, player: Player) -> None:
@@ -152,7 +165,8 @@ def game_join(
     seat: int | None = None,
 ) -> Game:
     """Sit ``player`` at a table in the lobby: by id (public, or private with its code) or by
-    join code alone. ``seat`` picks a seat, by default the lowest free one."""
+    join code alone. ``seat`` picks a seat, by default the lowest free one. A private table
+    without its code is 404 ``not_found`` to whoever is not at it (``outsider_check``)."""
     with transaction.atomic():
         if game_id is None:
             code = (join_code or "").strip().upper()
@@ -161,8 +175,7 @@ def game_join(
                 raise errors.GameNotFound("No table has this join code.")
             game_id = found
         game = game_lock(game_id)
-        if not game.is_public and (join_code or "").strip().upper() != game.join_code:
-            raise errors.JoinCodeInvalid()
+        outsider_check(game, player, join_code)
         if game.status != GameStatus.LOBBY:
             raise errors.GameAlreadyStarted()
         seats = list(game.seats.select_for_update().order_by("index"))
@@ -189,6 +202,7 @@ def game_leave(*, game_id: int, player: Player) -> Game:
     """Give up one's seat before the game starts."""
     with transaction.atomic():
         game = game_lock(game_id)
+        outsider_check(game, player)
         seat = game.seats.filter(player=player).first()
         if seat is None:
             raise errors.NotSeated()
@@ -213,6 +227,7 @@ def game_start(
     """
     with transaction.atomic():
         game = game_lock(game_id)
+        outsider_check(game, player)
         if game.created_by_id != player.pk:
             raise errors.NotGameCreator()
         if game.status != GameStatus.LOBBY:
