@@ -204,7 +204,11 @@ class RelationsSerializer(Base):
 
 
 class PlayerRecordSerializer(Base):
-    played = serializers.IntegerField(help_text="Finished games.")
+    """Counted over the finished games played on this service; imported games do not count."""
+
+    played = serializers.IntegerField(
+        help_text="Finished games played on this service; imported games do not count."
+    )
     won = serializers.IntegerField()
     lost = serializers.IntegerField()
     conceded = serializers.IntegerField(help_text="Games lost by conceding (among `lost`).")
@@ -234,7 +238,7 @@ class PlayerProfileSerializer(Base):
     created_at = serializers.DateTimeField()
     record = PlayerRecordSerializer()
     games = ProfileGameSerializer(
-        many=True, help_text=f"The latest finished games (at most {PROFILE_GAMES_MAX})."
+        many=True, help_text=f"The latest finished games that count (at most {PROFILE_GAMES_MAX})."
     )
     you = ProfileRelationSerializer()
 
@@ -527,8 +531,9 @@ class PlayerProfileApi(APIView):
         operation_id="players_profile",
         tags=["players"],
         summary="A player's profile: record and finished games",
-        description="Won / lost / conceded counts over finished games, the latest finished "
-        "games with their replay links, and whether you blocked or favour this player.",
+        description="Won / lost / conceded counts over the finished games played on this "
+        "service (imported games do not count and are not listed), the latest of them with "
+        "their replay links, and whether you blocked or favour this player.",
         parameters=[PLAYER_ID],
         responses={200: PlayerProfileSerializer, **problem_responses(AUTH, "player_not_found")},
     )

@@ -220,11 +220,15 @@ def relations_get(*, owner: Player) -> dict[str, Any]:
 
 def player_profile_get(*, player_id: int, viewer: Player) -> dict[str, Any]:
     """A player's record (finished games won and lost, concessions) and their latest finished
-    games with links to the replays. Private games count in the record but are listed only to
+    games with links to the replays. Only games played on this service count: an imported game
+    (``Game.imported_from``) replays someone's cards at whichever seat the importer chose, so it
+    is neither counted nor listed. Private games count in the record but are listed only to
     someone who sat at them."""
     player = player_get(player_id)
     seats = list(
-        Seat.objects.filter(player=player, game__status=GameStatus.FINISHED)
+        Seat.objects.filter(
+            player=player, game__status=GameStatus.FINISHED, game__imported_from__isnull=True
+        )
         .select_related("game")
         .order_by("-game__finished_at", "-game_id")
     )
