@@ -22,6 +22,7 @@ from rest_framework.exceptions import Throttled
 from rest_framework.throttling import ScopedRateThrottle
 
 from canasta_service.exceptions import problem_exception_handler
+from canasta_service.parsers import nul_found
 from canasta_service.problems import problem_body
 from games import errors
 from games.api.asgi import Handoff, player_by_token
@@ -182,6 +183,10 @@ class GameSocketConsumer(AsyncWebsocketConsumer):
             message = None
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
             await self._error("invalid_request", "A message is a JSON object with a `type`.")
+            return
+        nul = nul_found(message)
+        if nul is not None:  # as an HTTP body: PostgreSQL's text and jsonb refuse NUL
+            await self._error("invalid_request", f"{nul[0] or 'message'}: {nul[1]}")
             return
         kind = message["type"]
         if self.player_id is None:

@@ -502,7 +502,13 @@ def test_ping_pong_and_malformed_messages(ada: PlayerClient) -> None:
         got.append(await socket.next())
         await socket.send_json({"type": "ping"})
         got.append(await socket.next())
-        for text in ("not json", "[1, 2]", '{"no": "type"}', '{"type": "dance"}'):
+        for text in (
+            "not json",
+            "[1, 2]",
+            '{"no": "type"}',
+            '{"type": "dance"}',
+            '{"type": "action", "idempotency_key": "k\\u0000", "action": {"type": "draw"}}',
+        ):
             await socket.send_text(text)
             got.append(await socket.next())
         await socket.send_input({"type": "websocket.receive", "bytes": b"\x00\x01"})
@@ -516,13 +522,14 @@ def test_ping_pong_and_malformed_messages(ada: PlayerClient) -> None:
     assert got[0]["type"] == "sync"
     assert got[1] == {"type": "pong", "request_id": "p-1"}
     assert got[2] == {"type": "pong", "request_id": None}
-    for error in got[3:8]:
+    for error in got[3:9]:
         assert error["type"] == "error", error
         problem = error["problem"]
         assert problem["code"] == "invalid_request"
         assert problem["status"] == 400
         assert problem["title"] and problem["detail"]
-    assert got[8] == {"type": "pong", "request_id": 42}, "the socket stays usable"
+    assert "Null characters" in got[7]["problem"]["detail"]
+    assert got[9] == {"type": "pong", "request_id": 42}, "the socket stays usable"
     assert ada.game(game_id)["version"] == 1
 
 

@@ -589,9 +589,23 @@ def test_nginx_refuses_an_oversized_body_with_the_apps_problem_document() -> Non
     )
 
 
+def test_nginx_replaces_forwarded_for_and_answers_its_400_as_the_apps_problem() -> None:
+    """nginx is the edge: the app sees the address nginx saw, never a header the client wrote
+    (rate limits count per client address); nginx's own 400 is the app's problem document."""
+    conf = harness.nginx_config("127.0.0.1:8000", "api:8000", "live:8001", "/tmp/x", "off", 4096)
+    forwarded = re.findall(r"proxy_set_header X-Forwarded-For (\S+);", conf)
+    assert forwarded and set(forwarded) == {"$remote_addr"}
+    assert re.search(r"^\s*error_page 400 494 =400 /__problem/bad_request;$", conf, re.M)
+    found = re.search(r"location = /__problem/bad_request \{.*?return (\d+) '(.*?)';", conf, re.S)
+    assert found and int(found.group(1)) == 400
+    document = json.loads(found.group(2))
+    assert document == problem_body(code="bad_request", detail=document["detail"])
+
+
 def test_nginx_answers_its_413_as_json() -> None:
     """nginx itself (upstreams that do not exist: the refusal never reaches them) for a
-    declared length over the limit and for a chunked body over it."""
+    declared length over the limit and for a chunked body over it, and its 400 for a NUL in
+    the path."""
     try:
         binary = harness.nginx_binary()
     except RuntimeError:
@@ -628,6 +642,10 @@ def test_nginx_answers_its_413_as_json() -> None:
                     sock.sendall(head("x", framing) + body)
                     document = problem_of(answer_of(sock), 413, "body_too_large")
                 assert document["max_body_bytes"] == LIMIT
+            # A NUL in the path: nginx refuses it itself, with the app's problem document.
+            with socket.create_connection((HOST, port), timeout=10) as sock:
+                sock.sendall(b"GET /api/v1/games/join/%00/ HTTP/1.1\r\nHost: x\r\n\r\n")
+                problem_of(answer_of(sock), 400, "bad_request")
         finally:
             os.killpg(process.pid, signal.SIGTERM)
             process.wait(timeout=10)
