@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 from canasta_service.problems import AUTH, problem_responses
 from games.api.serializers import TimerDetailSerializer
 from games.api.views import GAME_ID, game_for_write, player_of
-from games.models import Game
+from games.models import Game, Player
 from games.selectors.games import game_get_visible
 from games.selectors.timers import timer_detail_get
 from games.services.timers import timer_off_accept, timer_off_decline, timer_off_propose
@@ -25,9 +25,10 @@ from games.services.timers import timer_off_accept, timer_off_decline, timer_off
 TIMER_TAGS = ["timer"]
 
 
-def _timer_detail(game_id: int, after: int = 0) -> Response:
+def _timer_detail(game_id: int, player: Player, after: int = 0) -> Response:
     game = Game.objects.get(pk=game_id)
-    return Response(TimerDetailSerializer(timer_detail_get(game=game, after=after)).data)
+    body = timer_detail_get(game=game, player=player, after=after)
+    return Response(TimerDetailSerializer(body).data)
 
 
 class GameTimerApi(APIView):
@@ -52,7 +53,7 @@ class GameTimerApi(APIView):
             after = max(0, int(request.query_params.get("after", 0)))
         except ValueError:
             after = 0
-        return _timer_detail(game_id, after)
+        return _timer_detail(game_id, player, after)
 
 
 # Every step of turning the timer off; then what each step adds.
@@ -63,7 +64,7 @@ def _timer_off_step(request: Request, game_id: int, service: Callable[..., Game]
     player = player_of(request)
     game_for_write(game_id, player)
     service(game_id=game_id, player=player)
-    return _timer_detail(game_id)
+    return _timer_detail(game_id, player)
 
 
 class GameTimerOffProposeApi(APIView):

@@ -221,8 +221,9 @@ class GameListCreateApi(GenericAPIView[Any]):
         params = GameListParamsSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
         filters = params.validated_data
-        if filters.get("mine"):
-            qs = game_list_mine(player=player_of(request))
+        player = player_of(request) if filters.get("mine") else None
+        if player is not None:
+            qs = game_list_mine(player=player)
         else:
             qs = game_list_open(
                 preset=filters.get("preset"),
@@ -230,7 +231,7 @@ class GameListCreateApi(GenericAPIView[Any]):
                 seats_free=filters.get("seats_free"),
             )
         page = self.paginate_queryset(qs)
-        rows = [game_summary(g) for g in (page if page is not None else qs)]
+        rows = [game_summary(g, player) for g in (page if page is not None else qs)]
         return self.get_paginated_response(rows)
 
     @extend_schema(
@@ -480,4 +481,4 @@ class GameScorecardApi(APIView):
     def get(self, request: Request, game_id: int) -> Response:
         player = player_of(request)
         game = game_get_visible(game_id=game_id, player=player)
-        return Response(game_scorecard_get(game=game))
+        return Response(game_scorecard_get(game=game, player=player))

@@ -443,7 +443,8 @@ async def news_wait(sub: Subscriber, seconds: float) -> list[LiveItem]:
 # ============================================================================== following
 @dataclass(frozen=True)
 class Sync:
-    """The first thing a follower receives: the game's version now, where it resumes."""
+    """The first thing a follower receives: the game's version now as the follower may see
+    it, where it resumes."""
 
     version: int
     cursor: Cursor
@@ -484,7 +485,8 @@ async def follow(
     sub = await subscribe(game_id, player_id, cursor)
     try:
         assert sub.feed.now is not None
-        yield Sync(sub.feed.now.version, cursor, cursor.move > 0)
+        # the version the follower may know: a delayed spectator's horizon
+        yield Sync(sub.feed.now.horizon(sub.viewer), cursor, cursor.move > 0)
         while True:
             for item in sub.take():
                 yield item

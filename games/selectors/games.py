@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Max, Q, QuerySet
+from django.db.models.functions import Coalesce
 
 from games import errors
 from games.engine import GameState, action_from_dict, apply, make_options, new_game, seed_commitment
@@ -17,7 +18,7 @@ from games.engine.history import TABLE_FACTS
 from games.engine.view import player_view
 from games.hot_sql import game_read
 from games.models import Game, GameStatus, Player, Seat
-from games.selectors.horizon import spectator_horizon
+from games.selectors.horizon import game_record_at, horizon_of, spectator_horizon
 from games.selectors.log import rules_version_check
 from games.selectors.seating import seat_index_of, seats_of
 from games.selectors.timers import timer_view
@@ -87,13 +88,22 @@ def game_detail_get(
     insider = mine is not None or (player is not None and game.created_by_id == player.pk)
     state = game_state_get(game) if state is None else state
     started = game.status != GameStatus.LOBBY and state is not None
+    horizon = spectator_horizon(game, mine) if started else game.version
+    table, timer = None, None
+    if started and state is not None:
+        if horizon < game.version:  # a delayed spectator: the game as it was at the horizon
+            record = game_record_at(game, horizon)
+            table = player_view(record.state, None, with_legal=False)
+            timer = timer_view(game, seats, upto=horizon, record=record)
+        else:
+            table = player_view(state, mine)
     return {
         "id": game.pk,
         "preset": game.preset,
         "options": game.options,
         "status": game.status,
         "is_public": game.is_public,
-        "version": game.version,
+        "version": horizon,
         "rules_version": game.rules_version,
         "created_by": {"id": game.created_by.pk, "display_name": game.created_by.display_name},
         "created_at": game.created_at,
@@ -105,17 +115,9 @@ def game_detail_get(
         "seed_commitment": seed_commitment(game.seed) if started else None,
         "seed": game.seed if game.status == GameStatus.FINISHED else None,
         "winner_team": game.winner_team,
-        "state": _table_view(game, state, mine) if started and state is not None else None,
-        "timer": timer_view(game, seats),
+        "state": table,
+        "timer": timer or timer_view(game, seats),
     }
-
-
-def _table_view(game: Game, state: GameState, viewer: int | None) -> dict[str, Any]:
-    """``player_view``, for a spectator of a delayed game as it was at the horizon."""
-    horizon = spectator_horizon(game, viewer)
-    if horizon < game.version:
-        return player_view(game_replay_state(game, upto=horizon), None, with_legal=False)
-    return player_view(state, viewer)
 
 
 def game_list_open(
@@ -145,7 +147,8 @@ def game_list_open(
 
 
 def game_list_mine(*, player: Player) -> QuerySet[Game]:
-    """Every game ``player`` created or sits at, any status, newest first."""
+    """Every game ``player`` created or sits at, any status, newest first (each annotated with
+    ``free_seats`` and its ``spectator_delay``: a creator may watch without a seat)."""
     return (
         Game.objects.filter(Q(created_by=player) | Q(seats__player=player))
         .distinct()
@@ -154,15 +157,21 @@ def game_list_mine(*, player: Player) -> QuerySet[Game]:
         .annotate(
             free_seats=Count(
                 "seats", filter=Q(seats__player__isnull=True, seats__bot_level__isnull=True)
-            )
+            ),
+            spectator_delay=Coalesce(Max("table__spectator_delay"), 0),
         )
         .order_by("-created_at", "-id")
     )
 
 
-def game_summary(game: Game) -> dict[str, Any]:
-    """One line of the table list (no cards, no code); seats may be prefetched."""
+def game_summary(game: Game, player: Player | None = None) -> dict[str, Any]:
+    """One line of the table list (no cards, no code) as ``player`` may see it; seats may be
+    prefetched. A game listed with its ``spectator_delay`` is shown at the horizon to a
+    requester without a seat."""
     seats = sorted(game.seats.all(), key=lambda s: s.index)
+    seated = player is not None and any(s.player_id == player.pk for s in seats)
+    delay = int(getattr(game, "spectator_delay", 0) or 0)
+    version = horizon_of(version=game.version, status=game.status, delay=delay, seated=seated)
     return {
         "id": game.pk,
         "preset": game.preset,
@@ -171,7 +180,7 @@ def game_summary(game: Game) -> dict[str, Any]:
         "status": game.status,
         "is_public": game.is_public,
         "free_seats": sum(1 for s in seats if s.is_empty),
-        "version": game.version,
+        "version": version,
         "created_by": {"id": game.created_by.pk, "display_name": game.created_by.display_name},
         "created_at": game.created_at,
         "seats": [seat_view(s) for s in seats],

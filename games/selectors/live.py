@@ -20,6 +20,7 @@ from rest_framework.utils.encoders import JSONEncoder
 from games.models import ChatMute, Game, GameEvent, GameStatus, GameTable, TableEvent
 from games.models import TableEventKind as Kind
 from games.selectors.events import event_view_get
+from games.selectors.horizon import horizon_of
 from games.selectors.table import table_event_view
 
 ROWS_PER_READ = 200
@@ -160,10 +161,13 @@ class GameNow:
         return self.is_public or self.created_by == player_id or player_id in self.seats
 
     def horizon(self, viewer: int | None) -> int:
-        """The last move seq ``viewer`` may see now (``spectator_horizon``)."""
-        if viewer is not None or self.status != GameStatus.ACTIVE:
-            return self.version
-        return max(min(self.version, 1), self.version - self.spectator_delay)
+        """The last move seq ``viewer`` may see now (``horizon_of``)."""
+        return horizon_of(
+            version=self.version,
+            status=self.status,
+            delay=self.spectator_delay,
+            seated=viewer is not None,
+        )
 
     def position(self, viewer: int | None) -> Cursor:
         """Everything ``viewer`` may see now."""

@@ -4,14 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.models import Game, RoundScore
-from games.selectors.seating import seats_of
+from games.models import Game, Player, RoundScore
+from games.selectors.horizon import spectator_horizon
+from games.selectors.seating import seat_index_of, seats_of
 
 
-def game_scorecard_get(*, game: Game) -> dict[str, Any]:
-    """Every finished round with each team's score components, round total and cumulative."""
+def rounds_ended_after(game: Game, seq: int) -> int:
+    """How many rounds ended after event ``seq`` (a delayed spectator's horizon: at most the
+    delay's events are read)."""
+    rows = game.events.filter(seq__gt=seq).values_list("effects", flat=True)
+    return sum(1 for effects in rows for e in effects if e.get("kind") == "round_ended")
+
+
+def game_scorecard_get(*, game: Game, player: Player | None = None) -> dict[str, Any]:
+    """Every finished round with each team's score components, round total and cumulative, as
+    ``player`` may see them: a delayed spectator sees the rounds ended by its horizon."""
     seats = seats_of(game)
     teams = max(s.team for s in seats) + 1 if seats else 0
+    viewer = seat_index_of(game, player.pk) if player is not None else None
+    horizon = spectator_horizon(game, viewer)
     rounds: dict[int, dict[str, Any]] = {}
     for row in RoundScore.objects.filter(game=game).order_by("round_no", "team"):
         entry = rounds.setdefault(
@@ -34,6 +45,8 @@ def game_scorecard_get(*, game: Game) -> dict[str, Any]:
             }
         )
     ordered = [rounds[k] for k in sorted(rounds)]
+    if horizon < game.version:  # the rounds a delayed spectator has yet to see end
+        ordered = ordered[: max(0, len(ordered) - rounds_ended_after(game, horizon))]
     totals = [0] * teams
     if ordered:
         totals = [t["cumulative"] for t in ordered[-1]["teams"]]

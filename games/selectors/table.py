@@ -174,7 +174,7 @@ def spectator_view_get(*, game: Game) -> dict[str, Any]:
         "game": game.pk,
         "status": game.status,
         "version": horizon,
-        "live_version": game.version,
+        "live_version": horizon,  # nothing past a delayed spectator's horizon
         "spectator_delay": table.spectator_delay,
         "seats": [seat_view(s) for s in game.seats.select_related("player").order_by("index")],
         "winner_team": game.winner_team if game.status == GameStatus.FINISHED else None,
