@@ -30,7 +30,8 @@ def _type(name: str) -> serializers.ChoiceField:
 
 
 class SyncMessageSerializer(Base):
-    """First message once authenticated: the game's version now and where the socket resumes."""
+    """First message once authenticated: the game's version now (a spectator of a
+    delayed game: the version it may see) and where the socket resumes."""
 
     type = _type("sync")
     version = serializers.IntegerField()

@@ -170,7 +170,10 @@ class SpectatorViewSerializer(Base):
     game = serializers.IntegerField()
     status = serializers.ChoiceField(choices=GameStatus.choices)
     version = serializers.IntegerField(help_text="The version shown (live minus the delay).")
-    live_version = serializers.IntegerField()
+    live_version = serializers.IntegerField(
+        help_text="The game's version as a spectator may know it: `version` while the delay "
+        "holds, the live version once the game is over."
+    )
     spectator_delay = serializers.IntegerField()
     seats = SeatSerializer(many=True)
     winner_team = serializers.IntegerField(allow_null=True)
@@ -487,8 +490,10 @@ class SpectatorViewApi(APIView):
         summary="Watch a game: the spectator view, optionally delayed",
         description="Public games can be watched by anyone (private ones by who is at the "
         "table). No hand is shown; with a `spectator_delay` of N the table is shown as it was "
-        "N moves ago (`version`) while `live_version` runs ahead. Follow it with the stream or "
-        "the long-poll, which hold spectators to the same delay.",
+        "N events ago (`version`); `live_version` equals `version` while the delay holds (the "
+        "live move count is not shown either), and every other read (game, scorecard, timer, "
+        "replay, export, lobby entry, live sync) holds spectators to the same horizon until the "
+        "game is over. Follow it with the socket, the stream or the long-poll.",
         parameters=[GAME_ID],
         responses={200: SpectatorViewSerializer, **problem_responses(SEEN)},
     )
