@@ -9,9 +9,15 @@ tasks are written against it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 from celery import Celery
+
+# Celery 5.7 (celery-types does not know these yet).
+from celery.utils.threads import bound_open_broker_sockets  # type: ignore[attr-defined]
+from celery.worker.consumer import Consumer as CeleryConsumer
+from celery.worker.consumer.consumer import COLLECT_SOCKET_TIMEOUT  # type: ignore[attr-defined]
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "canasta_service.settings")
 
@@ -45,12 +51,45 @@ TASK_POLICY = {
     # worker is redelivered only after that hour, and that a countdown longer than an hour
     # would be delivered twice: schedule long timers with beat, not with countdown.
     "broker_transport_options": {"visibility_timeout": 3600},
+    # A worker (and beat) that lost the broker reconnects, without limit: when Redis is back,
+    # so is the worker, however long the outage (Celery's default gives up after 100 tries,
+    # about 45 minutes, and the worker exits). Senders are not affected: a request that sends
+    # a task gives up after task_publish_retry_policy (three tries).
     "broker_connection_retry_on_startup": True,
+    "broker_connection_retry": True,
+    "broker_connection_max_retries": None,
+    # The worker's consumer: Celery's, surviving a broker lost while it holds messages (below).
+    "worker_consumer": "canasta_service.celery:Consumer",
     # No result backend: callers never wait for a task's return value; tasks write to the
     # database, which is where results are read from.
     "task_ignore_result": True,
     "worker_hijack_root_logger": False,
 }
 app.conf.update(TASK_POLICY)
+
+
+class Consumer(CeleryConsumer):
+    """Celery's worker consumer, except that a connection lost to the broker is collected, not
+    closed as well.
+
+    Celery 5.7 collects a lost connection (kombu detaches its transport) and then closes it. When
+    Redis went away during the consuming channel's BRPOP, the collection leaves that channel
+    open; closing it restores its unacknowledged messages (an ETA task waiting for its time is
+    one) through the detached transport and raises AttributeError ("'NoneType' object has no
+    attribute 'hostname'"), which stops the worker for good. Collected only, as up to Celery 5.6,
+    the connection is dropped and the worker reconnects. The messages it held are still in
+    Redis's unacknowledged set if Redis kept its data (delivered again after visibility_timeout;
+    the tasks are idempotent), or gone with it (the periodic sweeps cover timers and bot turns).
+    """
+
+    def on_connection_error_after_connected(self, exc: Exception) -> None:
+        connection, self.connection = self.connection, None
+        if connection is not None:
+            bound_open_broker_sockets(connection, COLLECT_SOCKET_TIMEOUT)
+            with contextlib.suppress(Exception):  # a dead connection: nothing more to release
+                connection.collect(socket_timeout=COLLECT_SOCKET_TIMEOUT)
+        # Celery's own handling (cancelling tasks, the prefetch count) with nothing to close.
+        super().on_connection_error_after_connected(exc)
+
 
 app.autodiscover_tasks()
