@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from channels.auth import AuthMiddlewareStack
 from channels.routing import ProtocolTypeRouter, URLRouter
 from channels.security.websocket import OriginValidator
 from django.conf import settings
@@ -42,6 +41,7 @@ def application_build(django_application: Any) -> Any:
     return ProtocolTypeRouter(
         {
             "http": AsgiBodies(LiveHttp(django_application)),
-            "websocket": BrowserOriginValidator(AuthMiddlewareStack(sockets), socket_origins()),
+            # No session middleware: the socket reads the session cookie itself, once.
+            "websocket": BrowserOriginValidator(sockets, socket_origins()),
         }
     )

@@ -12,11 +12,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from importlib import import_module
 from types import SimpleNamespace
 from typing import Any
 from urllib.parse import parse_qs
 
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.contrib import auth
+from django.http.cookie import parse_cookie
 from django.utils import timezone
 from rest_framework.exceptions import Throttled
 from rest_framework.throttling import ScopedRateThrottle
@@ -64,8 +68,18 @@ def _cursor(query: bytes) -> Cursor | None:
     return Cursor(int(after), int(table))
 
 
-def _session_player(user: Any) -> int | None:
-    if user is None or not getattr(user, "is_authenticated", False):
+def _session_player(cookie_header: bytes | None) -> int | None:
+    """The player of the Django session the ``Cookie`` header names (a browser signed in to
+    this site), or None. Read here, once, instead of through Channels' session middleware,
+    which would wrap every message the socket sends."""
+    if not cookie_header:
+        return None
+    key = parse_cookie(cookie_header.decode("latin-1")).get(settings.SESSION_COOKIE_NAME)
+    if not key:
+        return None
+    session = import_module(settings.SESSION_ENGINE).SessionStore(key)
+    user = auth.get_user(SimpleNamespace(session=session))  # type: ignore[arg-type]
+    if not user.is_authenticated:
         return None
     player = getattr(user, "player", None)
     return None if player is None else int(player.pk)
@@ -127,7 +141,7 @@ class GameSocketConsumer(AsyncWebsocketConsumer):
                 await self.close(CLOSE_UNAUTHENTICATED)
                 return
         else:
-            player_id = await db_call(_session_player, self.scope.get("user"))
+            player_id = await db_call(_session_player, headers.get(b"cookie"))
         if player_id is not None:
             await self.start(player_id)
             return
@@ -152,8 +166,8 @@ class GameSocketConsumer(AsyncWebsocketConsumer):
 
     async def _pump(self, frames: Any) -> None:
         try:
-            async for followed in frames:
-                await self.send(text_data=socket_message(followed))
+            async for followed in frames:  # straight to the server: no consumer layers
+                await self.base_send({"type": "websocket.send", "text": socket_message(followed)})
                 if isinstance(followed, End):
                     await self.close(1000)
                     return

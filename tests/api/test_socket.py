@@ -259,6 +259,39 @@ def test_auth_by_a_first_message(ada: PlayerClient) -> None:
     assert again["type"] == "error" and again["problem"]["code"] == "invalid_request"
 
 
+def test_auth_by_the_session_cookie_of_a_signed_in_browser(ada: PlayerClient) -> None:
+    """A browser signed in to the site (Django's session) is its player on the socket; a
+    cookie naming no session, or a user who is no longer active, is no one (the socket then
+    waits for an `auth` message, and a first message of another kind closes it 4400)."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    game_id = against_a_bot(ada, moves=0)
+    user = get_user_model().objects.get(player__pk=ada.player_id)
+    browser = Client()
+    browser.force_login(user)
+    key = browser.cookies[settings.SESSION_COOKIE_NAME].value
+
+    async def scenario(cookie: str, signed_in: bool) -> dict[str, Any] | int:
+        socket = Socket(game_id, headers=[(b"cookie", cookie.encode())])
+        assert await socket.open()
+        if signed_in:
+            message: dict[str, Any] = await socket.next()
+            await socket.leave()
+            return message
+        assert socket.output_queue.empty(), "sent before authentication"
+        await socket.send_json({"type": "ping"})
+        return int(await socket.close_code())
+
+    name = settings.SESSION_COOKIE_NAME
+    sync = async_to_sync(scenario)(f"theme=dark; {name}={key}", True)
+    assert isinstance(sync, dict) and sync["type"] == "sync" and sync["version"] == 1
+    assert async_to_sync(scenario)(f"{name}=no-such-session", False) == 4400
+    user.is_active = False
+    user.save(update_fields=["is_active"])
+    assert async_to_sync(scenario)(f"{name}={key}", False) == 4400
+
+
 @pytest.mark.parametrize("how", ["header", "message"])
 def test_a_wrong_token_closes_4401(ada: PlayerClient, how: str) -> None:
     game_id = against_a_bot(ada, moves=0)
