@@ -28,13 +28,14 @@ from schemathesis.specs.openapi.schemas import OpenApiSchema
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_PATH = ROOT / "openapi.yaml"
 MAX_EXAMPLES = int(os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "20"))
+MODES = (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
 EXCLUDED_CHECKS = ("positive_data_acceptance", "negative_data_rejection")
 EXCLUDED_FOR = {"/api/v1/games/{game_id}/stream/": ("response_schema_conformance",)}
 
 
 def load_schema(
     max_examples: int = MAX_EXAMPLES,
-    modes: tuple[GenerationMode, ...] = (GenerationMode.POSITIVE, GenerationMode.NEGATIVE),
+    modes: tuple[GenerationMode, ...] = MODES,
     allow_x00: bool = True,
 ) -> OpenApiSchema:
     """openapi.yaml, generating deterministically at most ``max_examples`` cases per operation
