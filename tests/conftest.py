@@ -93,6 +93,11 @@ def _xdist_broker_isolate() -> None:
 
     from canasta_service.celery import app as celery_app
 
+    cache = settings.CACHES["default"]
+    if XDIST_WORKER and cache["BACKEND"].endswith("RedisCache"):
+        # A cache of its own too: one worker emptying its cache between tests must not empty
+        # another's (presence, rate-limit counts).
+        cache["LOCATION"] = _redis_db_for_worker(cache["LOCATION"], XDIST_WORKER)
     broker = settings.CELERY_BROKER_URL
     if not XDIST_WORKER or not broker or urlsplit(broker).scheme not in ("redis", "rediss"):
         return
