@@ -12,8 +12,9 @@ Celery worker (two humans play through ``POST /actions/``). Every client connect
 
 For each N and each entry of ``--games`` G: N clients of each transport in turn (``sse``: the
 event stream; ``poll``: the long-poll ``/events/?after=S&wait=30`` asked again after every
-answer, on one keep-alive connection; ``ws``: the WebSocket), spread over G games (half of them
-as one seat's player, half as the other's); then
+answer, on one keep-alive connection; ``ws``: the WebSocket, read by a minimal client of
+its own like the stream's, so that neither figure includes a client library's cost),
+spread over G games (half of them as one seat's player, half as the other's); then
 every game plays ``--moves`` moves at once (each game's next move when all its clients have the
 last one). Printed per run:
 
@@ -50,7 +51,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import contextlib
+import hashlib
 import json
 import os
 import resource
@@ -301,6 +304,69 @@ class Client:
             conn.close()
 
     async def _ws(self) -> None:
+        if WS_COMPRESSION[0]:
+            await self._ws_library()
+            return
+        # A minimal client, as the stream's is: the handshake and unmasked server frames read
+        # straight off the socket, so that the figure measures the server, not a client library.
+        reader, writer = await asyncio.open_connection(HOST, self.port)
+        try:
+            key = base64.b64encode(os.urandom(16)).decode()
+            writer.write(
+                (
+                    f"GET {self.path}/socket/?cursor={self.after}-0 HTTP/1.1\r\n"
+                    f"Host: {HOST}:{self.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                    f"Authorization: Token {self.token}\r\n\r\n"
+                ).encode()
+            )
+            status, headers = await asyncio.wait_for(read_head(reader), 120)
+            accept = base64.b64encode(hashlib.sha1((key + WS_GUID).encode()).digest()).decode()
+            if status != 101 or headers.get("sec-websocket-accept") != accept:
+                self.errors.append(f"ws: handshake answered {status}")
+                return
+            message = b""
+            while True:
+                head = await reader.readexactly(2)
+                opcode, size = head[0] & 0x0F, head[1] & 0x7F
+                if size >= 126:
+                    extra = await reader.readexactly(2 if size == 126 else 8)
+                    size = int.from_bytes(extra, "big")
+                if head[1] & 0x80:
+                    self.errors.append("ws: a masked frame from the server")
+                    return
+                payload = await reader.readexactly(size)
+                if opcode == 0x8:  # close: answer it and stop
+                    writer.write(ws_client_frame(0x8, payload[:2]))
+                    return
+                if opcode == 0x9:
+                    writer.write(ws_client_frame(0xA, payload))
+                    continue
+                if opcode in (0x0, 0x1):
+                    message += payload
+                    if head[0] & 0x80 and self._ws_message(message):
+                        return
+                    if head[0] & 0x80:
+                        message = b""
+        finally:
+            writer.close()
+
+    def _ws_message(self, message: bytes) -> bool:
+        """Handle one socket message; True at the end of the game."""
+        item = json.loads(message)
+        kind = item.get("type")
+        if kind == "game_event":
+            self.record(item["event"]["seq"])
+        elif kind == "sync":
+            self.ready.set()
+        elif kind == "end":
+            return True
+        elif kind == "error":
+            self.errors.append(f"ws: {item}"[:300])
+        return False
+
+    async def _ws_library(self) -> None:
+        """The websockets library's client, which can offer permessage-deflate."""
         from websockets.asyncio.client import connect
 
         url = f"ws://{HOST}:{self.port}{self.path}/socket/?cursor={self.after}-0"
@@ -313,16 +379,18 @@ class Client:
             max_size=2**22,
         ) as ws:
             async for message in ws:
-                item = json.loads(message)
-                kind = item.get("type")
-                if kind == "game_event":
-                    self.record(item["event"]["seq"])
-                elif kind == "sync":
-                    self.ready.set()
-                elif kind == "end":
+                if self._ws_message(message.encode() if isinstance(message, str) else message):
                     return
-                elif kind == "error":
-                    self.errors.append(f"ws: {item}"[:300])
+
+
+WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+
+def ws_client_frame(opcode: int, payload: bytes) -> bytes:
+    """One final client frame (clients mask theirs; payloads here are under 126 bytes)."""
+    mask = os.urandom(4)
+    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    return bytes([0x80 | opcode, 0x80 | len(payload)]) + mask + masked
 
 
 WS_COMPRESSION: list[str | None] = [None]  # "deflate": as browsers offer it
