@@ -377,7 +377,7 @@ export interface paths {
         };
         /**
          * Watch a game: the spectator view, optionally delayed
-         * @description Public games can be watched by anyone (private ones by who is at the table). No hand is shown; with a `spectator_delay` of N the table is shown as it was N moves ago (`version`) while `live_version` runs ahead. Follow it with the stream or the long-poll, which hold spectators to the same delay.
+         * @description Public games can be watched by anyone (private ones by who is at the table). No hand is shown; with a `spectator_delay` of N the table is shown as it was N events ago (`version`); `live_version` equals `version` while the delay holds (the live move count is not shown either), and every other read (game, scorecard, timer, replay, export, lobby entry, live sync) holds spectators to the same horizon until the game is over. Follow it with the socket, the stream or the long-poll.
          */
         get: operations["games_spectate"];
         put?: never;
@@ -421,7 +421,7 @@ export interface paths {
          *
          *     - `game_event`: a move-log entry, redacted for you like `GET .../events/` (`data`: `{version, event}`; `version` is the game version after it, = `event.seq`);
          *     - `table_event`: chat, a concession, rematch news, a settings change (`data`: `{version, table_seq, event}`); chat of seats you muted is left out;
-         *     - `sync` (first, without id): `{version, cursor, resumed}`: the game's version now;
+         *     - `sync` (first, without id): `{version, cursor, resumed}`: the game's version now (a delayed spectator: its horizon);
          *     - `end`: the game is over and everything was sent; the server closes the stream.
          *
          *     Every `game_event` / `table_event` has an `id` `<move seq>-<table seq>`. Browsers' `EventSource` resend the last one as `Last-Event-ID` when they reconnect, and the stream resumes right after it; other clients send the header themselves (or `?last_event_id=`). Without either, it starts after `?after=` (moves) and `?table_after=` (table events). Comments (`: keep-alive`) come while idle; the server closes the stream after `timeout` seconds (default 300) and the client reconnects. Spectators of a game with a spectator delay get moves that many moves late. Authenticate with the `Authorization` header or a session cookie.
@@ -681,7 +681,7 @@ export interface paths {
         };
         /**
          * A player's profile: record and finished games
-         * @description Won / lost / conceded counts over finished games, the latest finished games with their replay links, and whether you blocked or favour this player.
+         * @description Won / lost / conceded counts over the finished games played on this service (imported games do not count and are not listed), the latest of them with their replay links, and whether you blocked or favour this player.
          */
         get: operations["players_profile"];
         put?: never;
@@ -1515,7 +1515,7 @@ export interface components {
          *     | --- | --- | --- | --- | --- |
          *     | `invalid_request` | 400 | Invalid request | The request failed validation. | `errors` |
          *     | `malformed_body` | 400 | Malformed body | The body is not parseable JSON. |  |
-         *     | `body_too_large` | 400 | Body too large | The request body is larger than the server accepts. | `max_body_bytes` |
+         *     | `body_too_large` | 413 | Body too large | The request body is larger than the server accepts. | `max_body_bytes` |
          *     | `bad_request` | 400 | Bad request | The request could not be understood (e.g. a disallowed Host header). |  |
          *     | `not_authenticated` | 401 | Not authenticated | No credentials: send `Authorization: Token <token>`. |  |
          *     | `authentication_failed` | 401 | Authentication failed | The token is wrong. |  |
@@ -1523,8 +1523,10 @@ export interface components {
          *     | `not_found` | 404 | Not found | No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table. |  |
          *     | `method_not_allowed` | 405 | Method not allowed | The resource does not support the method (see the Allow header). |  |
          *     | `not_acceptable` | 406 | Not acceptable | No acceptable response media type. |  |
+         *     | `length_required` | 411 | Length required | The body has no Content-Length and this server cannot read it without one. |  |
          *     | `unsupported_media_type` | 415 | Unsupported media type | The body's media type is not JSON. |  |
          *     | `throttled` | 429 | Too many requests | A rate limit was hit; wait as the Retry-After header says. | `retry_after` |
+         *     | `database_unavailable` | 503 | Database unavailable | The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once. | `retry_after` |
          *     | `internal_error` | 500 | Internal error | The server failed to handle the request; details are in the server log only. |  |
          *     | `player_profile_missing` | 403 | Player profile missing | This account has no player profile: sign up as a player to play. |  |
          *     | `stale_version` | 409 | Stale version | The game has moved on since this action was made; reload and try again. | `current_version` |
@@ -1537,7 +1539,6 @@ export interface components {
          *     | `invalid_seat` | 400 | Invalid seat | There is no seat with that number at this table. |  |
          *     | `not_seated` | 403 | Not seated | You do not occupy a seat at this table. |  |
          *     | `not_game_creator` | 403 | Not the game's creator | Only the player who created the table may do this. |  |
-         *     | `join_code_invalid` | 403 | Join code invalid | This table is private: a valid join code is needed to sit at it. |  |
          *     | `idempotency_key_reused` | 422 | Idempotency key reused | This Idempotency-Key was already used with a different request. |  |
          *     | `table_talk_off` | 403 | Table talk off | This is a 'no table talk' game: quick chat is off. |  |
          *     | `chat_phrase_unknown` | 400 | Chat phrase unknown | Quick chat takes a phrase id from the fixed list (GET .../chat/phrases/). |  |
@@ -1608,7 +1609,7 @@ export interface components {
             instance?: string;
             /** @description The refused values, one entry each: `{field, code, message}`, where `field` is the dotted path (`players.0.name`), null for the request as a whole. Only for code `invalid_request`. */
             errors?: components["schemas"]["ProblemFieldError"][];
-            /** @description Seconds to wait before trying again. Only for codes `throttled`, `chat_rate_limited`. */
+            /** @description Seconds to wait before trying again. Only for codes `throttled`, `database_unavailable`, `chat_rate_limited`. */
             retry_after?: number | null;
             /** @description The largest request body accepted, in bytes. Only for code `body_too_large`. */
             max_body_bytes?: number;
@@ -1858,12 +1859,13 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             record: components["schemas"]["PlayerRecord"];
-            /** @description The latest finished games (at most 50). */
+            /** @description The latest finished games that count (at most 50). */
             games: components["schemas"]["ProfileGame"][];
             you: components["schemas"]["ProfileRelation"];
         };
+        /** @description Counted over the finished games played on this service; imported games do not count. */
         PlayerRecord: {
-            /** @description Finished games. */
+            /** @description Finished games played on this service; imported games do not count. */
             played: number;
             won: number;
             lost: number;
@@ -1921,7 +1923,7 @@ export interface components {
          *     | --- | --- | --- | --- | --- |
          *     | `invalid_request` | 400 | Invalid request | The request failed validation. | `errors` |
          *     | `malformed_body` | 400 | Malformed body | The body is not parseable JSON. |  |
-         *     | `body_too_large` | 400 | Body too large | The request body is larger than the server accepts. | `max_body_bytes` |
+         *     | `body_too_large` | 413 | Body too large | The request body is larger than the server accepts. | `max_body_bytes` |
          *     | `bad_request` | 400 | Bad request | The request could not be understood (e.g. a disallowed Host header). |  |
          *     | `not_authenticated` | 401 | Not authenticated | No credentials: send `Authorization: Token <token>`. |  |
          *     | `authentication_failed` | 401 | Authentication failed | The token is wrong. |  |
@@ -1929,8 +1931,10 @@ export interface components {
          *     | `not_found` | 404 | Not found | No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table. |  |
          *     | `method_not_allowed` | 405 | Method not allowed | The resource does not support the method (see the Allow header). |  |
          *     | `not_acceptable` | 406 | Not acceptable | No acceptable response media type. |  |
+         *     | `length_required` | 411 | Length required | The body has no Content-Length and this server cannot read it without one. |  |
          *     | `unsupported_media_type` | 415 | Unsupported media type | The body's media type is not JSON. |  |
          *     | `throttled` | 429 | Too many requests | A rate limit was hit; wait as the Retry-After header says. | `retry_after` |
+         *     | `database_unavailable` | 503 | Database unavailable | The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once. | `retry_after` |
          *     | `internal_error` | 500 | Internal error | The server failed to handle the request; details are in the server log only. |  |
          */
         Problem: {
@@ -1948,7 +1952,7 @@ export interface components {
             instance?: string;
             /** @description The refused values, one entry each: `{field, code, message}`, where `field` is the dotted path (`players.0.name`), null for the request as a whole. Only for code `invalid_request`. */
             errors?: components["schemas"]["ProblemFieldError"][];
-            /** @description Seconds to wait before trying again. Only for code `throttled`. */
+            /** @description Seconds to wait before trying again. Only for codes `throttled`, `database_unavailable`. */
             retry_after?: number | null;
             /** @description The largest request body accepted, in bytes. Only for code `body_too_large`. */
             max_body_bytes?: number;
@@ -2122,6 +2126,7 @@ export interface components {
             status: components["schemas"]["GameStatusEnum"];
             /** @description The version shown (live minus the delay). */
             version: number;
+            /** @description The game's version as a spectator may know it: `version` while the delay holds, the live version once the game is over. */
             live_version: number;
             spectator_delay: number;
             seats: components["schemas"]["Seat"][];
@@ -2135,7 +2140,10 @@ export interface components {
          * @enum {string}
          */
         StockExhaustedEnum: "end_round" | "play_on";
-        /** @description First message once authenticated: the game's version now and where the socket resumes. */
+        /**
+         * @description First message once authenticated: the game's version now (a spectator of a
+         *     delayed game: the version it may see) and where the socket resumes.
+         */
         SyncMessage: {
             /**
              * @description `sync`
@@ -2421,6 +2429,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     games_list: {
@@ -2487,6 +2510,21 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2557,6 +2595,34 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     games_retrieve: {
@@ -2604,6 +2670,21 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2707,6 +2788,19 @@ export interface operations {
                 };
             };
             /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
              * @description Unprocessable Entity: `code` is one of
              *
              *     - `game_over`: The game has ended; no further actions are accepted.
@@ -2755,10 +2849,27 @@ export interface operations {
              */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2844,6 +2955,19 @@ export interface operations {
                 };
             };
             /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
              * @description Too Many Requests: `code` is one of
              *
              *     - `chat_rate_limited` (with `retry_after`): Too many chat messages: wait a moment.
@@ -2851,10 +2975,27 @@ export interface operations {
              */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2923,6 +3064,34 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3013,6 +3182,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     games_events_list: {
@@ -3080,6 +3264,21 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3157,6 +3356,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     games_fairness: {
@@ -3232,6 +3446,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     games_join: {
@@ -3290,7 +3519,6 @@ export interface operations {
             /**
              * @description Forbidden: `code` is one of
              *
-             *     - `join_code_invalid`: This table is private: a valid join code is needed to sit at it.
              *     - `player_blocked`: A player at this table has blocked you: you cannot join it.
              */
             403: {
@@ -3328,6 +3556,34 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3405,6 +3661,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     games_presence_retrieve: {
@@ -3452,6 +3723,21 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3503,6 +3789,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     games_rematch_retrieve: {
@@ -3550,6 +3851,21 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3625,6 +3941,21 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3719,6 +4050,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     games_replay_steps: {
@@ -3766,6 +4112,21 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3817,6 +4178,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     games_socket: {
@@ -3851,6 +4227,21 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3900,6 +4291,21 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3996,6 +4402,34 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     games_stream: {
@@ -4072,6 +4506,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     games_table_retrieve: {
@@ -4119,6 +4568,21 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4215,6 +4679,34 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     games_table_events_list: {
@@ -4284,6 +4776,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     games_timer_retrieve: {
@@ -4334,6 +4841,21 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4413,6 +4935,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     games_timer_off_decline: {
@@ -4488,6 +5025,21 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4567,6 +5119,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     games_import: {
@@ -4623,6 +5190,19 @@ export interface operations {
                 };
             };
             /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
              * @description Unprocessable Entity: `code` is one of
              *
              *     - `import_event_rejected` (with `seq`, `engine_code`, `engine_message`): An event of the document does not apply.
@@ -4638,6 +5218,21 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4698,7 +5293,6 @@ export interface operations {
             /**
              * @description Forbidden: `code` is one of
              *
-             *     - `join_code_invalid`: This table is private: a valid join code is needed to sit at it.
              *     - `player_blocked`: A player at this table has blocked you: you cannot join it.
              */
             403: {
@@ -4738,6 +5332,34 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     health_get: {
@@ -4761,6 +5383,8 @@ export interface operations {
             /** @description At least one check failed. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4793,6 +5417,23 @@ export interface operations {
              */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4827,6 +5468,21 @@ export interface operations {
              */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4871,16 +5527,46 @@ export interface operations {
                 };
             };
             /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
              * @description Too Many Requests: `code` is one of
              *
              *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
              */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -4932,6 +5618,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     players_me: {
@@ -4963,6 +5664,21 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5027,6 +5743,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     players_block_remove: {
@@ -5087,6 +5818,21 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -5151,6 +5897,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     players_favourite_remove: {
@@ -5213,6 +5974,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     players_relations: {
@@ -5246,6 +6022,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     rules_get: {
@@ -5277,6 +6068,21 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
