@@ -56,6 +56,7 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 KEEPALIVE_SECONDS = 15.0  # a heartbeat to idle clients, and presence noted, this often
+HEARTBEAT_TICK_SECONDS = 5.0  # heartbeats go out on this tick: 10 to 15 s after the last frame
 RECHECK_SECONDS = 30.0  # re-read even without a wake-up (a lost pub/sub message)
 IDLE_SECONDS = 30.0  # a feed without followers stops after this (long-polls come back)
 TABLE_ONLY = 1 << 62  # a cursor's move part for a client that wants table events only
@@ -82,6 +83,50 @@ def _time_out(waiter: asyncio.Future[bool]) -> None:
         waiter.set_result(False)
 
 
+class Heartbeats:
+    """One timer per event loop for the heartbeats of every waiting follower.
+
+    A timer per wait (``call_later`` and its cancel) cost more than the rest of a wake-up put
+    together: with thousands of followers woken at each move, the loop's timer heap grew and
+    was cleaned at every move. Here a follower that waits is noted in a dict (O(1)), and one
+    timer, every ``HEARTBEAT_TICK_SECONDS`` while anyone waits, wakes those that have waited
+    ``KEEPALIVE_SECONDS - HEARTBEAT_TICK_SECONDS`` or more, so a silent client hears from the
+    server at least every ``KEEPALIVE_SECONDS``."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.waiting: dict[Subscriber, float] = {}
+        self.timer: asyncio.TimerHandle | None = None
+
+    def add(self, sub: Subscriber) -> None:
+        self.waiting[sub] = self.loop.time()
+        if self.timer is None:
+            self.timer = self.loop.call_later(HEARTBEAT_TICK_SECONDS, self._tick)
+
+    def discard(self, sub: Subscriber) -> None:
+        self.waiting.pop(sub, None)
+
+    def _tick(self) -> None:
+        self.timer = None
+        due = self.loop.time() - (KEEPALIVE_SECONDS - HEARTBEAT_TICK_SECONDS)
+        for sub in [s for s, since in self.waiting.items() if since <= due]:
+            sub.beat()
+        if self.waiting:
+            self.timer = self.loop.call_later(HEARTBEAT_TICK_SECONDS, self._tick)
+
+
+_heartbeats: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Heartbeats] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def heartbeats_of(loop: asyncio.AbstractEventLoop) -> Heartbeats:
+    beats = _heartbeats.get(loop)
+    if beats is None:
+        beats = _heartbeats[loop] = Heartbeats(loop)
+    return beats
+
+
 class Subscriber:
     """One client following a game: the items pushed to it, in order, and a wake-up."""
 
@@ -99,6 +144,11 @@ class Subscriber:
     def _wake(self) -> None:
         if self._waiter is not None and not self._waiter.done():
             self._waiter.set_result(True)
+
+    def beat(self) -> None:
+        """Time for a heartbeat: the wait ends with False."""
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(False)
 
     def push(self, items: list[LiveItem]) -> None:
         self.pending.extend(items)
@@ -152,6 +202,22 @@ class Subscriber:
             return await waiter
         finally:
             timer.cancel()
+            self._waiter = None
+
+    async def wait_heartbeat(self) -> bool:
+        """Until something is pending (True) or a heartbeat is due (False); no timer of its
+        own (``Heartbeats``)."""
+        if self.pending or self.ended or self.rejoin:
+            return True
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[bool] = loop.create_future()
+        self._waiter = waiter
+        beats = heartbeats_of(loop)
+        beats.add(self)
+        try:
+            return await waiter
+        finally:
+            beats.discard(self)
             self._waiter = None
 
     def leave(self) -> None:
@@ -500,7 +566,11 @@ async def follow(
             remaining = deadline - loop.time()
             if remaining <= 0:
                 return
-            if not await sub.wait(min(remaining, KEEPALIVE_SECONDS)) and loop.time() < deadline:
+            if remaining > KEEPALIVE_SECONDS:
+                woke = await sub.wait_heartbeat()
+            else:
+                woke = await sub.wait(remaining)
+            if not woke and loop.time() < deadline:
                 yield Idle()
     finally:
         sub.leave()

@@ -282,3 +282,51 @@ def test_a_client_ahead_in_one_log_gets_ids_from_its_own_position(
 
     got, expected = run(scenario)
     assert got == expected == ["1-2"]
+
+
+def test_silent_followers_hear_a_heartbeat_within_the_keepalive_from_one_shared_timer(
+    ada: PlayerClient, bob: PlayerClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Followers that wait share one timer (no timer per wait); each hears ``Idle`` at most
+    ``KEEPALIVE_SECONDS`` after its last frame, and not before ``KEEPALIVE_SECONDS -
+    HEARTBEAT_TICK_SECONDS``."""
+    import asyncio
+
+    from games.realtime import feed
+
+    monkeypatch.setattr(feed, "KEEPALIVE_SECONDS", 0.6)
+    monkeypatch.setattr(feed, "HEARTBEAT_TICK_SECONDS", 0.2)
+    game_id = two_player_game(ada, bob)
+
+    async def scenario() -> tuple[list[list[float]], list[str]]:
+        loop = asyncio.get_running_loop()
+        version = (await sync_to_async(ada.game)(game_id))["version"]
+        at = Cursor(version, 0)
+        started = loop.time()
+        gaps: list[list[float]] = [[] for _ in range(6)]
+
+        async def follower(i: int) -> list[str]:
+            kinds = []
+            last = loop.time()
+            async for followed in follow(game_id, (ada, bob)[i % 2].player_id, at, 3.0):
+                kinds.append(type(followed).__name__)
+                if isinstance(followed, feed.Idle):
+                    gaps[i].append(loop.time() - last)
+                last = loop.time()
+                if len(gaps[i]) == 3:
+                    return kinds
+            return kinds
+
+        tasks = [loop.create_task(follower(i)) for i in range(6)]
+        await asyncio.sleep(0.3)
+        beats = feed.heartbeats_of(loop)
+        assert beats.timer is not None and len(beats.waiting) == 6  # six waits, one timer
+        results = await asyncio.gather(*tasks)
+        assert loop.time() - started < 3.0
+        return gaps, [k for r in results for k in r][:3]
+
+    gaps, kinds = run(scenario)
+    assert kinds[0] == "Sync"
+    for follower_gaps in gaps:
+        assert len(follower_gaps) == 3
+        assert all(0.35 <= g <= 0.75 for g in follower_gaps), follower_gaps
