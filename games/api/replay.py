@@ -51,10 +51,30 @@ class ReplayObjectField(serializers.JSONField):
     """A JSON object whose members depend on its kind (see the field's description)."""
 
 
+# ``at``: an event number, or ``last`` (the default: the last event you may see).
+REPLAY_AT_LAST = "last"
+REPLAY_AT_SCHEMA = {
+    "oneOf": [
+        {"type": "integer", "minimum": 1},
+        {"type": "string", "enum": [REPLAY_AT_LAST]},
+    ]
+}
+
+
+class ReplayAtField(serializers.IntegerField):
+    """An event number (1 or more), or ``last``: None, the last event."""
+
+    def run_validation(self, data: Any = serializers.empty) -> int | None:
+        if data == REPLAY_AT_LAST:
+            return None
+        value: int | None = super().run_validation(data)
+        return value
+
+
 class ReplayParamsSerializer(Base):
     """Query parameters of the replay (validation only)."""
 
-    at = serializers.IntegerField(required=False, min_value=1)
+    at = ReplayAtField(required=False, min_value=1)
 
 
 class ReplayEventSerializer(Base):
@@ -391,7 +411,11 @@ class GameReplayApi(APIView):
         "may see every hand at every step (`hands`, and every private part of the event).",
         parameters=[
             GAME_ID,
-            OpenApiParameter("at", int, description="Event number, 1 to the game's version."),
+            OpenApiParameter(
+                "at",
+                REPLAY_AT_SCHEMA,
+                description="Event number, 1 to the game's version, or `last` (the default).",
+            ),
         ],
         responses={200: ReplayStateSerializer, **problem_responses(REPLAY_PROBLEMS)},
         examples=[REPLAY_EXAMPLE],
