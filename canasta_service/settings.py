@@ -69,6 +69,8 @@ MIDDLEWARE = [
     "canasta_service.limits.BodySizeLimitMiddleware",
     # A NUL character in the path or query string is refused (400) before any view.
     "canasta_service.parsers.NulCharacterMiddleware",
+    # An /api/ path without its trailing slash is served by its route (no APPEND_SLASH redirect).
+    "canasta_service.slashes.ApiSlashMiddleware",
     # WhiteNoise, async-capable: the live endpoints must not hold a thread per waiting client.
     "canasta_service.async_static.AsyncWhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
