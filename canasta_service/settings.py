@@ -216,6 +216,20 @@ SPECTACULAR_SETTINGS = {
         "see the `Problem` schema."
     ),
     "VERSION": "0.1.0",
+    "LICENSE": {"name": "MIT", "url": "https://opensource.org/license/mit"},
+    # Paths start with /api/v1/, so a server is an origin: first the one serving this document
+    # (its Swagger UI and Redoc try requests there), then any deployment (`make run`: default).
+    "SERVERS": [
+        {"url": "/", "description": "The origin that serves this document."},
+        {
+            "url": "{scheme}://{host}",
+            "description": "A deployment of the service (default: `make run`).",
+            "variables": {
+                "scheme": {"enum": ["https", "http"], "default": "http"},
+                "host": {"default": "localhost:8000", "description": "Host name and port."},
+            },
+        },
+    ],
     "SERVE_INCLUDE_SCHEMA": False,
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "COMPONENT_SPLIT_REQUEST": True,
@@ -225,6 +239,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "games.api.live_messages.client_messages_hook",
         "canasta_service.problems.problem_headers_hook",
+        "canasta_service.openapi.nullable_types_hook",
         "games.api.schema_links.game_links_hook",
     ],
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

@@ -1,15 +1,36 @@
 """Routes of the game API, included under /api/v1/ by canasta_service.urls."""
 
-from django.urls import path
+from django.urls import path, register_converter
 
 from games.api import live, live_messages, replay, table, timers, views
+
+
+class JoinCodeConverter:
+    """A join code as the schema bounds it: 1 to 16 characters (longer: no such URL, 404)."""
+
+    regex = f"[^/]{{1,{views.JOIN_CODE_MAX_LENGTH}}}"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(JoinCodeConverter, "join_code")
 
 urlpatterns = [
     path("players/", views.PlayerCreateApi.as_view(), name="player-create"),
     path("players/me/", views.PlayerMeApi.as_view(), name="player-me"),
     path("rules/", views.RulesApi.as_view(), name="rules"),
     path("games/", views.GameListCreateApi.as_view(), name="game-list"),
-    path("games/join/<str:join_code>/", views.GameJoinByCodeApi.as_view(), name="game-join-code"),
+    path("join/<join_code:join_code>/", views.GameJoinByCodeApi.as_view(), name="game-join-code"),
+    # The join link's former path: still served, not in the schema (see GameJoinByCodeFormerApi).
+    path(
+        "games/join/<str:join_code>/",
+        views.GameJoinByCodeFormerApi.as_view(),
+        name="game-join-code-former",
+    ),
     path("games/import/", replay.GameImportApi.as_view(), name="game-import"),
     path("games/<int:game_id>/", views.GameDetailApi.as_view(), name="game-detail"),
     path("games/<int:game_id>/join/", views.GameJoinApi.as_view(), name="game-join"),

@@ -9,7 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.pagination import PageNumberPagination
@@ -139,7 +144,6 @@ class PlayerCreateApi(APIView):
         request=PlayerCreateSerializer,
         responses={201: PlayerCreatedSerializer, **problem_responses(BODY, "throttled")},
         examples=[examples.PLAYER_CREATE, examples.PLAYER_CREATED],
-        auth=[],
     )
     def post(self, request: Request) -> Response:
         data = PlayerCreateSerializer(data=request.data)
@@ -317,15 +321,25 @@ class GameJoinApi(APIView):
         return game_detail_response(game, player)
 
 
+JOIN_CODE_MAX_LENGTH = 16
+
+
 class GameJoinByCodeApi(APIView):
     @extend_schema(
         operation_id="games_join_by_code",
         tags=["seats"],
         summary="Sit at a table through its join link",
         description="The join link of a table (public or private) is "
-        "`/api/v1/games/join/{join_code}/`.",
+        "`/api/v1/join/{join_code}/`. Its former path `/api/v1/games/join/{join_code}/` "
+        "still answers the same, but is left out of this document: beside "
+        "`/games/{game_id}/actions/` it made paths ambiguous.",
         parameters=[
-            OpenApiParameter("join_code", str, OpenApiParameter.PATH, description="Join code")
+            OpenApiParameter(
+                "join_code",
+                {"type": "string", "minLength": 1, "maxLength": JOIN_CODE_MAX_LENGTH},
+                OpenApiParameter.PATH,
+                description="The table's `join_code` (from the creator or a seated player).",
+            )
         ],
         request=GameJoinByCodeSerializer,
         responses={200: GameDetailSerializer, **problem_responses(JOIN_PROBLEMS)},
@@ -336,6 +350,12 @@ class GameJoinByCodeApi(APIView):
         player = player_of(request)
         game = game_join(player=player, join_code=join_code, seat=data.validated_data.get("seat"))
         return game_detail_response(game, player)
+
+
+@extend_schema_view(post=extend_schema(exclude=True))
+class GameJoinByCodeFormerApi(GameJoinByCodeApi):
+    """The join link's former path, ``games/join/<join_code>/``: served for existing clients,
+    left out of the schema (it is ambiguous beside ``games/{game_id}/actions/``)."""
 
 
 class GameLeaveApi(APIView):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from rest_framework.test import APIClient
 
 from tests.api.conftest import PlayerClient, create_game, problem
 
@@ -223,13 +224,32 @@ def test_private_table_needs_its_code(
     assert response.status_code == 200 and response.json()["your_seat"] == 1
     # the join link works for private tables too
     cat = make_player("Cat")
-    link = cat.post(f"/api/v1/games/join/{game['join_code']}/", {"seat": 3}, format="json")
+    link = cat.post(f"/api/v1/join/{game['join_code']}/", {"seat": 3}, format="json")
     assert link.status_code == 200 and link.json()["your_seat"] == 3
     assert cat.game(game["id"])["join_code"] == game["join_code"]
 
 
 def test_join_link_with_unknown_code_is_404(bob: PlayerClient) -> None:
-    problem(bob.post("/api/v1/games/join/NOSUCHCD/", {}, format="json"), 404, "not_found")
+    problem(bob.post("/api/v1/join/NOSUCHCD/", {}, format="json"), 404, "not_found")
+    # longer than any join code (the schema's maxLength): no such URL
+    problem(bob.post(f"/api/v1/join/{'A' * 17}/", {}, format="json"), 404, "not_found")
+
+
+def test_the_join_links_former_path_still_joins(
+    ada: PlayerClient, bob: PlayerClient, make_player: Callable[..., PlayerClient]
+) -> None:
+    """/games/join/{code}/ (ambiguous beside /games/{id}/actions/, so not in openapi.yaml)
+    answers as /join/{code}/ does; a plain client, since the schema no longer lists it."""
+    game = create_game(ada, is_public=False)
+    former = APIClient()
+    former.credentials(HTTP_AUTHORIZATION=f"Token {bob.token}")
+    joined = former.post(f"/api/v1/games/join/{game['join_code']}/", {"seat": 1}, format="json")
+    assert joined.status_code == 200, joined.content
+    body = joined.json()
+    assert body["id"] == game["id"] and body["your_seat"] == 1
+    assert body["seats"][1]["player"]["id"] == bob.player_id
+    unknown = former.post("/api/v1/games/join/NOSUCHCD/", {}, format="json")
+    assert unknown.status_code == 404 and unknown.json()["code"] == "not_found"
 
 
 def test_join_unknown_game_is_404(bob: PlayerClient) -> None:

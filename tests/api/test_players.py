@@ -71,7 +71,7 @@ def test_game_endpoints_need_a_token(path: str) -> None:
     [
         "/api/v1/games/",
         "/api/v1/games/1/join/",
-        "/api/v1/games/join/ABCDEFGH/",
+        "/api/v1/join/ABCDEFGH/",
         "/api/v1/games/1/leave/",
         "/api/v1/games/1/start/",
         "/api/v1/games/1/actions/",

@@ -93,7 +93,7 @@ def test_the_generated_types_describe_the_game_api(generated: Path) -> None:
         '"/api/v1/games/{game_id}/actions/"',
         '"/api/v1/games/{game_id}/events/"',
         '"/api/v1/players/"',
-        '"/api/v1/games/join/{join_code}/"',
+        '"/api/v1/join/{join_code}/"',
     ):
         assert path in types
     assert "GameProblem" in types and "current_version" in types

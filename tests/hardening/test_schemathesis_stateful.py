@@ -55,7 +55,7 @@ RUN = hypothesis_settings(
     suppress_health_check=list(HealthCheck),
 )
 CREATE = "POST /api/v1/games/"
-JOINS = ("POST /api/v1/games/{game_id}/join/", "POST /api/v1/games/join/{join_code}/")
+JOINS = ("POST /api/v1/games/{game_id}/join/", "POST /api/v1/join/{join_code}/")
 START = "POST /api/v1/games/{game_id}/start/"
 ACTION = "POST /api/v1/games/{game_id}/actions/"
 # The stage a successful answer of an operation takes its game to.

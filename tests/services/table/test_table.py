@@ -329,7 +329,7 @@ def test_a_blocked_player_cannot_join(ada: PlayerClient, bob: PlayerClient, caro
     game = create_game(ada, preset="classic", seat=0)
     problem(bob.post(url(game["id"], "join/"), {}, format="json"), 403, "player_blocked")
     problem(
-        bob.post(f"/api/v1/games/join/{game['join_code']}/", {}, format="json"),
+        bob.post(f"/api/v1/join/{game['join_code']}/", {}, format="json"),
         403,
         "player_blocked",
     )
