@@ -439,7 +439,9 @@ class GameActionCreateApi(APIView):
         responses={
             201: OpenApiResponse(
                 ActionResultSerializer,
-                description="Applied (or the replay of the first response to this key).",
+                description="Applied (or the replay of the first response to this key). "
+                "`game` is the game as it is when the answer is sent: without a broker, after "
+                "the bots' turns that followed the move; with one, as the move left it.",
             ),
             **problem_responses(ACTION_PROBLEMS),
         },

@@ -87,6 +87,20 @@ def bot_turn_register(game: Game, seats: list[Seat]) -> None:
 _eager = threading.local()
 
 
+def bot_turns_played(game: Game, seats: list[Seat]) -> bool:
+    """Whether the bot turns that ``game``'s committed move left (a bot to act) have already
+    been played, in this thread: without a broker they run as the move's transaction commits,
+    unless an outer transaction holds its hooks back or a bot turn of this thread is running
+    (they then wait in its queue). With a broker they are a worker's, later."""
+    if not celery_app.conf.task_always_eager or transaction.get_connection().in_atomic_block:
+        return False
+    if getattr(_eager, "queue", None) is not None:
+        return False
+    return (
+        game.status == GameStatus.ACTIVE and game.to_act is not None and seats[game.to_act].is_bot
+    )
+
+
 def bot_turn_schedule(game_id: int, version: int) -> None:
     """Have the bot to act in ``game_id`` play its turn at ``version`` (idempotent by version)."""
     if not celery_app.conf.task_always_eager:
