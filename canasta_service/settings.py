@@ -87,7 +87,8 @@ WSGI_APPLICATION = "canasta_service.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        # The API docs' pages (canasta_service/templates/docs/: nothing from another host).
+        "DIRS": [BASE_DIR / "canasta_service" / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -235,6 +236,8 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": r"/api/v[0-9]+",
     "SWAGGER_UI_DIST": "SIDECAR",
+    # No badge from validator.swagger.io: the docs fetch nothing from another host.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "games.api.live_messages.client_messages_hook",
