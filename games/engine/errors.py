@@ -24,16 +24,21 @@ ERROR_CODES: dict[str, str] = {
     "pile_to_canasta_forbidden": "The top card may not be laid off on a completed canasta.",
     "pile_one_card_restriction": "A player holding one card may not take a one-card pile.",
     "must_take_pile": "The stock is empty and the top card fits the team's meld: take the pile.",
-    "meld_too_small": "A new meld needs at least three cards.",
-    "meld_mixed_ranks": "A meld holds natural cards of one rank only.",
+    "meld_too_small": "A new meld needs at least three cards (black threes: three or four).",
+    "meld_mixed_ranks": "A meld holds cards of one rank only (black threes only with black "
+    "threes; a wild meld only wild cards).",
     "meld_needs_two_naturals": "A meld needs at least two natural cards.",
     "meld_too_many_wilds": "The meld would hold more wild cards than the rules allow.",
-    "meld_invalid_card": "This card cannot be melded (red threes never; black threes only "
-    "as a 3 or 4 card meld when going out).",
+    "meld_invalid_card": "This card cannot be melded here: red threes never, black threes never "
+    "with wild cards or onto a meld, 2s and jokers not as a rank of their own.",
     "meld_black_threes_only_going_out": "Black threes may be melded only when going out.",
     "meld_wild_canasta_disabled": "A meld of wild cards alone needs the wild_canasta option.",
     "meld_duplicate_rank": "One action names the same meld rank twice.",
-    "initial_meld_below_minimum": "The team's first melds must reach the initial-meld minimum.",
+    "initial_meld_below_minimum": "The side's first melds must reach the initial-meld minimum "
+    "this turn: a meld below it needs cards left in hand that complete it (a pile take must "
+    "reach it by itself).",
+    "initial_meld_incomplete": "The side's first melds are still below the initial-meld minimum: "
+    "meld the rest before ending the turn.",
     "cannot_go_out": "Going out (or keeping one card to discard) needs the required canastas.",
     "partner_said_no": "The partner refused permission to go out this turn.",
     "must_go_out": "The partner allowed going out, so this turn must end by going out.",

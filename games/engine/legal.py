@@ -6,8 +6,10 @@ set is listed per rank: every way the top card can be used (a natural pair, all 
 naturals of its rank, natural + wild, lay-off, and for a short hand the takes that go out),
 every rank that can be started or laid off on with the hand's naturals (all of them, or as many
 as may go while keeping enough cards; with and without one wild card), every wild card lay-off,
-for a side that has not opened the richest and the trimmed combinations reaching the minimum,
-black threes when going out, and a whole going-out plan. Every listed action is accepted by
+for a side that has not opened the richest and the trimmed combinations reaching the minimum
+(once its first melds are laid below the minimum: no discard, but the fewest cards completing
+them, each of their melds alone and the lay-offs that keep it reachable), black threes when
+going out, and a whole going-out plan. Every listed action is accepted by
 ``apply``; clients may still build other combinations.
 """
 
@@ -37,9 +39,11 @@ from .cards import (
 )
 from .options import Options
 from .rules import (
+    completion,
     discard_error,
     going_out_plan,
     initial_meld_minimum,
+    initial_meld_need,
     meld_all,
     meld_error,
     must_take_pile,
@@ -260,7 +264,7 @@ def _short_hand_takes(st: GameState, seat: int, same: list[int], wilds: list[int
                 to_meld = rest[:]
                 if kept is not None:
                     to_meld.remove(kept)
-                groups = meld_all(st, team, to_meld, merged, True) if to_meld else None
+                groups = meld_all(st, team, to_meld, merged) if to_meld else None
                 if groups:
                     options.append(groups)
         for extras in options:
@@ -275,10 +279,14 @@ def _play_phase(st: GameState, seat: int) -> list[Action]:
     hand = st.hands[seat]
     team = seat % st.options.teams
     plan = going_out_plan(st, seat)
+    opened = st.opened[team]
+    # A side laying its first melds one at a time: the turn cannot end until they reach the
+    # minimum, and what completes them is listed below.
+    incomplete = not opened and bool(st.melds[team])
     out: list[Action] = []
-    if st.no_discard:
+    if st.no_discard and not incomplete:
         out.append(EndRound(seat))
-    else:
+    elif not incomplete:
         out.extend(_discards(st, seat, hand, plan is not None))
     if (
         plan is not None
@@ -291,14 +299,14 @@ def _play_phase(st: GameState, seat: int) -> list[Action]:
         out.append(AskPartner(seat))
     naturals, wilds = _by_rank(hand)
     melds = st.melds[team]
-    if st.opened[team]:
+    if opened or incomplete:
         wild = _cheapest_wild(wilds) if wilds else None
         # Natural cards laid off, three or more naturals, or a natural pair with one wild card
-        # always make a valid meld; only keeping too few cards (going out) or a binding "yes"
-        # can refuse them, and then the full check decides.
+        # always make a valid meld; only keeping too few cards (going out), a binding "yes" or
+        # an incomplete first meld can refuse them, and then the full check decides.
         size = len(hand)
         keep = 1 if st.no_discard else 2
-        plain = st.permission != PERMISSION_YES
+        plain = opened and st.permission != PERMISSION_YES
         for rank, cards in naturals.items():
             if rank == THREE:
                 continue
@@ -334,9 +342,15 @@ def _play_phase(st: GameState, seat: int) -> list[Action]:
             if single_meld_ok(st, seat, group):
                 out.append(Meld(seat, (group,)))
     candidates: list[tuple[MeldGroup, ...]] = []
-    if not st.opened[team]:
+    if not opened:
         minimum = initial_meld_minimum(st.scores[team])
-        candidates += _openings(st.options, naturals, wilds, -1, (), 0, minimum)
+        need = initial_meld_need(st, team)
+        candidates += _openings(st.options, naturals, wilds, -1, (), minimum - need, minimum)
+        if incomplete:
+            rest = completion(st, seat, hand, melds, need)
+            if rest is not None:  # always, as a first meld below the minimum needs one
+                candidates.append(rest)
+                candidates += [(g,) for g in rest]
     blacks = tuple(naturals.get(THREE, ()))  # red threes are not in ``naturals``
     if len(blacks) in (3, 4) and len(hand) - len(blacks) <= 1:
         candidates.append((MeldGroup(THREE, blacks),))

@@ -4,11 +4,14 @@
 the state exactly as it was. Events describing what happened are appended to ``events`` when a
 list is given: each has a public part and, where cards are hidden, private parts per seat.
 
-Readings chosen where RULES.md leaves room (following ``../shared/reference``):
+Readings chosen where the rule book (docs/rules.md, "Readings") leaves room:
 
-- Initial meld: the minimum must be met by one action (a ``meld`` with several groups, or a
-  ``take_pile`` with its extra groups), as the cardgames.io page's "combination of melds" is
-  presented at once; later melds in the same turn are then free.
+- Initial meld: the minimum may be reached by several ``meld`` actions in one turn. Every card
+  the side melds that turn counts (lay-offs on that turn's melds included). A meld below the
+  minimum is accepted only when the cards left in hand can complete it while the turn can
+  still end (a way out, or melds keeping a card to discard and one more); until the minimum is
+  met the turn cannot end (``initial_meld_incomplete``). A ``take_pile`` must reach it by itself,
+  with the top card and cards from the hand, before the rest of the pile is taken.
 - Frozen pile: a natural pair with the top card may go onto the team's existing meld of that
   rank (the pair is shown, then merged: one meld per rank); a plain lay-off may not.
 - ``pile_to_canasta=False`` refuses any take whose top card would join a completed canasta,
@@ -17,8 +20,10 @@ Readings chosen where RULES.md leaves room (following ``../shared/reference``):
 - A partner's "yes" binds the rest of the turn: a discard or meld that would leave the player
   unable to go out is refused (``must_go_out``). Asking needs at least two cards in hand.
 - Concealed going out: no melds or lay-offs of the player's own on earlier turns, and (with
-  ``concealed_requires_canasta``) a canasta among the melds started this turn; laying off on
-  the partner's melds in that turn is tolerated, as on cardgames.io.
+  ``concealed_requires_canasta``) a canasta among the melds started this turn (laying off on
+  the partner's melds in that turn is then tolerated), or the cards the player laid this turn,
+  taken alone, making valid melds with a canasta among them: a canasta of a rank the partner
+  had melded joins the partner's meld and still counts.
 - Red threes never stay in a hand during its owner's turn (they are revealed at once), so
   ``red_three_discard`` only matters in positions set up with a red three in hand; a discarded
   red three freezes and blocks the pile and goes to the taker's red-three area.
@@ -194,6 +199,7 @@ def _start_turn(st: GameState, seat: int, events: Events) -> None:
     st.phase = PHASE_DRAW
     st.turn_melded = False
     st.turn_started = []
+    st.turn_laid = {}
     st.permission = PERMISSION_NONE
     st.no_discard = False
     if st.options.red_three_reveal == "on_turn" and _reveal_red_threes(st, seat, events):
@@ -270,15 +276,30 @@ def apply(st: GameState, action: Action, events: Events = None) -> None:
     st.action_count += 1
 
 
+def _phase_error(st: GameState, what: str) -> IllegalAction:
+    """Refusal of an action made at the wrong point of the turn, saying what the turn awaits."""
+    if st.phase == PHASE_DRAW:
+        hint = "the turn starts by drawing from the stock or taking the pile"
+    elif st.phase == PHASE_ANSWER:
+        hint = "the partner's answer to the question about going out comes first"
+    elif st.no_discard:
+        hint = "you have drawn this turn; meld if you wish, then end the round"
+    else:
+        hint = "you have drawn this turn; meld if you wish, then discard"
+    if what == "answer" and st.phase != PHASE_ANSWER:
+        hint = "nobody has asked for permission to go out"
+    return IllegalAction("wrong_phase", f"You cannot {what} now: {hint}.")
+
+
 def _need_phase(st: GameState, phase: str, what: str) -> None:
     if st.phase != phase:
-        raise IllegalAction("wrong_phase", f"You cannot {what} now (the turn is at '{st.phase}').")
+        raise _phase_error(st, what)
 
 
 def _apply_draw(st: GameState, action: Draw, events: Events) -> None:
     _need_phase(st, PHASE_DRAW, "draw")
     if not st.stock:
-        raise IllegalAction("stock_empty", "The stock is empty.")
+        raise IllegalAction("stock_empty", "The stock is empty, so no card can be drawn.")
     seat = action.seat
     drawn = [st.stock.pop() for _ in range(min(st.options.draw_count, len(st.stock)))]
     st.hands[seat].extend(drawn)
@@ -294,18 +315,24 @@ def _apply_draw(st: GameState, action: Draw, events: Events) -> None:
 def discard_error(st: GameState, seat: int, card: int) -> IllegalAction | None:
     """Why discarding ``card`` is refused now, or None when it is allowed."""
     if st.phase != PHASE_PLAY:
-        return IllegalAction(
-            "wrong_phase", f"You cannot discard now (the turn is at '{st.phase}')."
-        )
+        return _phase_error(st, "discard")
     if st.no_discard:
         return IllegalAction(
-            "cannot_discard", "The last stock card was a red three: meld if you wish, then end."
+            "cannot_discard",
+            "The last stock card was a red three: this turn has no discard; meld if you wish, "
+            "then end the round.",
         )
     hand = st.hands[seat]
     if card not in hand:
         return IllegalAction("card_not_in_hand", f"{_card_name(card)} is not in your hand.")
     if IS_RED_THREE[card] and not st.options.red_three_discard:
-        return IllegalAction("red_three_discard", "Red threes may not be discarded.")
+        return IllegalAction(
+            "red_three_discard",
+            f"{card_text(card)} is a red three: red threes may not be discarded in this game.",
+        )
+    incomplete = initial_meld_incomplete(st, seat)
+    if incomplete is not None:
+        return incomplete
     if len(hand) == 1:
         return _going_out_error(st, seat)
     if st.permission == PERMISSION_YES and going_out_possible(st, seat):
@@ -347,7 +374,9 @@ def _going_out_error(st: GameState, seat: int) -> IllegalAction | None:
     if canasta_count(st.melds[team]) < need:
         word = "canasta" if need == 1 else "canastas"
         return IllegalAction(
-            "cannot_go_out", f"Your side needs {need} {word} before you can go out."
+            "cannot_go_out",
+            f"Discarding your last card would go out, and your side needs {need} {word} "
+            f"before it can go out (it has {canasta_count(st.melds[team])}).",
         )
     if st.permission == PERMISSION_NO:
         return IllegalAction("partner_said_no", "Your partner said no: you may not go out now.")
@@ -369,40 +398,78 @@ def _take_from(hand: list[int], cards: tuple[int, ...] | list[int]) -> list[int]
         try:
             rest.remove(c)
         except ValueError:
+            held = hand.count(c)
             raise IllegalAction(
-                "card_not_in_hand", f"{_card_name(c)} is not in your hand (or named too often)."
+                "card_not_in_hand",
+                f"{_card_name(c)} is named more often than your hand holds it ({held})."
+                if held
+                else f"{_card_name(c)} is not in your hand.",
             ) from None
     return rest
 
 
 def _check_meld_cards(opts: Options, rank: int, cards: list[int], existing: list[int]) -> None:
-    """Refuse unless ``existing + cards`` is a valid meld of ``rank``."""
-    if rank == THREE:
-        if not all(IS_BLACK_THREE[c] for c in cards):
+    """Refuse unless ``existing + cards`` is a valid meld of ``rank``, naming the first reason:
+    a red three, then a card of another rank, then the meld's size and wild cards."""
+    for c in cards:
+        if IS_RED_THREE[c]:
             raise IllegalAction(
-                "meld_invalid_card", "A meld of threes holds black threes only, no wild cards."
+                "meld_invalid_card",
+                f"{card_text(c)} is a red three: red threes are never melded (they go to your "
+                "side's red-three area).",
             )
-        if existing or not 3 <= len(cards) <= 4:
-            raise IllegalAction("meld_invalid_card", "Black threes are melded as 3 or 4 cards.")
+    if rank == THREE:
+        for c in cards:
+            if IS_WILD[c]:
+                raise IllegalAction(
+                    "meld_invalid_card",
+                    f"Black threes are melded without wild cards ({card_text(c)} is wild).",
+                )
+            if not IS_BLACK_THREE[c]:
+                raise IllegalAction(
+                    "meld_mixed_ranks",
+                    f"A meld holds cards of one rank: {card_text(c)} is not a three.",
+                )
+        if existing:
+            raise IllegalAction(
+                "meld_invalid_card",
+                "Black threes are melded once, three or four together: none can be added.",
+            )
+        if len(cards) < 3:
+            raise IllegalAction(
+                "meld_too_small", "Black threes are melded three or four together, not fewer."
+            )
         return
     if rank == WILD_RANK:
         if not opts.wild_canasta:
             raise IllegalAction(
-                "meld_wild_canasta_disabled", "Melds of wild cards alone are not allowed."
+                "meld_wild_canasta_disabled",
+                "Melds of wild cards alone need the wild_canasta option, which is off.",
             )
-        if not all(IS_WILD[c] for c in cards):
-            raise IllegalAction("meld_mixed_ranks", "A wild meld holds wild cards only.")
+        for c in cards:
+            if not IS_WILD[c]:
+                raise IllegalAction(
+                    "meld_mixed_ranks",
+                    f"A meld of wild cards holds wild cards only: {card_text(c)} is not wild.",
+                )
         if len(existing) + len(cards) < 3:
-            raise IllegalAction("meld_too_small", "A new meld needs at least three cards.")
+            raise IllegalAction(
+                "meld_too_small", "A new meld of wild cards needs at least three cards."
+            )
         return
     if rank in (TWO, JOKER_RANK) or not 1 <= rank <= 11:
-        raise IllegalAction("meld_invalid_card", "Melds are of ranks 4 to A (2s are wild).")
+        raise IllegalAction(
+            "meld_invalid_card",
+            "2s and jokers are wild, not a rank: meld them with natural cards of 4 to A"
+            + (", or as a wild meld (rank W)." if opts.wild_canasta else "."),
+        )
     naturals = wilds = 0
     for c in existing:
         if IS_WILD[c]:
             wilds += 1
         else:
             naturals += 1
+    name = rank_text(rank)
     for c in cards:
         if IS_WILD[c]:
             wilds += 1
@@ -410,19 +477,31 @@ def _check_meld_cards(opts: Options, rank: int, cards: list[int], existing: list
             naturals += 1
         elif RANK_OF[c] == THREE:
             raise IllegalAction(
-                "meld_invalid_card",
-                "Threes cannot join a meld (red threes never; black threes only alone).",
+                "meld_mixed_ranks",
+                f"A meld holds cards of one rank: {card_text(c)} is a black three, not of rank "
+                f"{name} (black threes are melded only together, when going out).",
             )
         else:
-            raise IllegalAction("meld_mixed_ranks", "A meld holds natural cards of one rank only.")
+            raise IllegalAction(
+                "meld_mixed_ranks",
+                f"A meld holds cards of one rank: {card_text(c)} is not of rank {name}.",
+            )
     if naturals + wilds < 3:
-        raise IllegalAction("meld_too_small", "A new meld needs at least three cards.")
+        raise IllegalAction(
+            "meld_too_small",
+            f"A new meld needs at least three cards (this {name} meld would hold "
+            f"{naturals + wilds}).",
+        )
     if naturals < 2:
-        raise IllegalAction("meld_needs_two_naturals", "A meld needs at least two natural cards.")
+        raise IllegalAction(
+            "meld_needs_two_naturals",
+            f"A meld needs at least two natural cards (this {name} meld would hold {naturals}).",
+        )
     if wilds > wild_cap(opts, naturals):
         raise IllegalAction(
             "meld_too_many_wilds",
-            f"Too many wild cards: at most {opts.max_wilds_per_meld}, and "
+            f"Too many wild cards: this {name} meld would hold {wilds} wild and {naturals} "
+            f"natural cards; at most {opts.max_wilds_per_meld} wild cards, and "
             + (
                 "fewer than the natural cards."
                 if opts.wild_ratio == "naturals_exceed_wilds"
@@ -431,12 +510,37 @@ def _check_meld_cards(opts: Options, rank: int, cards: list[int], existing: list
         )
 
 
+def initial_meld_need(st: GameState, team: int) -> int:
+    """Points the side still has to meld this turn to reach its initial minimum (0 once open).
+
+    A side that has not opened holds only melds laid this turn, so all of them count."""
+    if st.opened[team]:
+        return 0
+    shown = sum(VALUE_OF[c] for cards in st.melds[team].values() for c in cards)
+    return max(0, initial_meld_minimum(st.scores[team]) - shown)
+
+
+def initial_meld_incomplete(st: GameState, seat: int) -> IllegalAction | None:
+    """Refusal of ending the turn while the side's first melds are still below the minimum."""
+    team = seat % st.options.teams
+    if st.opened[team] or not st.melds[team]:
+        return None
+    minimum = initial_meld_minimum(st.scores[team])
+    shown = minimum - initial_meld_need(st, team)
+    return IllegalAction(
+        "initial_meld_incomplete",
+        f"Your side's first melds are worth {shown} of the {minimum} points it needs this "
+        "turn: meld the rest of them before you end your turn.",
+    )
+
+
 @dataclass(slots=True)
 class _MeldPlan:
     hand: list[int]  # the hand after the action
     melds: dict[int, list[int]]  # the team's melds after the action (new dict)
     started: list[int]  # ranks of melds newly started
-    value: int  # value of the cards in newly started melds (for the initial minimum)
+    laid: list[MeldGroup]  # the groups laid by the player (the pile's top card included)
+    need: int  # points the side's initial meld still lacks after the action (0: met)
 
 
 def _plan_melds(
@@ -453,6 +557,7 @@ def _plan_melds(
     current = st.melds[team]
     melds = dict(current)
     started: list[int] = []
+    opening = not st.opened[team]
     value = 0
     seen: set[int] = set()
     if pile_group is None and not groups:
@@ -477,39 +582,58 @@ def _plan_melds(
         melds[group.rank] = existing + cards
         if not existing:
             started.append(group.rank)
+        if opening:
             value += sum(VALUE_OF[c] for c in cards)
-    if not st.opened[team] and started:
-        minimum = initial_meld_minimum(st.scores[team])
-        if value < minimum:
-            raise IllegalAction(
-                "initial_meld_below_minimum",
-                f"Your side's first melds must be worth at least {minimum} points "
-                f"(these are worth {value}).",
-            )
+    need = 0
+    if opening:
+        before = initial_meld_need(st, team)
+        need = max(0, before - value)
+        if need:
+            minimum = initial_meld_minimum(st.scores[team])
+            shown = minimum - before
+            if pile_group is not None:
+                raise IllegalAction(
+                    "initial_meld_below_minimum",
+                    f"Taking the pile for your side's first meld needs {minimum} points shown "
+                    f"with it, counting the top card and cards from your hand only (these are "
+                    f"worth {value}).",
+                )
+            if completion(st, seat, rest, melds, need) is None:
+                raise IllegalAction(
+                    "initial_meld_below_minimum",
+                    f"Your side's first melds must be worth at least {minimum} points this "
+                    f"turn: with these they are worth {shown + value}, and the cards left in "
+                    "your hand cannot make up the rest"
+                    + (" while keeping a card to discard." if rest else "."),
+                )
     left = len(rest) + extra_to_hand
     going_out = left == 0 or (left == 1 and not st.no_discard)
     if THREE in seen and not going_out:
         raise IllegalAction(
-            "meld_black_threes_only_going_out", "Black threes may be melded only when going out."
+            "meld_black_threes_only_going_out",
+            f"Black threes may be melded only when going out (this would leave you {left} cards).",
         )
     if going_out:
-        need = opts.canastas_to_go_out
-        if canasta_count(melds) < need:
-            word = "canasta" if need == 1 else "canastas"
+        required = opts.canastas_to_go_out
+        have = canasta_count(melds)
+        if have < required:
+            word = "canasta" if required == 1 else "canastas"
             raise IllegalAction(
                 "cannot_go_out",
-                f"Your side needs {need} {word} before you can go out or keep one card.",
+                f"Your side needs {required} {word} before you can go out or keep one card "
+                f"(it would have {have}).",
             )
         if st.permission == PERMISSION_NO:
             raise IllegalAction(
-                "partner_said_no", "Your partner said no: you may not go out this turn."
+                "partner_said_no",
+                "Your partner said no: you may not go out this turn, nor keep only one card.",
             )
-    elif st.permission == PERMISSION_YES and _out_plan(st, team, rest, melds, True) is None:
+    elif st.permission == PERMISSION_YES and _out_plan(st, team, rest, melds, need) is None:
         raise IllegalAction(
             "must_go_out",
             "Your partner said yes: you must go out this turn, and these melds would prevent it.",
         )
-    return _MeldPlan(rest, melds, started, value)
+    return _MeldPlan(rest, melds, started, list(all_groups), need)
 
 
 def _commit_melds(st: GameState, seat: int, plan: _MeldPlan) -> None:
@@ -517,13 +641,18 @@ def _commit_melds(st: GameState, seat: int, plan: _MeldPlan) -> None:
     st.hands[seat] = plan.hand
     st.melds[team] = plan.melds
     st.turn_started.extend(plan.started)
-    st.opened[team] = True
+    laid = dict(st.turn_laid)
+    for group in plan.laid:
+        laid[group.rank] = laid.get(group.rank, []) + list(group.cards)
+    st.turn_laid = laid
+    if plan.need == 0:
+        st.opened[team] = True
     st.turn_melded = True
 
 
 def meld_error(st: GameState, seat: int, groups: tuple[MeldGroup, ...]) -> IllegalAction | None:
     if st.phase != PHASE_PLAY:
-        return IllegalAction("wrong_phase", f"You cannot meld now (the turn is at '{st.phase}').")
+        return _phase_error(st, "meld")
     try:
         _plan_melds(st, seat, groups, st.hands[seat])
     except IllegalAction as exc:
@@ -613,56 +742,86 @@ def _plan_take_pile(st: GameState, action: TakePile) -> _MeldPlan:
     opts = st.options
     seat = action.seat
     if st.phase != PHASE_DRAW:
-        raise IllegalAction(
-            "wrong_phase", f"You cannot take the pile now (the turn is at '{st.phase}')."
-        )
+        raise _phase_error(st, "take the pile")
     if not st.pile:
-        raise IllegalAction("pile_empty", "The discard pile is empty.")
+        raise IllegalAction("pile_empty", "The discard pile is empty: there is nothing to take.")
+    top = st.pile[-1]
     if pile_blocked(st):
-        raise IllegalAction("pile_blocked", "The pile is blocked by its top card.")
+        kind = (
+            "a wild card"
+            if IS_WILD[top]
+            else "a red three"
+            if IS_RED_THREE[top]
+            else "a black three"
+        )
+        raise IllegalAction(
+            "pile_blocked",
+            f"The pile is blocked: its top card {card_text(top)} is {kind}, so nobody may take it.",
+        )
     hand = st.hands[seat]
     if opts.one_card_pile_restriction and len(hand) == 1 and len(st.pile) == 1:
         raise IllegalAction(
-            "pile_one_card_restriction", "Holding one card, you may not take a one-card pile."
+            "pile_one_card_restriction",
+            "Holding one card, you may not take a pile of one card (this game's rule).",
         )
     _take_from(hand, action.cards)
-    top = st.pile[-1]
     rank = RANK_OF[top]
+    name = rank_text(rank)
     team = seat % st.options.teams
     frozen = pile_frozen_for(st, seat)
+    why_frozen = (
+        "it holds a wild card or red three"
+        if st.pile_freezers
+        else "your side has not made its first meld"
+    )
     existing = st.melds[team].get(rank)
     naturals = sum(1 for c in action.cards if RANK_OF[c] == rank)
     wilds = sum(1 for c in action.cards if IS_WILD[c])
     if naturals + wilds != len(action.cards):
+        other = next(c for c in action.cards if RANK_OF[c] != rank and not IS_WILD[c])
         raise IllegalAction(
-            "pile_cards_do_not_match", "The cards you name must match the top card's rank."
+            "pile_cards_do_not_match",
+            f"The cards taken with the top card {card_text(top)} must be of rank {name} or wild: "
+            f"{card_text(other)} is not.",
         )
     if not action.cards:
         if frozen:
             raise IllegalAction(
-                "pile_frozen", "The pile is frozen: take it only with a natural pair."
+                "pile_frozen",
+                f"The pile is frozen ({why_frozen}): its top card may be taken only with a "
+                f"natural pair of rank {name} from your hand, not laid off.",
             )
         if existing is None:
             raise IllegalAction(
-                "pile_no_meld_to_lay_off", "Your side has no meld of that rank to lay it off on."
+                "pile_no_meld_to_lay_off",
+                f"Your side has no meld of rank {name} to lay the top card {card_text(top)} off "
+                "on: name the cards from your hand that meld with it.",
             )
     elif frozen:
         if naturals < 2 or wilds:
             raise IllegalAction(
-                "pile_frozen", "The pile is frozen: take it only with a natural pair."
+                "pile_frozen",
+                f"The pile is frozen ({why_frozen}): its top card may be taken only with a "
+                f"natural pair of rank {name} from your hand, no wild card.",
             )
     elif existing is None:
         if opts.pile_new_meld_needs_two_naturals and naturals < 2:
             raise IllegalAction(
-                "pile_needs_two_naturals", "A new meld with the top card needs a natural pair."
+                "pile_needs_two_naturals",
+                f"A new meld with the top card {card_text(top)} needs a natural pair of rank "
+                f"{name} from your hand in this game, not a wild card.",
             )
         if naturals < 1:
             raise IllegalAction(
-                "pile_cards_do_not_match", "Meld the top card with at least one natural card."
+                "pile_cards_do_not_match",
+                f"A new meld with the top card {card_text(top)} needs at least one more natural "
+                f"card of rank {name} from your hand.",
             )
     if existing is not None and len(existing) >= CANASTA_SIZE and not opts.pile_to_canasta:
         raise IllegalAction(
-            "pile_to_canasta_forbidden", "The top card may not go onto a completed canasta."
+            "pile_to_canasta_forbidden",
+            f"Your side's {name} meld is a completed canasta, and in this game the top card may "
+            "not go onto a canasta.",
         )
     pile_group = MeldGroup(rank, (top, *action.cards))
     rest_of_pile = sum(1 for c in st.pile[:-1] if not IS_RED_THREE[c])
@@ -728,7 +887,8 @@ def _apply_decline(st: GameState, action: DeclinePile, events: Events) -> None:
         )
     if must_take_pile(st, action.seat):
         raise IllegalAction(
-            "must_take_pile", "The top card fits your side's meld: you must take the pile."
+            "must_take_pile",
+            "The stock is empty and the top card fits your side's meld: you must take the pile.",
         )
     if events is not None:
         events.append(Event("pile_declined", action.seat, {}))
@@ -738,8 +898,15 @@ def _apply_decline(st: GameState, action: DeclinePile, events: Events) -> None:
 def _apply_end_round(st: GameState, action: EndRound, events: Events) -> None:
     if st.phase != PHASE_PLAY or not st.no_discard:
         raise IllegalAction(
-            "wrong_phase", "A round is ended this way only after a red three was the last card."
+            "wrong_phase",
+            "A round is ended this way only when the last stock card was a red three; "
+            + (
+                "draw first." if st.phase == PHASE_DRAW else "otherwise a turn ends with a discard."
+            ),
         )
+    incomplete = initial_meld_incomplete(st, action.seat)
+    if incomplete is not None:
+        raise incomplete
     if st.turn_melded:
         st.melded_before[action.seat] = True
     _end_round(st, None, "last_red_three", events)
@@ -760,13 +927,14 @@ def going_out_plan(st: GameState, seat: int) -> GoingOut | None:
     if st.phase != PHASE_PLAY or st.permission == PERMISSION_NO:
         return None
     team = seat % st.options.teams
-    return _out_plan(st, team, st.hands[seat], st.melds[team], st.opened[team])
+    return _out_plan(st, team, st.hands[seat], st.melds[team], initial_meld_need(st, team))
 
 
 def _out_plan(
-    st: GameState, team: int, hand: list[int], melds: dict[int, list[int]], opened: bool
+    st: GameState, team: int, hand: list[int], melds: dict[int, list[int]], need: int
 ) -> GoingOut | None:
-    """A way to go out from ``hand`` beside ``melds``: groups to meld and the card to discard.
+    """A way to go out from ``hand`` beside ``melds``: groups to meld and the card to discard;
+    the melded cards must be worth ``need`` points (what the initial meld still lacks).
 
     Cheap necessary conditions are checked first (a card that can be neither melded nor
     discarded, too few possible canastas); then each possible discard is tried, one card per
@@ -844,17 +1012,18 @@ def _out_plan(
         rest = hand[:]
         if discard is not None:
             rest.remove(discard)
-        groups = meld_all(st, team, rest, melds, opened)
+        groups = meld_all(st, team, rest, melds, need)
         if groups is not None:
             return groups, discard
     return None
 
 
 def meld_all(
-    st: GameState, team: int, cards: list[int], melds: dict[int, list[int]], opened: bool
+    st: GameState, team: int, cards: list[int], melds: dict[int, list[int]], need: int = 0
 ) -> tuple[MeldGroup, ...] | None:
     """Groups melding every card in ``cards`` onto/beside the team's melds so that the team then
-    holds the canastas needed to go out; None if there are none."""
+    holds the canastas needed to go out, worth at least ``need`` points (what the initial meld
+    still lacks); None if there are none."""
     opts = st.options
     by_rank: dict[int, list[int]] = {}
     wilds: list[int] = []
@@ -870,7 +1039,7 @@ def meld_all(
     blacks = by_rank.pop(THREE, [])
     if len(blacks) not in (0, 3, 4):
         return None
-    if not opened and cards and value < initial_meld_minimum(st.scores[team]):
+    if value < need:
         return None
     wilds.sort(key=lambda c: VALUE_OF[c])
     plan: dict[int, list[int]] = {}  # rank -> cards from the hand
@@ -924,25 +1093,149 @@ def meld_all(
     return tuple(groups)
 
 
+def completion(
+    st: GameState, seat: int, hand: list[int], melds: dict[int, list[int]], need: int
+) -> tuple[MeldGroup, ...] | None:
+    """Melds from ``hand`` beside or onto ``melds`` (the side's melds of this turn) worth at
+    least ``need`` points, after which the turn can still end legally: a way out, or melds that
+    keep a card to discard and one more (one card when the turn ends without a discard). A
+    first meld below the minimum is accepted only when such melds exist; None when none do."""
+    team = seat % st.options.teams
+    if st.permission != PERMISSION_NO:
+        out = _out_plan(st, team, hand, melds, need)
+        if out is not None and out[0]:
+            return out[0]
+    if st.permission == PERMISSION_YES:
+        return None  # bound to go out
+    return _melds_keeping(st, hand, melds, need)
+
+
+Picks = tuple[tuple[int, int], ...]  # (rank, natural cards of that rank melded)
+
+
+def _melds_keeping(
+    st: GameState, hand: list[int], melds: dict[int, list[int]], need: int
+) -> tuple[MeldGroup, ...] | None:
+    """The fewest cards of ``hand`` that meld for at least ``need`` points (new melds, lay-offs
+    on ``melds``) and keep the cards needed to end the turn without going out; None if none.
+
+    A dynamic programme over the ranks (the natural cards of a rank are worth the same): for
+    each count of natural cards used, wild cards the new pairs need and room for wild cards,
+    the richest choice; the wild cards are added last, the most valuable first."""
+    opts = st.options
+    naturals: dict[int, list[int]] = {}
+    wilds: list[int] = []
+    for c in hand:
+        if IS_WILD[c]:
+            wilds.append(c)
+        elif 1 <= RANK_OF[c] <= 11:
+            naturals.setdefault(RANK_OF[c], []).append(c)
+    most = len(hand) - (1 if st.no_discard else 2)
+    if not st.no_discard and not opts.red_three_discard:
+        most = min(most, sum(1 for c in hand if not IS_RED_THREE[c]) - 1)
+    if most <= 0:
+        return None
+    wilds.sort(key=lambda c: -VALUE_OF[c])
+    n_wilds = len(wilds)
+    ranks = sorted(set(naturals) | {r for r in melds if 1 <= r <= 11})
+    states: dict[tuple[int, int, int], tuple[int, Picks]] = {(0, 0, 0): (0, ())}
+    for rank in ranks:
+        cards = naturals.get(rank, [])
+        existing = melds.get(rank)
+        choices: list[tuple[int, int, int]] = []  # naturals used, wild cards needed, room
+        if existing is not None:
+            e_wild = sum(1 for c in existing if IS_WILD[c])
+            e_nat = len(existing) - e_wild
+            for j in range(len(cards) + 1):
+                choices.append((j, 0, max(0, wild_cap(opts, e_nat + j) - e_wild)))
+        else:
+            choices.append((0, 0, 0))
+            for j in range(2, len(cards) + 1):
+                room = wild_cap(opts, j)
+                if j >= 3 or room >= 1:
+                    choices.append((j, 1 if j == 2 else 0, room))
+        worth_each = VALUE_OF[cards[0]] if cards else 0
+        after: dict[tuple[int, int, int], tuple[int, Picks]] = {}
+        for (used, needed, room), (worth, picks) in states.items():
+            for j, w_need, w_room in choices:
+                key = (used + j, needed + w_need, min(room + w_room, n_wilds))
+                if key[0] > most or key[1] > n_wilds:
+                    continue
+                entry = (worth + j * worth_each, (*picks, (rank, j)) if j else picks)
+                known = after.get(key)
+                if known is None or known[0] < entry[0]:
+                    after[key] = entry
+        states = after
+    wild_meld = opts.wild_canasta
+    open_wild = wild_meld and WILD_RANK in melds
+    prefix = [0]
+    for w in wilds:
+        prefix.append(prefix[-1] + VALUE_OF[w])
+    best: tuple[int, int, Picks, int] | None = None  # cards, value, picks, wild cards
+    for (used, needed, room), (worth, picks) in states.items():
+        for w in range(needed, n_wilds + 1):
+            if used + w > most:
+                break
+            if w > room and not open_wild and not (wild_meld and w >= needed + 3):
+                continue
+            if worth + prefix[w] >= need:
+                found = (used + w, worth + prefix[w], picks, w)
+                if best is None or found[:2] < best[:2]:
+                    best = found
+                break
+    if best is None:
+        return None
+    _, _, picks, w = best
+    chosen = dict(picks)
+    spare = wilds[:w]
+    groups: dict[int, list[int]] = {rank: naturals[rank][:j] for rank, j in picks}
+    rooms: dict[int, int] = {}
+    for rank in ranks:
+        existing = melds.get(rank)
+        if existing is None and rank not in chosen:
+            continue
+        e_wild = sum(1 for c in existing if IS_WILD[c]) if existing else 0
+        e_nat = len(existing) - e_wild if existing else 0
+        rooms[rank] = max(0, wild_cap(opts, e_nat + chosen.get(rank, 0)) - e_wild)
+        if existing is None and chosen[rank] == 2:  # a new natural pair takes one wild card
+            groups[rank].append(spare.pop())
+            rooms[rank] -= 1
+    overflow = len(spare) - sum(rooms.values())
+    extra: list[MeldGroup] = []
+    if overflow > 0:  # the wild meld takes what the other melds have no room for
+        take = overflow if open_wild else max(3, overflow)
+        extra.append(MeldGroup(WILD_RANK, tuple(spare.pop() for _ in range(take))))
+    for rank in rooms:
+        while spare and rooms[rank] > 0:
+            groups.setdefault(rank, []).append(spare.pop())
+            rooms[rank] -= 1
+    return tuple(MeldGroup(r, tuple(cs)) for r, cs in sorted(groups.items()) if cs) + tuple(extra)
+
+
 def _apply_ask(st: GameState, action: AskPartner, events: Events) -> None:
     seat = action.seat
-    if (
-        not st.options.can_ask_partner
-        or st.phase != PHASE_PLAY
-        or st.turn_melded
-        or st.permission != PERMISSION_NONE
-        or st.no_discard
-        or len(st.hands[seat]) < 2
-    ):
-        raise IllegalAction(
-            "cannot_ask_partner",
-            "Ask your partner only in a partnership game, after drawing and before melding, "
-            "once per turn, holding more than one card.",
+    if not st.options.can_ask_partner:
+        why = (
+            "this game has no partners"
+            if not st.options.partnership
+            else "this game's options leave the question out"
         )
-    if not going_out_possible(st, seat):
-        raise IllegalAction(
-            "cannot_ask_partner", "You can ask your partner only when you are able to go out."
-        )
+    elif st.phase != PHASE_PLAY:
+        why = "you ask after drawing"
+    elif st.permission != PERMISSION_NONE:
+        why = "you have asked once this turn already"
+    elif st.turn_melded:
+        why = "you ask before melding anything this turn"
+    elif st.no_discard:
+        why = "the last stock card was a red three: this turn ends without going out"
+    elif len(st.hands[seat]) < 2:
+        why = "you hold a single card"
+    elif not going_out_possible(st, seat):
+        why = "you ask only when you are able to go out"
+    else:
+        why = ""
+    if why:
+        raise IllegalAction("cannot_ask_partner", f"You cannot ask your partner to go out: {why}.")
     st.permission = PERMISSION_ASKED
     st.phase = PHASE_ANSWER
     st.to_act = (seat + 2) % 4
@@ -961,7 +1254,8 @@ def _apply_answer(st: GameState, action: AnswerPartner, events: Events) -> None:
 
 # -- end of a round ------------------------------------------------------------------------------
 def score_round(st: GameState, went_out: int | None) -> list[dict[str, int]]:
-    """Every component of each team's score for the round that just ended (RULES.md section 8)."""
+    """Every component of each team's score for the round that just ended (docs/rules.md,
+    "Scoring")."""
     opts = st.options
     result = []
     concealed = went_out is not None and _went_out_concealed(st, went_out)
@@ -1006,7 +1300,22 @@ def _went_out_concealed(st: GameState, seat: int) -> bool:
     if not st.options.concealed_requires_canasta:
         return True
     team = seat % st.options.teams
-    return any(len(st.melds[team][r]) >= CANASTA_SIZE for r in st.turn_started)
+    if any(len(st.melds[team][r]) >= CANASTA_SIZE for r in st.turn_started):
+        return True
+    return _laid_alone_go_out(st.options, st.turn_laid)
+
+
+def _laid_alone_go_out(opts: Options, laid: dict[int, list[int]]) -> bool:
+    """Whether the cards a player laid this turn, taken alone (without the partner's melds they
+    joined), form valid melds with a canasta among them."""
+    canasta = False
+    for rank, cards in laid.items():
+        try:
+            _check_meld_cards(opts, rank, cards, [])
+        except IllegalAction:
+            return False
+        canasta = canasta or len(cards) >= CANASTA_SIZE
+    return canasta
 
 
 def _end_round(st: GameState, went_out: int | None, reason: str, events: Events) -> None:
@@ -1023,6 +1332,7 @@ def _end_round(st: GameState, went_out: int | None, reason: str, events: Events)
         "scores": list(st.scores),
     }
     st.rounds = st.rounds + [record]
+    st.turn_laid = {}
     if events is not None:
         events.append(
             Event(

@@ -57,6 +57,7 @@ class GameState:
         "melded_before",
         "turn_melded",
         "turn_started",
+        "turn_laid",
         "permission",
         "no_discard",
         "scores",
@@ -82,6 +83,7 @@ class GameState:
     melded_before: list[bool]
     turn_melded: bool
     turn_started: list[int]
+    turn_laid: dict[int, list[int]]  # rank -> the cards the seat to move laid there this turn
     permission: int
     no_discard: bool
     scores: list[int]
@@ -108,6 +110,7 @@ class GameState:
         self.melded_before = [False] * players
         self.turn_melded = False
         self.turn_started = []
+        self.turn_laid = {}
         self.permission = PERMISSION_NONE
         self.no_discard = False
         self.scores = [0] * teams
@@ -161,6 +164,7 @@ class GameState:
         new.melded_before = self.melded_before[:]
         new.turn_melded = self.turn_melded
         new.turn_started = self.turn_started[:]
+        new.turn_laid = self.turn_laid  # replaced, never mutated, by the rules
         new.permission = self.permission
         new.no_discard = self.no_discard
         new.scores = self.scores[:]
@@ -170,7 +174,7 @@ class GameState:
         return new
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "rules_version": RULES_VERSION,
             "options": self.options.to_dict(),
             "seed": self.seed,
@@ -196,6 +200,9 @@ class GameState:
             "winner": self.winner,
             "action_count": self.action_count,
         }
+        if self.turn_laid:  # only while a turn has laid cards: older snapshots have no such key
+            out["turn_laid"] = [[r, list(c)] for r, c in sorted(self.turn_laid.items())]
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameState:
@@ -215,6 +222,7 @@ class GameState:
         st.melded_before = list(data["melded_before"])
         st.turn_melded = data["turn_melded"]
         st.turn_started = list(data["turn_started"])
+        st.turn_laid = {int(r): list(c) for r, c in data.get("turn_laid", ())}
         st.permission = data["permission"]
         st.no_discard = data["no_discard"]
         st.scores = list(data["scores"])

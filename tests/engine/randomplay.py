@@ -8,6 +8,8 @@ actions, and after each action checks:
 - every listed legal action is accepted (applied on a clone);
 - random malformed or illegal actions are refused with an EngineError, change nothing, and are
   not in the legal list;
+- a first meld accepted below the minimum leaves a turn that cannot end yet but lists what
+  completes it (every listed action accepted, one of them reaching the minimum);
 - round scores equal the sum of their components and the totals add up;
 - to_dict/from_dict round-trips through JSON to an equal state;
 - the player view of every seat and the spectator view hold no card hidden from that viewer;
@@ -198,6 +200,42 @@ def check_exhaustive_kinds(
             assert action in actions, f"accepted but not listed: {action}"
 
 
+def check_first_meld_in_steps(st: GameState) -> None:
+    """A side whose first melds are below the minimum: the turn cannot end, and the listed
+    actions are accepted, one of them reaching the minimum."""
+    team = st.team_of(st.turn)
+    if st.phase != "play" or st.opened[team] or not st.melds[team]:
+        return
+    actions = legal_actions(st)
+    assert actions, "a first meld below the minimum left no legal action"
+    assert not any(isinstance(a, Discard | EndRound) for a in actions)
+    opens = False
+    for action in actions:
+        trial = st.clone()
+        apply(trial, action)
+        opens = opens or trial.opened[team] or trial.round_no != st.round_no
+    assert opens, "nothing listed completes the first meld"
+
+
+def split_first_meld(rng: random.Random, st: GameState, action: Action) -> Action:
+    """Now and then lay a side's first melds one at a time: the first group of a listed
+    opening alone, when it is accepted (the rest then completes it)."""
+    if (
+        isinstance(action, Meld)
+        and len(action.melds) > 1
+        and not st.opened[st.team_of(action.seat)]
+        and rng.random() < 0.5
+    ):
+        first = Meld(action.seat, action.melds[:1])
+        trial = st.clone()
+        try:
+            apply(trial, first)
+        except EngineError:
+            return action
+        return first
+    return action
+
+
 def check_views(st: GameState) -> None:
     """No view holds a card hidden from its viewer (multisets: two packs hold duplicates)."""
     public: Counter[str] = Counter()
@@ -332,6 +370,7 @@ def check_game(
                     listed = {g.rank for a in actions if isinstance(a, Meld) for g in a.melds}
                     ranks = {g.rank for g in probe.melds}
                     assert ranks & listed, f"{probe} accepted, no meld of its ranks listed"
+                check_first_meld_in_steps(trial)
             probe = random_action(rng, st)
             trial = st.clone()
             try:
@@ -346,7 +385,7 @@ def check_game(
                 assert exc.code == "invalid_action"
             else:
                 assert action_from_dict(action_to_dict(parsed), st.to_act) == parsed
-        action = choose(rng, actions, eager)
+        action = split_first_meld(rng, st, choose(rng, actions, eager))
         assert action_from_dict(action_to_dict(action), action.seat) == action
         events = []
         apply(st, action, events)

@@ -1,5 +1,5 @@
-"""RULES.md sections 5-6: meld validation, merging, shared melds, black threes, the wild canasta
-option and the initial-meld minimum, with the cardgames.io first-meld worked examples."""
+"""docs/rules.md sections 5-6: meld validation, merging, shared melds, black threes, the wild
+canasta option and the initial-meld minimum, with the cardgames.io first-meld worked examples."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from games.engine import GameState, Meld, MeldGroup, apply, legal_actions
 from games.engine.rules import initial_meld_minimum
 
-from .helpers import group, meld, meld_text, opts, position, refused
+from .helpers import discard, group, meld, meld_text, opts, position, refused
 
 OPENED = {"A": "AH AS AD"}
 
@@ -147,13 +147,13 @@ def test_black_threes_only_when_going_out() -> None:
     assert meld_text(st, 0, "3") == "3C 3C 3S"
 
 
-def test_black_threes_never_with_wild_cards_and_only_three_or_four() -> None:
+def test_black_threes_never_with_wild_cards_nor_other_ranks_and_three_or_four() -> None:
     refused(
         play("3C 3S 2C 6C", melds=[CANASTA]), meld(0, group("3C 3S 2C", "3")), "meld_invalid_card"
     )
-    refused(play("3C 3S 6C", melds=[CANASTA]), meld(0, "3C 3S"), "meld_invalid_card")
+    refused(play("3C 3S 6C", melds=[CANASTA]), meld(0, "3C 3S"), "meld_too_small")
     refused(
-        play("QH QS 3C 6C", melds=[CANASTA]), meld(0, group("QH QS 3C", "Q")), "meld_invalid_card"
+        play("QH QS 3C 6C", melds=[CANASTA]), meld(0, group("QH QS 3C", "Q")), "meld_mixed_ranks"
     )
 
 
@@ -181,8 +181,15 @@ def test_a_negative_score_needs_only_fifteen() -> None:
 
 def test_the_minimum_may_be_met_across_several_melds_in_one_action() -> None:
     st = play("KH KS KD QH QS QD 6C 7C")
-    refused(st, meld(0, "KH KS KD"), "initial_meld_below_minimum")
     apply(st, meld(0, "KH KS KD", "QH QS QD"))  # 30 + 30 = 60
+    assert st.opened[0]
+
+
+def test_the_minimum_may_be_met_by_several_meld_actions_in_one_turn() -> None:
+    st = play("KH KS KD QH QS QD 6C 7C")
+    apply(st, meld(0, "KH KS KD"))  # 30 of 50: the queens in hand complete it
+    assert not st.opened[0]
+    apply(st, meld(0, "QH QS QD"))  # 60
     assert st.opened[0]
 
 
@@ -211,9 +218,12 @@ def test_example_1100_points_aces_with_a_deuce_open_then_fours_may_follow() -> N
 def test_example_1500_points_aces_alone_are_short_aces_and_nines_reach_ninety() -> None:
     hand = "AH AC 2D 5C 6H 7H 8C 9C 9C 9D 9H KD"
     st = play(hand, scores=[1500, 0])
-    refused(st, meld(0, "AH AC 2D"), "initial_meld_below_minimum")
-    apply(st, meld(0, "AH AC 2D", "9C 9C 9D"))  # 60 + 30 = 90
+    apply(st.clone(), meld(0, "AH AC 2D", "9C 9C 9D"))  # 60 + 30 = 90 in one action
+    apply(st, meld(0, "AH AC 2D"))  # 60: the nines still in hand make up the rest
+    refused(st, discard(0, "KD"), "initial_meld_incomplete")
+    apply(st, meld(0, "9C 9C 9D"))  # 90
     assert st.opened[0]
+    apply(st, discard(0, "KD"))
 
 
 def test_example_3000_points_no_combination_reaches_120() -> None:

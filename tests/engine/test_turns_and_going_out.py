@@ -1,4 +1,4 @@
-"""RULES.md sections 3 and 7: discarding, asking the partner, going out, the concealed bonus,
+"""docs/rules.md sections 3 and 7: discarding, asking the partner, going out, the concealed bonus,
 stock exhaustion and a red three as the last stock card."""
 
 from __future__ import annotations
@@ -254,6 +254,39 @@ def test_concealed_requires_a_canasta_among_the_new_melds_unless_the_option_is_o
     apply(off, meld(0, "5H 5S 5D"))
     apply(off, discard(0, "9C"))
     assert off.rounds[-1]["concealed"] and off.rounds[-1]["teams"][0]["concealed"] == 100
+
+
+# A canasta laid on the partner's meld of its rank joins that meld (one meld per rank per side):
+# concealed when the player's own cards, taken alone, make a valid going out with a canasta.
+PARTNER_KINGS = {"K": "KC KD KH"}
+
+
+def test_concealed_when_the_players_own_canasta_joins_the_partners_meld() -> None:
+    st = after_draw("KC KD KH KS KS 2C JK 5H 5S 5D 9C", melds=[PARTNER_KINGS])
+    apply(st, meld(0, "KC KD KH KS KS 2C JK", "5H 5S 5D"))
+    assert meld_text(st, 0, "K") == "2C JK KC KC KD KD KH KH KS KS"
+    apply(st, discard(0, "9C"))
+    record = st.rounds[-1]
+    assert record["concealed"] and record["teams"][0]["concealed"] == 100
+    # Two kings that complete the partner's canasta are, taken alone, no meld at all.
+    short = after_draw("KC KD 5H 5S 5D 9C", melds=[{"K": "KC KD KH KH KS"}])
+    apply(short, meld(0, "KC KD", "5H 5S 5D"))
+    apply(short, discard(0, "9C"))
+    assert short.rounds[-1]["went_out"] == 0 and not short.rounds[-1]["concealed"]
+
+
+def test_concealed_own_canasta_laid_in_several_actions_but_not_with_a_lone_lay_off() -> None:
+    st = after_draw("KC KD KH KS KS 2C JK 5H 5S 5D 9C", melds=[PARTNER_KINGS])
+    apply(st, meld(0, "KC KD KH KS"))
+    apply(st, meld(0, "KS 2C JK", "5H 5S 5D"))
+    apply(st, discard(0, "9C"))
+    assert st.rounds[-1]["concealed"]
+    # The same canasta with a lone queen laid off on the partner's queens: not concealed.
+    melds = [dict(PARTNER_KINGS, Q="QC QD QH")]
+    lone = after_draw("KC KD KH KS KS 2C JK QS 5H 5S 5D 9C", melds=melds)
+    apply(lone, meld(0, "KC KD KH KS KS 2C JK", "QS", "5H 5S 5D"))
+    apply(lone, discard(0, "9C"))
+    assert lone.rounds[-1]["went_out"] == 0 and not lone.rounds[-1]["concealed"]
 
 
 def test_concealed_melds_must_meet_the_initial_minimum() -> None:

@@ -120,6 +120,21 @@ def test_state_round_trips_through_json() -> None:
     assert legal_actions(restored) == legal_actions(st)
 
 
+def test_the_cards_laid_this_turn_round_trip_and_older_snapshots_read() -> None:
+    st = position(opts(), ["KH KS KD QH QS QD 6C 7C", "", "", ""], pile="4D", phase="play")
+    assert "turn_laid" not in st.to_dict()  # nothing laid: the key of older snapshots is absent
+    apply(st, Meld(0, (group("KH KS KD"),)))
+    data = json.loads(json.dumps(st.to_dict()))
+    assert data["turn_laid"] == [[group("KH").rank, list(cards("KH KS KD"))]]
+    restored = GameState.from_dict(data)
+    assert restored == st and restored.turn_laid == st.turn_laid
+    twin = st.clone()
+    apply(twin, Meld(0, (group("QH QS QD"),)))
+    assert len(st.turn_laid) == 1 and len(twin.turn_laid) == 2  # the clone's turn is its own
+    del data["turn_laid"]
+    assert GameState.from_dict(data).turn_laid == {}
+
+
 def test_a_clone_is_independent_of_the_original() -> None:
     st, _ = random_game(4, 40)
     before = st.to_dict()
