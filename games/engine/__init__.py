@@ -30,7 +30,14 @@ from .log import (
     replay_log,
     state_digest,
 )
-from .options import OPTION_NAMES, PRESETS, Options, describe_options, make_options
+from .options import (
+    OPTION_NAMES,
+    PRESET_DESCRIPTIONS,
+    PRESETS,
+    Options,
+    describe_options,
+    make_options,
+)
 from .rules import Event, apply, going_out_plan, new_game, replay, score_round
 from .state import (
     RULES_VERSION,
@@ -53,6 +60,7 @@ __all__ = [
     "ERROR_CODES",
     "OPTION_NAMES",
     "PRESETS",
+    "PRESET_DESCRIPTIONS",
     "RULES_VERSION",
     "SUPPORTED_RULES_VERSIONS",
     "Action",

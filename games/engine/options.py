@@ -1,8 +1,10 @@
-"""Game configuration: a preset plus validated option overrides (RULES.md section 9)."""
+"""Game configuration: a preset plus validated option overrides (docs/rules.md, "Options" and
+"Presets"). Each option's explanation is kept beside its definition (``doc``) and served with
+the rules (``describe_options``); each preset's in ``PRESET_DESCRIPTIONS``."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from .errors import InvalidOptions
@@ -13,25 +15,107 @@ STOCK_EXHAUSTED = ("end_round", "play_on")
 LAST_RED_THREE = ("meld_then_end", "end_now")
 
 
+def doc(default: Any, text: str) -> Any:
+    """An option's default with its explanation for players (served by ``describe_options``)."""
+    return field(default=default, metadata={"doc": " ".join(text.split())})
+
+
 @dataclass(frozen=True, slots=True)
 class Options:
-    players: int = 4
-    draw_count: int = 1
-    canastas_to_go_out: int = 1
-    target_score: int = 5000
-    wild_ratio: str = "naturals_exceed_wilds"
-    pile_new_meld_needs_two_naturals: bool = False
-    pile_to_canasta: bool = True
-    one_card_pile_restriction: bool = False
-    red_three_reveal: str = "on_turn"
-    stock_exhausted: str = "end_round"
-    ask_partner_to_go_out: bool = True
-    first_upcard_black_three_turns: bool = False
-    red_three_discard: bool = False
-    max_wilds_per_meld: int = 3
-    wild_canasta: bool = False
-    concealed_requires_canasta: bool = True
-    last_red_three: str = "meld_then_end"
+    players: int = doc(
+        4,
+        """Seats at the table. 4: two partnerships, seats 0 and 2 against 1 and 3 (partners sit
+        opposite), 11 cards each. 3: each player alone, 13 cards. 2: each player alone,
+        15 cards.""",
+    )
+    draw_count: int = doc(
+        1,
+        """Cards a player draws from the stock at the start of a turn (instead of taking the
+        discard pile).""",
+    )
+    canastas_to_go_out: int = doc(
+        1,
+        """Canastas (melds of seven or more cards) the side must have before one of its players
+        may go out, or meld so as to keep a single card to discard.""",
+    )
+    target_score: int = doc(
+        5000,
+        """The game ends when a round ends with a side at or above this total; the higher total
+        wins, and equal totals at or above it play another round.""",
+    )
+    wild_ratio: str = doc(
+        "naturals_exceed_wilds",
+        """How many wild cards a meld may hold beside its natural cards.
+        naturals_exceed_wilds: fewer wild cards than natural cards (three 9s take at most two).
+        wilds_not_exceed_naturals: no more wild cards than natural cards (three 9s take up to
+        three). max_wilds_per_meld caps both.""",
+    )
+    pile_new_meld_needs_two_naturals: bool = doc(
+        False,
+        """Taking the discard pile to start a new meld with its top card needs a natural pair
+        from the hand even when the pile is not frozen (off: one natural card and one wild card
+        will do on an unfrozen pile).""",
+    )
+    pile_to_canasta: bool = doc(
+        True,
+        """The pile's top card may be laid off on the side's completed canasta (a meld of seven or
+        more) to take the pile (off: never onto a canasta).""",
+    )
+    one_card_pile_restriction: bool = doc(
+        False,
+        """A player holding exactly one card may not take a discard pile of exactly one card.""",
+    )
+    red_three_reveal: str = doc(
+        "on_turn",
+        """When red threes in a dealt hand are laid out (and replaced from the stock).
+        on_turn: at the start of their holder's first turn. at_deal: right after the deal,
+        each player in turn order.""",
+    )
+    stock_exhausted: str = doc(
+        "end_round",
+        """What happens when the stock runs out. end_round: the round ends as soon as a player
+        ends a turn with the stock empty (no going-out bonus). play_on: play continues while
+        each player in turn takes the discard pile (a player must take it when its top card
+        fits the side's meld); the round ends when a player cannot or will not.""",
+    )
+    ask_partner_to_go_out: bool = doc(
+        True,
+        """In a partnership game a player may ask the partner "may I go out?" after drawing and
+        before melding; the answer binds for the turn (yes: must go out; no: may not). Without
+        partners (2 or 3 players) there is no one to ask.""",
+    )
+    first_upcard_black_three_turns: bool = doc(
+        False,
+        """A black three turned up to start the discard pile is covered by a further card, as a
+        wild card or red three is (off: it stays on top and blocks the pile for the first
+        player).""",
+    )
+    red_three_discard: bool = doc(
+        False,
+        """Red threes may be discarded. In play a red three never stays in a hand (it is laid out
+        and replaced as soon as it comes), so this matters only in set-up positions.""",
+    )
+    max_wilds_per_meld: int = doc(
+        3,
+        """The most wild cards (2s and jokers) one meld may hold; wild_ratio limits them too.""",
+    )
+    wild_canasta: bool = doc(
+        False,
+        """Wild cards alone may form a meld of their own (rank W, three or more cards); seven or
+        more make a wild canasta worth 1000.""",
+    )
+    concealed_requires_canasta: bool = doc(
+        True,
+        """Going out concealed (100 more than the going-out bonus) needs a canasta among the
+        player's own melds of that turn (off: going out in one turn without earlier melds of
+        one's own is enough).""",
+    )
+    last_red_three: str = doc(
+        "meld_then_end",
+        """When the last card of the stock is a red three, it gets no replacement.
+        meld_then_end: the player may still meld, then the round ends (no discard).
+        end_now: the round ends at once.""",
+    )
 
     @property
     def teams(self) -> int:
@@ -77,6 +161,21 @@ PRESETS: dict[str, Options] = {
     "three_player": Options(players=3, ask_partner_to_go_out=False),
 }
 DEFAULT_PRESET = "classic"
+PRESET_DESCRIPTIONS: dict[str, str] = {
+    "classic": "Four players in two partnerships, as on cardgames.io: draw one card, one "
+    "canasta to go out, 5000 to win, wild cards fewer than the natural cards in a meld, red "
+    "threes laid out on their holder's turn, and the round ends when the stock runs out.",
+    "hoyle": "Four players in two partnerships, by the classic rule books: wild cards may "
+    "equal the natural cards in a meld, red threes laid out right after the deal, a player "
+    "holding one card may not take a one-card pile, and play goes on when the stock runs out "
+    "while players take the pile.",
+    "two_player": "Two players, each alone, 15 cards: draw two, two canastas to go out, 2500 "
+    "to win, wild cards may equal the natural cards, a new meld with the pile's top card needs "
+    "a natural pair, the top card never goes onto a canasta, red threes laid out after the "
+    "deal, and play goes on when the stock runs out.",
+    "three_player": "Three players, each alone, 13 cards; otherwise the classic rules (no "
+    "partner to ask).",
+}
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "wild_ratio": WILD_RATIOS,
@@ -95,11 +194,19 @@ _TYPES: dict[str, type] = {f.name: type(getattr(Options(), f.name)) for f in fie
 OPTION_NAMES: tuple[str, ...] = tuple(_TYPES)
 
 
+_DOCS: dict[str, str] = {f.name: f.metadata["doc"] for f in fields(Options)}
+
+
 def describe_options() -> dict[str, dict[str, Any]]:
-    """Every option with its type, allowed values and classic default (for docs and clients)."""
+    """Every option with its type, allowed values, classic default and explanation (for docs and
+    clients)."""
     out: dict[str, dict[str, Any]] = {}
     for name, kind in _TYPES.items():
-        entry: dict[str, Any] = {"type": kind.__name__, "default": getattr(Options(), name)}
+        entry: dict[str, Any] = {
+            "type": kind.__name__,
+            "default": getattr(Options(), name),
+            "description": _DOCS[name],
+        }
         if name in _CHOICES:
             entry["choices"] = list(_CHOICES[name])
         if name in _RANGES:

@@ -1,4 +1,5 @@
-"""RULES.md sections 2 (players, deal, upcard, red threes) and 9 (presets, option validation)."""
+"""docs/rules.md sections 2 (players, deal, upcard, red threes), 9 and 10 (options, presets,
+their validation and explanations)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from games.engine import (
     parse_cards,
 )
 from games.engine.cards import IS_RED_THREE
-from games.engine.options import describe_options
+from games.engine.options import PRESET_DESCRIPTIONS, describe_options
 from games.engine.position import deal
 from games.engine.rules import pile_blocked
 
@@ -131,6 +132,16 @@ def test_every_option_is_described_with_its_range_or_choices() -> None:
         "wilds_not_exceed_naturals",
     ]
     assert set(described) == set(make_options().to_dict())
+
+
+def test_every_option_and_preset_has_an_explanation() -> None:
+    for name, spec in describe_options().items():
+        text = spec["description"]
+        assert isinstance(text, str) and len(text) > 40, name
+        for choice in spec.get("choices", ()):
+            assert choice in text, (name, choice)  # each choice is explained
+    assert set(PRESET_DESCRIPTIONS) == set(PRESETS)
+    assert all(len(text) > 40 for text in PRESET_DESCRIPTIONS.values())
 
 
 # -- section 2: deal sizes, seats, dealer rotation ----------------------------------------------

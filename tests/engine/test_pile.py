@@ -1,6 +1,7 @@
-"""RULES.md sections 3-4: taking the discard pile (blocked, frozen, pair vs natural + wild, lay-off,
-options pile_new_meld_needs_two_naturals, pile_to_canasta, one_card_pile_restriction, the initial
-meld with the top card), including the worked examples of the cardgames.io rules page."""
+"""docs/rules.md sections 3-4: taking the discard pile (blocked, frozen, pair vs natural + wild,
+lay-off, options pile_new_meld_needs_two_naturals, pile_to_canasta, one_card_pile_restriction,
+the initial meld with the top card), including the worked examples of the cardgames.io rules
+page."""
 
 from __future__ import annotations
 

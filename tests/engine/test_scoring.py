@@ -1,4 +1,4 @@
-"""RULES.md section 8: every scoring component, the end of the game at the target, and ties."""
+"""docs/rules.md section 8: every scoring component, the end of the game at the target, and ties."""
 
 from __future__ import annotations
 
