@@ -19,7 +19,7 @@ from typing import Any
 
 from django.db import connection, models, transaction
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -82,6 +82,9 @@ def health_report() -> tuple[bool, dict[str, Any]]:
     return healthy, {"status": status, "checks": checks}
 
 
+PROBE_TOKEN_MAX_LENGTH = 64  # WorkerProbe.token
+
+
 def worker_probe_start() -> str:
     """Enqueue a probe task once the current transaction commits; return its token."""
     token = secrets.token_hex(16)
@@ -93,31 +96,38 @@ def worker_probe_start() -> str:
 
 
 class HealthCheckSerializer(serializers.Serializer[Any]):
-    status = serializers.ChoiceField(choices=CheckStatus.choices)
+    status = serializers.ChoiceField(
+        choices=CheckStatus.choices,
+        help_text="`ok`, `eager` (no broker: tasks run in the web process) or `error`.",
+    )
     detail = serializers.CharField(
         help_text="The database vendor or broker transport when ok; the error's type otherwise."
     )
 
 
 class HealthChecksSerializer(serializers.Serializer[Any]):
-    database = HealthCheckSerializer()
-    broker = HealthCheckSerializer()
+    database = HealthCheckSerializer(help_text="The database answers `SELECT 1`.")
+    broker = HealthCheckSerializer(help_text="The Celery broker accepts a connection.")
 
 
 class HealthSerializer(serializers.Serializer[Any]):
-    status = serializers.ChoiceField(choices=HealthStatus.choices)
-    checks = HealthChecksSerializer()
+    status = serializers.ChoiceField(
+        choices=HealthStatus.choices, help_text="`ok` when every check passed, else `unavailable`."
+    )
+    checks = HealthChecksSerializer(help_text="Each check's result.")
 
 
 class WorkerProbeAcceptedSerializer(serializers.Serializer[Any]):
-    token = serializers.CharField()
+    token = serializers.CharField(help_text="The probe's token.")
     status_url = serializers.URLField(help_text="Poll this to see whether a worker ran the task.")
 
 
 class WorkerProbeStatusSerializer(serializers.Serializer[Any]):
-    token = serializers.CharField()
+    token = serializers.CharField(help_text="The probe's token.")
     recorded = serializers.BooleanField(help_text="Whether a worker has written the probe row.")
-    recorded_at = serializers.DateTimeField(allow_null=True)
+    recorded_at = serializers.DateTimeField(
+        allow_null=True, help_text="When the worker wrote it; null until then."
+    )
 
 
 # ----------------------------------------------------------------------------- views
@@ -136,6 +146,7 @@ class HealthApi(PublicApi):
         responses={
             200: OpenApiResponse(HealthSerializer, description="Every check passed."),
             503: OpenApiResponse(HealthSerializer, description="At least one check failed."),
+            **problem_responses("not_acceptable", serializer=ProblemSerializer),
         },
     )
     def get(self, request: Request) -> Response:
@@ -169,6 +180,15 @@ class WorkerProbeDetailApi(PublicApi):
         operation_id="health_probe_get",
         tags=["health"],
         summary="Tell whether a worker has recorded the probe",
+        parameters=[
+            OpenApiParameter(
+                "token",
+                {"type": "string", "minLength": 1, "maxLength": PROBE_TOKEN_MAX_LENGTH},
+                OpenApiParameter.PATH,
+                description="The token `POST /health/probe/` answered (a longer one is never "
+                "recorded).",
+            )
+        ],
         responses={
             200: WorkerProbeStatusSerializer,
             **problem_responses("not_found", serializer=ProblemSerializer),

@@ -68,6 +68,7 @@ STREAM_SECONDS_DEFAULT = 300
 STREAM_SECONDS_MAX = 3600
 KEEPALIVE_SECONDS = 15
 RETRY_MILLISECONDS = 2000
+CURSOR_MAX_LENGTH = 40  # the longest cursor Cursor.parse reads
 
 
 # ============================================================================== async plumbing
@@ -230,7 +231,7 @@ class GameStreamParamsSerializer(serializers.Serializer[Any]):
 
     after = serializers.IntegerField(required=False, default=0, min_value=0)
     table_after = serializers.IntegerField(required=False, default=0, min_value=0)
-    last_event_id = serializers.CharField(required=False, max_length=40)
+    last_event_id = serializers.CharField(required=False, max_length=CURSOR_MAX_LENGTH)
     timeout = serializers.IntegerField(
         required=False, default=STREAM_SECONDS_DEFAULT, min_value=0, max_value=STREAM_SECONDS_MAX
     )
@@ -338,16 +339,17 @@ class GameStreamApi(AsyncApiView):
             GAME_ID,
             OpenApiParameter(
                 "Last-Event-ID",
-                str,
+                {"type": "string", "maxLength": CURSOR_MAX_LENGTH},
                 OpenApiParameter.HEADER,
                 required=False,
                 description="The id of the last event you received (`<move seq>-<table seq>`); "
-                "the stream resumes after it.",
+                "the stream resumes after it. An unreadable or longer one is ignored.",
             ),
             OpenApiParameter(
                 "last_event_id",
-                str,
-                description="The same as the header, for clients that cannot set headers.",
+                {"type": "string", "maxLength": CURSOR_MAX_LENGTH},
+                description="The same as the header, for clients that cannot set headers "
+                "(longer: 400 `invalid_request`).",
             ),
             OpenApiParameter("after", int, description="Without an id: moves after this seq."),
             OpenApiParameter(

@@ -24,6 +24,7 @@ from canasta_service.problems import AUTH, BODY, problem_responses
 from games.api.serializers import (
     EVENT_TYPES,
     GameDetailSerializer,
+    GameOptionOverridesSerializer,
     GameOptionsSerializer,
     TableViewSerializer,
 )
@@ -92,10 +93,10 @@ class ReplayEventSerializer(Base):
 
 
 class ReplayStateSerializer(Base):
-    game = serializers.IntegerField()
+    game = serializers.IntegerField(help_text="The game's id.")
     at = serializers.IntegerField(help_text="The event after which the table is shown.")
     version = serializers.IntegerField(help_text="The game's last event now.")
-    status = serializers.ChoiceField(choices=GameStatus.choices)
+    status = serializers.ChoiceField(choices=GameStatus.choices, help_text="The game's status now.")
     viewer = serializers.IntegerField(allow_null=True, help_text="Your seat; null: spectator.")
     full_information = serializers.BooleanField(
         help_text="True once the game is finished: every hand at every step is shown."
@@ -128,25 +129,59 @@ class ReplayStepListSerializer(Base):
     steps = ReplayStepSerializer(many=True)
 
 
+# Bounds of an export document's members, as the import enforces them (the columns a game is
+# stored in: games.models).
+NAME_MAX_LENGTH = 32  # the format, a preset, an event type
+RULES_VERSION_MAX_LENGTH = 16
+SEED_MAX_LENGTH = 64
+SHA256_HEX_LENGTH = 64
+DISPLAY_NAME_MAX_LENGTH = 40
+SEATS_MAX = 4
+EVENTS_MAX = 20000
+EFFECTS_MAX = 32  # an event causes a dozen at most (a draw, red threes, a round's end, a deal)
+
+
 class ExportSeatSerializer(Base):
-    index = serializers.IntegerField()
-    team = serializers.IntegerField()
-    kind = serializers.ChoiceField(choices=["player", "bot", "empty"])
-    display_name = serializers.CharField(allow_null=True, required=False)
-    bot_level = serializers.ChoiceField(choices=BotLevel.choices, allow_null=True, required=False)
+    index = serializers.IntegerField(help_text="The seat number, 0 to 3.")
+    team = serializers.IntegerField(help_text="The seat's team.")
+    kind = serializers.ChoiceField(
+        choices=["player", "bot", "empty"],
+        help_text="Who sat there: a player, a bot or nobody (an import gives every seat to a "
+        "bot except the importer's `seat`).",
+    )
+    display_name = serializers.CharField(
+        allow_null=True,
+        required=False,
+        max_length=DISPLAY_NAME_MAX_LENGTH,
+        help_text="The player's name; null for a bot or an empty seat.",
+    )
+    bot_level = serializers.ChoiceField(
+        choices=BotLevel.choices,
+        allow_null=True,
+        required=False,
+        help_text="The bot's level; null for a player. On import, the level of that seat's bot "
+        "(default: easy).",
+    )
 
 
 class ExportEventSerializer(Base):
     seq = serializers.IntegerField(required=False, help_text="1, 2, ... (counted if left out).")
     seat = serializers.IntegerField(allow_null=True, help_text="The acting seat.")
     type = serializers.CharField(
-        required=False, help_text=_EVENT_TYPE_TEXT + " Default: the payload's `type`."
+        required=False,
+        max_length=NAME_MAX_LENGTH,
+        help_text=_EVENT_TYPE_TEXT + " Default: the payload's `type`.",
     )
-    source = serializers.ChoiceField(choices=EventSource.choices, required=False)  # type: ignore[assignment]
+    source = serializers.ChoiceField(  # type: ignore[assignment]
+        choices=EventSource.choices,
+        required=False,
+        help_text="Who made the move: a player, a bot, the turn timer or the system.",
+    )
     payload = ReplayObjectField(help_text="The action (see Action); for `game_started`: the start.")
     effects = serializers.ListField(
         child=ReplayObjectField(),
         required=False,
+        max_length=EFFECTS_MAX,
         help_text="Stored form `{kind, seat, public, private}`, `private` by seat number. On "
         "import, when present, they must equal what the engine produces (private parts left "
         "out are not compared).",
@@ -154,13 +189,25 @@ class ExportEventSerializer(Base):
 
 
 class ExportFinalSerializer(Base):
-    version = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=GameStatus.choices)
-    scores = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
-    winner_team = serializers.IntegerField(allow_null=True)
+    version = serializers.IntegerField(
+        help_text="The last event of the document; on import, the number of its events."
+    )
+    status = serializers.ChoiceField(
+        choices=GameStatus.choices, help_text="The game's status when it was exported."
+    )
+    scores = serializers.ListField(
+        child=serializers.IntegerField(),
+        allow_null=True,
+        max_length=SEATS_MAX,
+        help_text="Each team's cumulative score, by team; null before the deal.",
+    )
+    winner_team = serializers.IntegerField(
+        allow_null=True, help_text="The winning team; null unless the game was won."
+    )
     rounds = serializers.IntegerField(help_text="Rounds finished.")
     state_sha256 = serializers.CharField(
         allow_null=True,
+        max_length=SHA256_HEX_LENGTH,
         help_text="SHA-256 of the final engine state (finished games); checked on import.",
     )
 
@@ -169,18 +216,45 @@ class GameExportSerializer(Base):
     """One game as a JSON document: configuration, rules version, seats, every event, and the
     seed once the game is finished. A finished game's document can be imported."""
 
-    format = serializers.ChoiceField(choices=[EXPORT_FORMAT])
-    format_version = serializers.ChoiceField(choices=[EXPORT_FORMAT_VERSION])
-    exported_at = serializers.DateTimeField(required=False)
-    source_game = serializers.IntegerField(required=False, allow_null=True)
-    preset = serializers.ChoiceField(choices=list(PRESETS))
+    format = serializers.ChoiceField(
+        choices=[EXPORT_FORMAT], help_text=f"Always `{EXPORT_FORMAT}`."
+    )
+    format_version = serializers.ChoiceField(
+        choices=[EXPORT_FORMAT_VERSION],
+        help_text=f"The document format's version: {EXPORT_FORMAT_VERSION}.",
+    )
+    exported_at = serializers.DateTimeField(
+        required=False, help_text="When it was exported (an import keeps it as provenance)."
+    )
+    source_game = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        help_text="The exported game's id on its service (an import keeps it as provenance).",
+    )
+    preset = serializers.ChoiceField(
+        choices=list(PRESETS), help_text="The preset the options start from."
+    )
     options = GameOptionsSerializer(help_text="The complete rule options.")
-    rules_version = serializers.CharField(help_text="The rules the game was played under.")
-    status = serializers.ChoiceField(choices=GameStatus.choices, required=False)
-    version = serializers.IntegerField(required=False)
-    seed_commitment = serializers.CharField(required=False, help_text="SHA-256 of the seed.")
+    rules_version = serializers.CharField(
+        max_length=RULES_VERSION_MAX_LENGTH, help_text="The rules the game was played under."
+    )
+    status = serializers.ChoiceField(
+        choices=GameStatus.choices,
+        required=False,
+        help_text="The game's status when exported (ignored on import).",
+    )
+    version = serializers.IntegerField(
+        required=False, help_text="The last event included (ignored on import)."
+    )
+    seed_commitment = serializers.CharField(
+        required=False,
+        max_length=SHA256_HEX_LENGTH,
+        help_text="SHA-256 of the seed; on import, when present, it must match the seed.",
+    )
     seed = serializers.CharField(
-        allow_null=True, help_text="The game's seed: only once the game is finished."
+        allow_null=True,
+        max_length=SEED_MAX_LENGTH,
+        help_text="The game's seed: only once the game is finished.",
     )
     viewer = serializers.IntegerField(
         allow_null=True, required=False, help_text="The exporting seat (its private parts)."
@@ -188,28 +262,101 @@ class GameExportSerializer(Base):
     redacted = serializers.BooleanField(
         required=False, help_text="True while the game runs: others' private parts are removed."
     )
-    seats = ExportSeatSerializer(many=True)
-    events = ExportEventSerializer(many=True)
-    final = ExportFinalSerializer(required=False)
+    seats = serializers.ListField(
+        child=ExportSeatSerializer(), max_length=SEATS_MAX, help_text="Every seat, in order."
+    )
+    events = serializers.ListField(
+        child=ExportEventSerializer(),
+        max_length=EVENTS_MAX,
+        help_text="The move log, oldest first.",
+    )
+    final = ExportFinalSerializer(
+        required=False, help_text="Where the log leaves the game; checked on import."
+    )
+
+
+class GameImportDocumentSerializer(GameExportSerializer):
+    """An export document as the import reads it: a finished game's export, or one written by
+    hand with a seed (a teaching position). The members an export adds for information are
+    optional."""
+
+    preset = serializers.ChoiceField(
+        choices=list(PRESETS),
+        required=False,
+        help_text="The preset the options start from (default: `classic`).",
+    )
+    options = GameOptionOverridesSerializer(
+        required=False,
+        help_text="The preset's options to change; an export's complete options do too.",
+    )
+    seed = serializers.CharField(
+        min_length=1,
+        max_length=SEED_MAX_LENGTH,
+        help_text="The game's seed: the deals are made from it (missing: 422 "
+        "`import_seed_missing`).",
+    )
+    seats = serializers.ListField(
+        child=ExportSeatSerializer(),
+        required=False,
+        max_length=SEATS_MAX,
+        help_text="The seats, for their bots' levels (default: every bot easy).",
+    )
+
+
+class _BoundedObjectField(serializers.DictField):
+    """A JSON object whose named members, when they are strings or lists, are at most so long;
+    their types and values are the service's to judge."""
+
+    def __init__(self, bounds: dict[str, int], **kwargs: Any) -> None:
+        self.bounds = bounds
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        value: dict[str, Any] = super().to_internal_value(data)
+        refused = {
+            name: [
+                f"Ensure this field has no more than {bound} "
+                f"{'characters' if isinstance(value[name], str) else 'elements'}."
+            ]
+            for name, bound in self.bounds.items()
+            if isinstance(value.get(name), str | list) and len(value[name]) > bound
+        }
+        if refused:
+            raise serializers.ValidationError(refused)
+        return value
 
 
 class _DocumentShapeSerializer(Base):
-    """The types of an import document's members (validation only; the service judges the
-    values: format, rules version, seed, options, every event)."""
+    """The types and bounds of an import document's members (validation only; the service
+    judges the values: format, rules version, seed, options, every event)."""
 
-    format = serializers.CharField()
+    format = serializers.CharField(max_length=NAME_MAX_LENGTH)
     format_version = serializers.IntegerField()
-    preset = serializers.CharField(required=False)
+    preset = serializers.CharField(required=False, max_length=NAME_MAX_LENGTH)
     options = serializers.DictField(required=False)
-    rules_version = serializers.CharField()
-    seed = serializers.CharField(required=False, allow_null=True)
-    seed_commitment = serializers.CharField(required=False, allow_null=True)
-    seats = serializers.ListField(child=serializers.DictField(), required=False)
-    events = serializers.ListField(child=serializers.DictField(), max_length=20000)
-    final = serializers.DictField(required=False, allow_null=True)
+    rules_version = serializers.CharField(max_length=RULES_VERSION_MAX_LENGTH)
+    seed = serializers.CharField(required=False, allow_null=True, max_length=SEED_MAX_LENGTH)
+    seed_commitment = serializers.CharField(
+        required=False, allow_null=True, max_length=SHA256_HEX_LENGTH
+    )
+    seats = serializers.ListField(
+        child=_BoundedObjectField({"display_name": DISPLAY_NAME_MAX_LENGTH}),
+        required=False,
+        max_length=SEATS_MAX,
+    )
+    events = serializers.ListField(
+        child=_BoundedObjectField({"type": NAME_MAX_LENGTH, "effects": EFFECTS_MAX}),
+        max_length=EVENTS_MAX,
+    )
+    final = _BoundedObjectField(
+        {"scores": SEATS_MAX, "state_sha256": SHA256_HEX_LENGTH}, required=False, allow_null=True
+    )
+    # Kept as the new game's provenance.
+    exported_at = serializers.DateTimeField(required=False, allow_null=True)
+    source_game = serializers.IntegerField(required=False, allow_null=True)
 
 
-@extend_schema_field(GameExportSerializer)
+@extend_schema_field(GameImportDocumentSerializer)
 class ImportDocumentField(serializers.JSONField):
     """An export document, used as sent once its members' types are checked."""
 
@@ -224,7 +371,9 @@ class GameImportSerializer(Base):
         max_value=3,
         help_text="Sit at this seat of the new game (default: none; every seat is a bot).",
     )
-    is_public = serializers.BooleanField(default=False)
+    is_public = serializers.BooleanField(
+        default=False, help_text="List the new game in the lobby (default: private)."
+    )
 
     def validate_document(self, value: Any) -> dict[str, Any]:
         if not isinstance(value, dict):
@@ -241,9 +390,13 @@ class ImportResultSerializer(Base):
 
 
 class FairnessRoundSerializer(Base):
-    round = serializers.IntegerField()
-    dealer = serializers.IntegerField()
-    upcards = serializers.ListField(child=serializers.CharField())
+    round = serializers.IntegerField(help_text="The round, from 1.")
+    dealer = serializers.IntegerField(help_text="The seat that dealt it.")
+    upcards = serializers.ListField(
+        child=serializers.CharField(help_text="A card: rank + suit (`QH`, `10S`) or `JK`."),
+        help_text="The cards turned up to start the pile (more than one when wild cards or "
+        "red threes came first).",
+    )
     seed_commitment = serializers.CharField(
         help_text="SHA-256 of the round's seed, published when the round was dealt."
     )
@@ -253,7 +406,9 @@ class FairnessRoundSerializer(Base):
     ok = serializers.BooleanField(
         allow_null=True, help_text="The seed reproduces this deal (null until the end)."
     )
-    problem = serializers.CharField(allow_null=True)
+    problem = serializers.CharField(
+        allow_null=True, help_text="What the seed does not reproduce; null when all is well."
+    )
 
 
 class FairnessSerializer(Base):
@@ -261,16 +416,21 @@ class FairnessSerializer(Base):
     the 108-card deck, where ``round_seed = sha256("canasta:{seed}:{n}")`` (hex); its hash was
     published at the deal. After the end, anyone can recompute every deal from ``seed``."""
 
-    game = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=GameStatus.choices)
+    game = serializers.IntegerField(help_text="The game's id.")
+    status = serializers.ChoiceField(choices=GameStatus.choices, help_text="The game's status now.")
     revealed = serializers.BooleanField(help_text="The game is finished and its seed revealed.")
     seed_commitment = serializers.CharField(help_text="SHA-256 of the game's seed.")
-    seed = serializers.CharField(allow_null=True)
-    rounds = FairnessRoundSerializer(many=True)
+    seed = serializers.CharField(
+        allow_null=True, help_text="The game's seed once it is finished; else null."
+    )
+    rounds = FairnessRoundSerializer(many=True, help_text="Every round dealt, in order.")
     verified = serializers.BooleanField(
         allow_null=True, help_text="Every deal checked against the seed (null until the end)."
     )
-    problems = serializers.ListField(child=serializers.CharField())
+    problems = serializers.ListField(
+        child=serializers.CharField(help_text="One round's problem."),
+        help_text="What the check found wrong; empty when all is well.",
+    )
 
 
 # ============================================================================== problems

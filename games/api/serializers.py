@@ -14,6 +14,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games.engine import ACTION_TYPES, PRESETS, describe_options
+from games.engine.actions import MAX_CARDS_IN_ACTION
 from games.engine.history import GAME_CONCEDED, TIMER_FACTS
 from games.models import BotLevel, EventSource, GameStatus, TimeoutOutcome
 from games.services.deadlines import TIMEOUT_LIMIT_MAX, TURN_SECONDS_MAX, TURN_SECONDS_MIN
@@ -29,22 +30,22 @@ class PlayerCreateSerializer(Base):
 
 
 class PlayerRefSerializer(Base):
-    id = serializers.IntegerField()
-    display_name = serializers.CharField()
+    id = serializers.IntegerField(help_text="The player's id (`GET /players/{id}/profile/`).")
+    display_name = serializers.CharField(help_text="The name other players see.")
 
 
 class PlayerCreatedSerializer(Base):
-    id = serializers.IntegerField()
-    display_name = serializers.CharField()
+    id = serializers.IntegerField(help_text="Your player id.")
+    display_name = serializers.CharField(help_text="Your name, as other players see it.")
     token = serializers.CharField(
         help_text="API token: send it as `Authorization: Token <token>` on every other call."
     )
 
 
 class PlayerMeSerializer(Base):
-    id = serializers.IntegerField()
-    display_name = serializers.CharField()
-    created_at = serializers.DateTimeField()
+    id = serializers.IntegerField(help_text="Your player id.")
+    display_name = serializers.CharField(help_text="Your name, as other players see it.")
+    created_at = serializers.DateTimeField(help_text="When you signed up.")
 
 
 # ============================================================================== options
@@ -108,13 +109,28 @@ class RulesSerializer(Base):
 
 
 # ============================================================================== actions
+# The bounds the rules engine holds an action to (games.engine.actions): longer is never valid.
+CARD_MAX_LENGTH = 3  # `10S`
+RANK_MAX_LENGTH = 2  # `10`
+MELDS_IN_ACTION_MAX = 14
+
+
+def _card_field(**kwargs: Any) -> serializers.CharField:
+    return serializers.CharField(max_length=CARD_MAX_LENGTH, **kwargs)
+
+
 class MeldGroupSerializer(Base):
     rank = serializers.CharField(
         required=False,
         allow_null=True,
+        max_length=RANK_MAX_LENGTH,
         help_text="3, 4..10, J, Q, K, A or W; needed only for a group of wild cards alone.",
     )
-    cards = serializers.ListField(child=serializers.CharField(), help_text='e.g. ["QH","QS","2C"]')
+    cards = serializers.ListField(
+        child=_card_field(help_text="A card: rank + suit (`QH`, `10S`, `2C`) or `JK`."),
+        max_length=MAX_CARDS_IN_ACTION,
+        help_text='The group\'s cards from your hand, e.g. ["QH","QS","2C"].',
+    )
 
 
 class ActionSerializer(Base):
@@ -123,13 +139,26 @@ class ActionSerializer(Base):
     `take_pile`: `cards` (from the hand, used with the top card) and optional `melds`.
     Cards are written rank + suit (`QH`, `10S`, `2C`) or `JK` for a joker."""
 
-    type = serializers.ChoiceField(choices=list(ACTION_TYPES))
-    card = serializers.CharField(required=False, help_text="For `discard`.")
-    allow = serializers.BooleanField(required=False, help_text="For `answer_partner`.")
-    cards = serializers.ListField(
-        child=serializers.CharField(), required=False, help_text="For `take_pile`."
+    type = serializers.ChoiceField(
+        choices=list(ACTION_TYPES), help_text="What to do; it decides the other fields."
     )
-    melds = MeldGroupSerializer(many=True, required=False, help_text="For `meld`, `take_pile`.")
+    card = _card_field(required=False, help_text="For `discard`: the card to discard.")
+    allow = serializers.BooleanField(
+        required=False, help_text="For `answer_partner`: whether your partner may go out."
+    )
+    cards = serializers.ListField(
+        child=_card_field(help_text="A card: rank + suit (`QH`, `10S`, `2C`) or `JK`."),
+        required=False,
+        max_length=MAX_CARDS_IN_ACTION,
+        help_text="For `take_pile`: the cards from your hand that meld with the top card.",
+    )
+    melds = serializers.ListField(
+        child=MeldGroupSerializer(),
+        required=False,
+        max_length=MELDS_IN_ACTION_MAX,
+        help_text="For `meld`: the groups to lay down; for `take_pile`: more groups laid down "
+        "with it (one per rank: cards of a rank you have melded join that meld).",
+    )
 
 
 @extend_schema_field(ActionSerializer)
@@ -148,60 +177,129 @@ class ActionCreateSerializer(Base):
 
 # ============================================================================== the table
 class SeatSerializer(Base):
-    index = serializers.IntegerField()
-    team = serializers.IntegerField()
-    kind = serializers.ChoiceField(choices=["player", "bot", "empty"])
-    player = PlayerRefSerializer(allow_null=True)
-    bot_level = serializers.ChoiceField(choices=BotLevel.choices, allow_null=True)
+    index = serializers.IntegerField(
+        help_text="The seat number, 0 to `players` - 1; turns pass in this order."
+    )
+    team = serializers.IntegerField(
+        help_text="The seat's team: its number modulo the number of teams (at four players "
+        "with partners, seats 0 and 2 against 1 and 3)."
+    )
+    kind = serializers.ChoiceField(
+        choices=["player", "bot", "empty"],
+        help_text="`player`: a player sits there; `bot`: a bot plays it; `empty`: free "
+        "(only before the start).",
+    )
+    player = PlayerRefSerializer(
+        allow_null=True, help_text="The player sitting there; null for a bot or an empty seat."
+    )
+    bot_level = serializers.ChoiceField(
+        choices=BotLevel.choices,
+        allow_null=True,
+        help_text="The bot's level; null unless `kind` is `bot`.",
+    )
 
 
 class MeldViewSerializer(Base):
-    rank = serializers.CharField()
-    cards = serializers.ListField(child=serializers.CharField())
-    natural_count = serializers.IntegerField()
-    wild_count = serializers.IntegerField()
-    is_canasta = serializers.BooleanField()
-    canasta_kind = serializers.ChoiceField(choices=["natural", "mixed"], allow_null=True)
+    rank = serializers.CharField(
+        help_text="The meld's rank: 3 (black threes, going out only), 4..10, J, Q, K, A; W "
+        "for a meld of wild cards alone (option `wild_canasta`)."
+    )
+    cards = serializers.ListField(
+        child=serializers.CharField(help_text="A card: rank + suit (`QH`, `10S`) or `JK`."),
+        help_text="Its cards.",
+    )
+    natural_count = serializers.IntegerField(help_text="How many of its cards are natural.")
+    wild_count = serializers.IntegerField(help_text="How many are wild (jokers and twos).")
+    is_canasta = serializers.BooleanField(help_text="Seven cards or more: a canasta.")
+    canasta_kind = serializers.ChoiceField(
+        choices=["natural", "mixed"],
+        allow_null=True,
+        help_text="`natural` (no wild card: 500 points) or `mixed` (300; of wild cards alone, "
+        "option `wild_canasta`: 1000); null while the meld is not a canasta.",
+    )
 
 
 class TeamViewSerializer(Base):
-    team = serializers.IntegerField()
-    seats = serializers.ListField(child=serializers.IntegerField())
+    team = serializers.IntegerField(help_text="The team's number (see `Seat.team`).")
+    seats = serializers.ListField(
+        child=serializers.IntegerField(help_text="A seat number."), help_text="Its seats."
+    )
     score = serializers.IntegerField(help_text="Cumulative score before this round.")
     opened = serializers.BooleanField(help_text="Whether the team has made its initial meld.")
-    initial_meld_minimum = serializers.IntegerField()
-    melds = MeldViewSerializer(many=True)
-    canastas = serializers.IntegerField()
-    red_threes = serializers.ListField(child=serializers.CharField())
+    initial_meld_minimum = serializers.IntegerField(
+        help_text="The points the team's initial meld must reach this round, by its score: "
+        "15 below 0, 50 below 1500, 90 below 3000, else 120."
+    )
+    melds = MeldViewSerializer(many=True, help_text="Its melds, one per rank.")
+    canastas = serializers.IntegerField(help_text="How many of its melds are canastas.")
+    red_threes = serializers.ListField(
+        child=serializers.CharField(help_text="A red three: `3H` or `3D`."),
+        help_text="The red threes it laid down this round.",
+    )
 
 
 class PileViewSerializer(Base):
-    size = serializers.IntegerField()
-    top = serializers.CharField(allow_null=True)
-    frozen = serializers.BooleanField()
-    blocked = serializers.BooleanField()
-    frozen_for_viewer = serializers.BooleanField(allow_null=True)
+    """The discard pile: only its size and top card are shown."""
+
+    size = serializers.IntegerField(help_text="How many cards it holds.")
+    top = serializers.CharField(allow_null=True, help_text="Its top card; null when empty.")
+    frozen = serializers.BooleanField(
+        help_text="Frozen for everyone: a wild card or a red three lies in it, until it is "
+        "taken. Then only a natural pair matching the top card takes it."
+    )
+    blocked = serializers.BooleanField(
+        help_text="The top card is a wild card or a three: nobody may take the pile until "
+        "another card covers it."
+    )
+    frozen_for_viewer = serializers.BooleanField(
+        allow_null=True,
+        help_text="Frozen for your team: `frozen`, or your team has not made its initial meld "
+        "yet (a natural pair is needed either way); null for a spectator.",
+    )
 
 
 class TableViewSerializer(Base):
     """The table as one seat (or a spectator) may see it: your hand, every other hand as a
     count, the stock as a count, the pile's top card."""
 
-    round = serializers.IntegerField()
-    dealer = serializers.IntegerField()
-    turn = serializers.IntegerField(help_text="Whose turn it is.")
-    to_act = serializers.IntegerField(help_text="The seat that must act now (-1 at game end).")
-    phase = serializers.ChoiceField(choices=["draw", "play", "answer", "game_over"])
-    stock_count = serializers.IntegerField()
-    pile = PileViewSerializer()
-    hand_counts = serializers.ListField(child=serializers.IntegerField())
-    teams = TeamViewSerializer(many=True)
-    permission = serializers.ChoiceField(choices=["none", "asked", "yes", "no"])
-    must_end_without_discard = serializers.BooleanField()
-    winner_team = serializers.IntegerField(allow_null=True)
+    round = serializers.IntegerField(help_text="The round, from 1.")
+    dealer = serializers.IntegerField(help_text="The seat that dealt this round.")
+    turn = serializers.IntegerField(help_text="The seat whose turn it is.")
+    to_act = serializers.IntegerField(
+        help_text="The seat that must act now: `turn`, or its partner while asked whether it "
+        "may go out (`phase` `answer`); -1 at game end."
+    )
+    phase = serializers.ChoiceField(
+        choices=["draw", "play", "answer", "game_over"],
+        help_text="`draw`: the seat to act draws, takes the pile, or (the stock empty) "
+        "declines it; `play`: it has drawn and melds, asks its partner, discards; `answer`: "
+        "its partner says whether it may go out; `game_over`.",
+    )
+    stock_count = serializers.IntegerField(help_text="Cards left in the stock.")
+    pile = PileViewSerializer(help_text="The discard pile.")
+    hand_counts = serializers.ListField(
+        child=serializers.IntegerField(help_text="A number of cards."),
+        help_text="How many cards each seat holds, by seat.",
+    )
+    teams = TeamViewSerializer(many=True, help_text="Each team's score, melds and red threes.")
+    permission = serializers.ChoiceField(
+        choices=["none", "asked", "yes", "no"],
+        help_text="Asking the partner to go out, this turn: `none` (not asked), `asked` "
+        "(waiting for the answer), `yes` (the player must go out this turn), `no` (the player "
+        "may not go out this turn).",
+    )
+    must_end_without_discard = serializers.BooleanField(
+        help_text="The last stock card was a red three: the seat to act may meld, then ends "
+        "the round with `end_round` instead of a discard."
+    )
+    winner_team = serializers.IntegerField(
+        allow_null=True, help_text="The winning team once the game is over; else null."
+    )
     viewer = serializers.IntegerField(allow_null=True, help_text="Your seat; null: spectator.")
     hand = serializers.ListField(
-        child=serializers.CharField(), allow_null=True, help_text="Your cards; null: spectator."
+        child=serializers.CharField(help_text="A card: rank + suit (`QH`, `10S`) or `JK`."),
+        allow_null=True,
+        help_text="Your cards; null: spectator.",
     )
     legal_actions = ActionSerializer(
         many=True,
@@ -212,7 +310,7 @@ class TableViewSerializer(Base):
 
 # ============================================================================== turn timer
 class TimerSeatSerializer(Base):
-    index = serializers.IntegerField()
+    index = serializers.IntegerField(help_text="The seat number.")
     timeouts = serializers.IntegerField(help_text="Consecutive turns this seat lost to the timer.")
     stand_in = serializers.BooleanField(
         help_text="A bot plays this seat until its player makes a request again."
@@ -221,11 +319,15 @@ class TimerSeatSerializer(Base):
 
 class TimerOffProposalSerializer(Base):
     proposed_by = serializers.IntegerField(help_text="The seat that proposed it.")
-    accepted = serializers.ListField(child=serializers.IntegerField())
-    waiting_for = serializers.ListField(
-        child=serializers.IntegerField(), help_text="Seats with a player still to accept."
+    accepted = serializers.ListField(
+        child=serializers.IntegerField(help_text="A seat number."),
+        help_text="The seats that accepted (the proposer among them).",
     )
-    proposed_at = serializers.DateTimeField()
+    waiting_for = serializers.ListField(
+        child=serializers.IntegerField(help_text="A seat number."),
+        help_text="Seats with a player still to accept.",
+    )
+    proposed_at = serializers.DateTimeField(help_text="When it was proposed.")
 
 
 class TurnTimerSerializer(Base):
@@ -234,20 +336,33 @@ class TurnTimerSerializer(Base):
     (logged with source `timer`); after `timeout_limit` consecutive timeouts the seat is played
     by a bot until its player is back, or the game is abandoned (`timeout_outcome`)."""
 
-    enabled = serializers.BooleanField()
-    turn_seconds = serializers.IntegerField(allow_null=True, help_text="Null: no timer.")
-    timeout_limit = serializers.IntegerField(help_text="0: timeouts never hand the seat over.")
-    timeout_outcome = serializers.ChoiceField(choices=TimeoutOutcome.choices)
+    enabled = serializers.BooleanField(help_text="Whether turns are timed.")
+    turn_seconds = serializers.IntegerField(
+        allow_null=True, help_text="Seconds per turn; null: no timer."
+    )
+    timeout_limit = serializers.IntegerField(
+        help_text="Consecutive timeouts of a seat before `timeout_outcome`; 0: never."
+    )
+    timeout_outcome = serializers.ChoiceField(
+        choices=TimeoutOutcome.choices,
+        help_text="After `timeout_limit` timeouts: `bot` (a bot plays the seat until its "
+        "player is back) or `abandon` (the game is abandoned).",
+    )
     deadline = serializers.DateTimeField(
         allow_null=True, help_text="When the seat to act loses its turn; null: none running."
     )
     server_time = serializers.DateTimeField(help_text="The server's time of this response.")
-    seconds_left = serializers.FloatField(allow_null=True)
+    seconds_left = serializers.FloatField(
+        allow_null=True,
+        help_text="Seconds from `server_time` to the deadline (0 once passed); null: none.",
+    )
     grace_ms = serializers.IntegerField(
         help_text="The timer fires this long after the deadline; a move sent before wins."
     )
     seat = serializers.IntegerField(allow_null=True, help_text="The seat the deadline is for.")
-    seats = TimerSeatSerializer(many=True)
+    seats = TimerSeatSerializer(
+        many=True, help_text="Each seat's run of timeouts and stand-in bot, by seat."
+    )
     proposal = TimerOffProposalSerializer(
         allow_null=True, help_text="A pending proposal to turn the timer off."
     )
@@ -259,72 +374,93 @@ class TimerPayloadField(serializers.JSONField):
 
 
 class TimerEventSerializer(Base):
-    seq = serializers.IntegerField()
+    seq = serializers.IntegerField(help_text="The entry's number in the timer's log, from 1.")
     type = serializers.CharField(help_text="One of: " + ", ".join(TIMER_FACTS) + ".")
-    seat = serializers.IntegerField(allow_null=True)
+    seat = serializers.IntegerField(
+        allow_null=True, help_text="The seat concerned; null when none is."
+    )
     at_version = serializers.IntegerField(help_text="The game's version when it happened.")
     payload = TimerPayloadField(
         help_text="For `turn_timed_out`: deadline, via (task, sweep or request), consecutive, "
         "events (first and last seq of the moves the timer played)."
     )
-    created_at = serializers.DateTimeField()
+    created_at = serializers.DateTimeField(help_text="When it happened.")
 
 
 class TimerDetailSerializer(Base):
-    game = serializers.IntegerField()
-    version = serializers.IntegerField()
-    timer = TurnTimerSerializer()
+    game = serializers.IntegerField(help_text="The game's id.")
+    version = serializers.IntegerField(help_text="The game's version (its last event).")
+    timer = TurnTimerSerializer(help_text="The timer now.")
     events = TimerEventSerializer(many=True, help_text="The timer's log, oldest first.")
-    has_more = serializers.BooleanField()
+    has_more = serializers.BooleanField(help_text="More entries follow: ask again with `after`.")
+
+
+STATUS_TEXT = "`lobby` (waiting for players), `active` (being played), `finished` or `abandoned`."
 
 
 class GameDetailSerializer(Base):
-    id = serializers.IntegerField()
-    preset = serializers.CharField()
-    options = GameOptionsSerializer()
-    status = serializers.ChoiceField(choices=GameStatus.choices)
-    is_public = serializers.BooleanField()
+    id = serializers.IntegerField(help_text="The game's id.")
+    preset = serializers.CharField(help_text="The preset its options started from.")
+    options = GameOptionsSerializer(help_text="Its complete rule options.")
+    status = serializers.ChoiceField(choices=GameStatus.choices, help_text=STATUS_TEXT)
+    is_public = serializers.BooleanField(
+        help_text="Listed in the lobby; a private table is joined with its `join_code`."
+    )
     version = serializers.IntegerField(
         help_text="Seq of the last event; send it as `expected_version` with an action."
     )
-    rules_version = serializers.CharField()
-    created_by = PlayerRefSerializer()
-    created_at = serializers.DateTimeField()
-    started_at = serializers.DateTimeField(allow_null=True)
-    finished_at = serializers.DateTimeField(allow_null=True)
+    rules_version = serializers.CharField(help_text="The rules version the game is played by.")
+    created_by = PlayerRefSerializer(help_text="Who created the table.")
+    created_at = serializers.DateTimeField(help_text="When the table was created.")
+    started_at = serializers.DateTimeField(
+        allow_null=True, help_text="When it was dealt; null before."
+    )
+    finished_at = serializers.DateTimeField(
+        allow_null=True, help_text="When it ended (finished or abandoned); null before."
+    )
     join_code = serializers.CharField(
         allow_null=True, help_text="Shown to the creator and seated players only."
     )
-    your_seat = serializers.IntegerField(allow_null=True)
-    seats = SeatSerializer(many=True)
+    your_seat = serializers.IntegerField(
+        allow_null=True, help_text="Your seat; null when you are not seated (a spectator)."
+    )
+    seats = SeatSerializer(many=True, help_text="Every seat, in order.")
     seed_commitment = serializers.CharField(
         allow_null=True, help_text="SHA-256 of the game's seed, published at the start."
     )
     seed = serializers.CharField(
         allow_null=True, help_text="The seed itself, revealed once the game is finished."
     )
-    winner_team = serializers.IntegerField(allow_null=True)
+    winner_team = serializers.IntegerField(
+        allow_null=True, help_text="The winning team once the game is finished; else null."
+    )
     state = TableViewSerializer(allow_null=True, help_text="Null until the game starts.")
     timer = TurnTimerSerializer(help_text="The turn timer (deadline and server time).")
 
 
 class GameSummarySerializer(Base):
-    id = serializers.IntegerField()
-    preset = serializers.CharField()
-    players = serializers.IntegerField()
-    target_score = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=GameStatus.choices)
-    is_public = serializers.BooleanField()
-    free_seats = serializers.IntegerField()
-    version = serializers.IntegerField()
-    created_by = PlayerRefSerializer()
-    created_at = serializers.DateTimeField()
-    seats = SeatSerializer(many=True)
+    id = serializers.IntegerField(help_text="The game's id.")
+    preset = serializers.CharField(help_text="The preset its options started from.")
+    players = serializers.IntegerField(help_text="Its number of seats.")
+    target_score = serializers.IntegerField(help_text="The score that ends the game.")
+    status = serializers.ChoiceField(choices=GameStatus.choices, help_text=STATUS_TEXT)
+    is_public = serializers.BooleanField(
+        help_text="Listed for everyone; false only in your own games (`mine=true`)."
+    )
+    free_seats = serializers.IntegerField(help_text="Seats nobody has taken yet.")
+    version = serializers.IntegerField(
+        help_text="The game's version (its last event); a delayed spectator's horizon."
+    )
+    created_by = PlayerRefSerializer(help_text="Who created the table.")
+    created_at = serializers.DateTimeField(help_text="When the table was created.")
+    seats = SeatSerializer(many=True, help_text="Every seat, in order.")
 
 
 class BotSeatSerializer(Base):
-    seat = serializers.IntegerField(min_value=0, max_value=3)
-    level = serializers.ChoiceField(choices=BotLevel.choices, default=BotLevel.EASY)
+    seat = serializers.IntegerField(min_value=0, max_value=3, help_text="The bot's seat.")
+    level = serializers.ChoiceField(
+        choices=BotLevel.choices, default=BotLevel.EASY, help_text="The bot's level."
+    )
 
 
 @extend_schema_field(GameOptionOverridesSerializer)
@@ -333,8 +469,15 @@ class OptionOverridesField(serializers.DictField):
     in ``invalid_option``); the schema shows the option fields."""
 
 
+SEATS_MAX = 4
+
+
 class GameCreateSerializer(Base):
-    preset = serializers.ChoiceField(choices=list(PRESETS), default="classic")
+    preset = serializers.ChoiceField(
+        choices=list(PRESETS),
+        default="classic",
+        help_text="The preset whose options the table starts from (`GET /rules/`).",
+    )
     options = OptionOverridesField(
         required=False, help_text="Overrides of the preset's options; any subset of them."
     )
@@ -347,7 +490,12 @@ class GameCreateSerializer(Base):
     is_public = serializers.BooleanField(
         default=True, help_text="Public tables are listed; private ones need the join code."
     )
-    bots = BotSeatSerializer(many=True, required=False, help_text="Seats played by bots.")
+    bots = serializers.ListField(
+        child=BotSeatSerializer(),
+        required=False,
+        max_length=SEATS_MAX,
+        help_text="Seats played by bots.",
+    )
     seat = serializers.IntegerField(
         required=False,
         min_value=0,
@@ -424,7 +572,11 @@ class GameStartSerializer(Base):
     fill_with_bots = serializers.BooleanField(
         default=False, help_text="Give every empty seat to a bot (otherwise empty seats → 409)."
     )
-    bot_level = serializers.ChoiceField(choices=BotLevel.choices, default=BotLevel.EASY)
+    bot_level = serializers.ChoiceField(
+        choices=BotLevel.choices,
+        default=BotLevel.EASY,
+        help_text="The level of the bots given the empty seats.",
+    )
 
 
 # ============================================================================== events
@@ -466,8 +618,10 @@ class GameEventSerializer(Base):
 
 
 class GameEventListSerializer(Base):
-    game = serializers.IntegerField()
-    version = serializers.IntegerField()
+    game = serializers.IntegerField(help_text="The game's id.")
+    version = serializers.IntegerField(
+        help_text="The game's version now (a delayed spectator: its horizon)."
+    )
     viewer = serializers.IntegerField(allow_null=True, help_text="Your seat; null: spectator.")
     events = GameEventSerializer(many=True)
     has_more = serializers.BooleanField(help_text="More events follow: ask again with `after`.")
@@ -480,7 +634,7 @@ class ActionResultSerializer(Base):
 
 # ============================================================================== scorecard
 class TeamRoundScoreSerializer(Base):
-    team = serializers.IntegerField()
+    team = serializers.IntegerField(help_text="The team's number.")
     meld_cards = serializers.IntegerField(help_text="Value of the cards in the team's melds.")
     hand_cards = serializers.IntegerField(help_text="Minus the value of cards left in hand.")
     natural_canastas = serializers.IntegerField(help_text="500 each.")
@@ -496,24 +650,37 @@ class TeamRoundScoreSerializer(Base):
 
 
 class ScorecardRoundSerializer(Base):
-    round = serializers.IntegerField()
-    dealer = serializers.IntegerField()
-    reason = serializers.CharField(help_text="went_out, stock_exhausted or last_red_three.")
-    went_out = serializers.IntegerField(allow_null=True)
-    concealed = serializers.BooleanField()
-    teams = TeamRoundScoreSerializer(many=True)
+    round = serializers.IntegerField(help_text="The round, from 1.")
+    dealer = serializers.IntegerField(help_text="The seat that dealt it.")
+    reason = serializers.CharField(
+        help_text="How it ended: went_out, stock_exhausted or last_red_three."
+    )
+    went_out = serializers.IntegerField(
+        allow_null=True, help_text="The seat that went out; null if nobody did."
+    )
+    concealed = serializers.BooleanField(
+        help_text="The seat went out concealed (all its melds in that one turn)."
+    )
+    teams = TeamRoundScoreSerializer(many=True, help_text="Each team's score of the round.")
 
 
 class ScorecardTeamSerializer(Base):
-    team = serializers.IntegerField()
-    seats = serializers.ListField(child=serializers.IntegerField())
+    team = serializers.IntegerField(help_text="The team's number.")
+    seats = serializers.ListField(
+        child=serializers.IntegerField(help_text="A seat number."), help_text="Its seats."
+    )
 
 
 class ScorecardSerializer(Base):
-    game = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=GameStatus.choices)
-    target_score = serializers.IntegerField()
-    teams = ScorecardTeamSerializer(many=True)
-    rounds = ScorecardRoundSerializer(many=True)
-    totals = serializers.ListField(child=serializers.IntegerField())
-    winner_team = serializers.IntegerField(allow_null=True)
+    game = serializers.IntegerField(help_text="The game's id.")
+    status = serializers.ChoiceField(choices=GameStatus.choices, help_text=STATUS_TEXT)
+    target_score = serializers.IntegerField(help_text="The score that ends the game.")
+    teams = ScorecardTeamSerializer(many=True, help_text="Each team's seats.")
+    rounds = ScorecardRoundSerializer(many=True, help_text="Every finished round, oldest first.")
+    totals = serializers.ListField(
+        child=serializers.IntegerField(help_text="A score."),
+        help_text="Each team's cumulative score, by team.",
+    )
+    winner_team = serializers.IntegerField(
+        allow_null=True, help_text="The winning team once the game is finished; else null."
+    )

@@ -91,18 +91,26 @@ class TableEventSerializer(Base):
     `settings_changed` (the changed settings)."""
 
     seq = serializers.IntegerField(help_text="Numbered 1, 2, ... per game, apart from moves.")
-    kind = serializers.ChoiceField(choices=TableEventKind.choices)
-    seat = serializers.IntegerField(allow_null=True)
-    player = PlayerRefSerializer(allow_null=True)
-    data = TableEventDataField()  # type: ignore[assignment]  # a field, not .data (metaclass)
-    created_at = serializers.DateTimeField()
+    kind = serializers.ChoiceField(
+        choices=TableEventKind.choices, help_text="What happened; it decides `data`."
+    )
+    seat = serializers.IntegerField(
+        allow_null=True, help_text="The seat that did it (spoke, conceded); null for the table."
+    )
+    player = PlayerRefSerializer(
+        allow_null=True, help_text="The player who did it; null for the table."
+    )
+    data = TableEventDataField(  # type: ignore[assignment]  # a field, not .data (metaclass)
+        help_text="The details, by `kind` (see above)."
+    )
+    created_at = serializers.DateTimeField(help_text="When it happened.")
 
 
 class TableEventListSerializer(Base):
-    game = serializers.IntegerField()
+    game = serializers.IntegerField(help_text="The game's id.")
     table_seq = serializers.IntegerField(help_text="Ask again with `after` = this.")
-    events = TableEventSerializer(many=True)
-    has_more = serializers.BooleanField()
+    events = TableEventSerializer(many=True, help_text="Table events after `after`, oldest first.")
+    has_more = serializers.BooleanField(help_text="More events follow: ask again at once.")
 
 
 class TableEventParamsSerializer(Base):
@@ -114,17 +122,23 @@ class TableEventParamsSerializer(Base):
 
 
 class ChatPhraseSerializer(Base):
-    id = serializers.CharField()
-    text = serializers.CharField()
+    id = serializers.CharField(help_text="What to send as `phrase`.")
+    text = serializers.CharField(help_text="The phrase in English (or an emoji).")
 
 
 class TableSettingsSerializer(Base):
-    game = serializers.IntegerField()
+    game = serializers.IntegerField(help_text="The game's id.")
     table_talk = serializers.BooleanField(help_text="False: a 'no table talk' game, no chat.")
     spectator_delay = serializers.IntegerField(help_text="Spectators see this many moves late.")
-    rematch_of = serializers.IntegerField(allow_null=True)
-    conceded_seat = serializers.IntegerField(allow_null=True)
-    conceded_team = serializers.IntegerField(allow_null=True)
+    rematch_of = serializers.IntegerField(
+        allow_null=True, help_text="The game this one is a rematch of; null if none."
+    )
+    conceded_seat = serializers.IntegerField(
+        allow_null=True, help_text="The seat that conceded the game; null if none did."
+    )
+    conceded_team = serializers.IntegerField(
+        allow_null=True, help_text="The team that conceded (and lost); null if none did."
+    )
     table_seq = serializers.IntegerField(help_text="The seq of the last table event.")
     muted_seats = serializers.ListField(
         child=serializers.IntegerField(), help_text="Seats whose chat you muted."
@@ -132,9 +146,14 @@ class TableSettingsSerializer(Base):
 
 
 class TableSettingsUpdateSerializer(Base):
-    table_talk = serializers.BooleanField(required=False)
+    table_talk = serializers.BooleanField(
+        required=False, help_text="False: a 'no table talk' game, quick chat refused."
+    )
     spectator_delay = serializers.IntegerField(
-        required=False, min_value=0, max_value=SPECTATOR_DELAY_MAX
+        required=False,
+        min_value=0,
+        max_value=SPECTATOR_DELAY_MAX,
+        help_text="Spectators see the game this many moves late.",
     )
 
 
@@ -145,21 +164,26 @@ class ChatSendSerializer(Base):
 
 
 class ChatMuteSerializer(Base):
-    seat = serializers.IntegerField(min_value=0, max_value=3)
-    muted = serializers.BooleanField(default=True)
+    seat = serializers.IntegerField(min_value=0, max_value=3, help_text="The seat to (un)mute.")
+    muted = serializers.BooleanField(default=True, help_text="False: unmute it.")
 
 
 class ChatMutedSerializer(Base):
-    muted_seats = serializers.ListField(child=serializers.IntegerField())
+    muted_seats = serializers.ListField(
+        child=serializers.IntegerField(help_text="A seat number."),
+        help_text="Seats whose chat you muted.",
+    )
 
 
 class RematchStatusSerializer(Base):
     of_game = serializers.IntegerField(help_text="The finished game.")
     accepted_by = serializers.ListField(
-        child=serializers.IntegerField(), help_text="Player ids who accepted."
+        child=serializers.IntegerField(help_text="A player id."),
+        help_text="Player ids who accepted.",
     )
     waiting_for = serializers.ListField(
-        child=serializers.IntegerField(), help_text="Player ids still to accept."
+        child=serializers.IntegerField(help_text="A player id."),
+        help_text="Player ids still to accept.",
     )
     game = serializers.IntegerField(
         allow_null=True, help_text="The new game, once everyone accepted."
@@ -167,43 +191,53 @@ class RematchStatusSerializer(Base):
 
 
 class SpectatorViewSerializer(Base):
-    game = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=GameStatus.choices)
+    game = serializers.IntegerField(help_text="The game's id.")
+    status = serializers.ChoiceField(
+        choices=GameStatus.choices,
+        help_text="`lobby` (waiting for players), `active` (being played), `finished` or "
+        "`abandoned`.",
+    )
     version = serializers.IntegerField(help_text="The version shown (live minus the delay).")
     live_version = serializers.IntegerField(
         help_text="The game's version as a spectator may know it: `version` while the delay "
         "holds, the live version once the game is over."
     )
-    spectator_delay = serializers.IntegerField()
-    seats = SeatSerializer(many=True)
-    winner_team = serializers.IntegerField(allow_null=True)
+    spectator_delay = serializers.IntegerField(help_text="How many moves late you see it.")
+    seats = SeatSerializer(many=True, help_text="Every seat, in order.")
+    winner_team = serializers.IntegerField(
+        allow_null=True, help_text="The winning team once the game is finished; else null."
+    )
     state = TableViewSerializer(allow_null=True, help_text="No hand: a spectator's view.")
 
 
 class PresenceSeatSerializer(SeatSerializer):
-    last_seen = serializers.DateTimeField(allow_null=True)
+    last_seen = serializers.DateTimeField(
+        allow_null=True, help_text="When its player last made a request; null: not seen."
+    )
     connected = serializers.BooleanField(
         help_text="Seen within `window_seconds` (a live connection refreshes it); bots always."
     )
 
 
 class PresenceSerializer(Base):
-    game = serializers.IntegerField()
-    window_seconds = serializers.IntegerField()
-    seats = PresenceSeatSerializer(many=True)
+    game = serializers.IntegerField(help_text="The game's id.")
+    window_seconds = serializers.IntegerField(
+        help_text="A seat seen within this many seconds counts as connected."
+    )
+    seats = PresenceSeatSerializer(many=True, help_text="Every seat, in order.")
 
 
 class RelatedPlayerSerializer(Base):
-    id = serializers.IntegerField()
-    display_name = serializers.CharField()
-    since = serializers.DateTimeField()
+    id = serializers.IntegerField(help_text="The player's id.")
+    display_name = serializers.CharField(help_text="The name other players see.")
+    since = serializers.DateTimeField(help_text="When you added them to the list.")
 
 
 class RelationsSerializer(Base):
     blocked = RelatedPlayerSerializer(
         many=True, help_text="They cannot join tables you created or sit at."
     )
-    favourites = RelatedPlayerSerializer(many=True)
+    favourites = RelatedPlayerSerializer(many=True, help_text="Players you favour.")
 
 
 class PlayerRecordSerializer(Base):
@@ -212,21 +246,25 @@ class PlayerRecordSerializer(Base):
     played = serializers.IntegerField(
         help_text="Finished games played on this service; imported games do not count."
     )
-    won = serializers.IntegerField()
-    lost = serializers.IntegerField()
+    won = serializers.IntegerField(help_text="Of them, games their team won.")
+    lost = serializers.IntegerField(help_text="Of them, games their team lost.")
     conceded = serializers.IntegerField(help_text="Games lost by conceding (among `lost`).")
 
 
 class ProfileGameSerializer(Base):
-    id = serializers.IntegerField()
-    preset = serializers.CharField()
-    players = serializers.IntegerField()
-    finished_at = serializers.DateTimeField(allow_null=True)
-    seat = serializers.IntegerField()
-    team = serializers.IntegerField()
-    winner_team = serializers.IntegerField(allow_null=True)
-    result = serializers.ChoiceField(choices=["won", "lost", "drawn"])
-    conceded = serializers.BooleanField()
+    id = serializers.IntegerField(help_text="The game's id.")
+    preset = serializers.CharField(help_text="The preset its options started from.")
+    players = serializers.IntegerField(help_text="Its number of seats.")
+    finished_at = serializers.DateTimeField(allow_null=True, help_text="When it ended.")
+    seat = serializers.IntegerField(help_text="The player's seat.")
+    team = serializers.IntegerField(help_text="The player's team.")
+    winner_team = serializers.IntegerField(
+        allow_null=True, help_text="The winning team; null if nobody won."
+    )
+    result = serializers.ChoiceField(
+        choices=["won", "lost", "drawn"], help_text="The game's result for the player."
+    )
+    conceded = serializers.BooleanField(help_text="The player conceded it.")
     replay = serializers.CharField(help_text="The game's replay: GET this path.")
 
 
@@ -236,14 +274,14 @@ class ProfileRelationSerializer(Base):
 
 
 class PlayerProfileSerializer(Base):
-    id = serializers.IntegerField()
-    display_name = serializers.CharField()
-    created_at = serializers.DateTimeField()
-    record = PlayerRecordSerializer()
+    id = serializers.IntegerField(help_text="The player's id.")
+    display_name = serializers.CharField(help_text="The name other players see.")
+    created_at = serializers.DateTimeField(help_text="When the player signed up.")
+    record = PlayerRecordSerializer(help_text="Their record over finished games.")
     games = ProfileGameSerializer(
         many=True, help_text=f"The latest finished games that count (at most {PROFILE_GAMES_MAX})."
     )
-    you = ProfileRelationSerializer()
+    you = ProfileRelationSerializer(help_text="Whether you blocked or favour this player.")
 
 
 # ============================================================================== views

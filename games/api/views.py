@@ -56,7 +56,7 @@ from games.selectors.games import (
     game_summary,
 )
 from games.selectors.scores import game_scorecard_get
-from games.services.actions import game_action_apply
+from games.services.actions import IDEMPOTENCY_KEY_MAX_LENGTH, game_action_apply
 from games.services.deadlines import TimerOptions
 from games.services.lobby import BotSeatSpec, game_create, game_join, game_leave, game_start
 from games.services.players import player_create
@@ -196,6 +196,17 @@ class GamePagination(PageNumberPagination):
     page_size = 20
     page_size_query_param = "page_size"
     max_page_size = 100
+
+    def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        paginated: dict[str, Any] = super().get_paginated_response_schema(schema)
+        for name, text in {
+            "count": "How many games match, on every page.",
+            "next": "The next page's URL; null on the last page.",
+            "previous": "The previous page's URL; null on the first page.",
+            "results": "This page's games.",
+        }.items():
+            paginated["properties"][name]["description"] = text
+        return paginated
 
 
 class GameListCreateApi(GenericAPIView[Any]):
@@ -429,10 +440,10 @@ class GameActionCreateApi(APIView):
             GAME_ID,
             OpenApiParameter(
                 "Idempotency-Key",
-                str,
+                {"type": "string", "maxLength": IDEMPOTENCY_KEY_MAX_LENGTH},
                 OpenApiParameter.HEADER,
                 required=False,
-                description="A unique key per intended action (at most 255 characters).",
+                description="A unique key per intended action (longer: 400 `invalid_request`).",
             ),
         ],
         request=ActionCreateSerializer,

@@ -581,26 +581,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/games/join/{join_code}/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Sit at a table through its join link
-         * @description The join link of a table (public or private) is `/api/v1/games/join/{join_code}/`.
-         */
-        post: operations["games_join_by_code"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/health/": {
         parameters: {
             query?: never;
@@ -646,6 +626,26 @@ export interface paths {
         get: operations["health_probe_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/join/{join_code}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sit at a table through its join link
+         * @description The join link of a table (public or private) is `/api/v1/join/{join_code}/`. Its former path `/api/v1/games/join/{join_code}/` still answers the same, but is left out of this document: beside `/games/{game_id}/actions/` it made paths ambiguous.
+         */
+        post: operations["games_join_by_code"];
         delete?: never;
         options?: never;
         head?: never;
@@ -805,14 +805,26 @@ export interface components {
          *     Cards are written rank + suit (`QH`, `10S`, `2C`) or `JK` for a joker.
          */
         Action: {
+            /**
+             * @description What to do; it decides the other fields.
+             *
+             *     * `draw` - draw
+             *     * `take_pile` - take_pile
+             *     * `meld` - meld
+             *     * `discard` - discard
+             *     * `ask_partner` - ask_partner
+             *     * `answer_partner` - answer_partner
+             *     * `decline_pile` - decline_pile
+             *     * `end_round` - end_round
+             */
             type: components["schemas"]["ActionTypeEnum"];
-            /** @description For `discard`. */
+            /** @description For `discard`: the card to discard. */
             card?: string;
-            /** @description For `answer_partner`. */
+            /** @description For `answer_partner`: whether your partner may go out. */
             allow?: boolean;
-            /** @description For `take_pile`. */
+            /** @description For `take_pile`: the cards from your hand that meld with the top card. */
             cards?: string[];
-            /** @description For `meld`, `take_pile`. */
+            /** @description For `meld`: the groups to lay down; for `take_pile`: more groups laid down with it (one per rank: cards of a rank you have melded join that meld). */
             melds?: components["schemas"]["MeldGroup"][];
         };
         ActionCreateRequest: {
@@ -844,14 +856,26 @@ export interface components {
          *     Cards are written rank + suit (`QH`, `10S`, `2C`) or `JK` for a joker.
          */
         ActionRequest: {
+            /**
+             * @description What to do; it decides the other fields.
+             *
+             *     * `draw` - draw
+             *     * `take_pile` - take_pile
+             *     * `meld` - meld
+             *     * `discard` - discard
+             *     * `ask_partner` - ask_partner
+             *     * `answer_partner` - answer_partner
+             *     * `decline_pile` - decline_pile
+             *     * `end_round` - end_round
+             */
             type: components["schemas"]["ActionTypeEnum"];
-            /** @description For `discard`. */
+            /** @description For `discard`: the card to discard. */
             card?: string;
-            /** @description For `answer_partner`. */
+            /** @description For `answer_partner`: whether your partner may go out. */
             allow?: boolean;
-            /** @description For `take_pile`. */
+            /** @description For `take_pile`: the cards from your hand that meld with the top card. */
             cards?: string[];
-            /** @description For `meld`, `take_pile`. */
+            /** @description For `meld`: the groups to lay down; for `take_pile`: more groups laid down with it (one per rank: cards of a rank you have melded join that meld). */
             melds?: components["schemas"]["MeldGroupRequest"][];
         };
         ActionResult: {
@@ -913,8 +937,16 @@ export interface components {
          */
         BotLevelEnum: "easy" | "medium" | "hard";
         BotSeatRequest: {
+            /** @description The bot's seat. */
             seat: number;
-            /** @default easy */
+            /**
+             * @description The bot's level.
+             *
+             *     * `easy` - Easy
+             *     * `medium` - Medium
+             *     * `hard` - Hard
+             * @default easy
+             */
             level: components["schemas"]["BotLevelEnum"];
         };
         /**
@@ -924,15 +956,22 @@ export interface components {
          */
         CanastaKindEnum: "natural" | "mixed";
         ChatMuteRequest: {
+            /** @description The seat to (un)mute. */
             seat: number;
-            /** @default true */
+            /**
+             * @description False: unmute it.
+             * @default true
+             */
             muted: boolean;
         };
         ChatMuted: {
+            /** @description Seats whose chat you muted. */
             muted_seats: number[];
         };
         ChatPhrase: {
+            /** @description What to send as `phrase`. */
             id: string;
+            /** @description The phrase in English (or an emoji). */
             text: string;
         };
         ChatSendRequest: {
@@ -1025,6 +1064,14 @@ export interface components {
             seat: number | null;
             /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`, `turn_timed_out`, `seat_handed_to_bot`, `seat_returned`, `game_abandoned`, `timer_off_proposed`, `timer_off_accepted`, `timer_off_declined`, `timer_turned_off`, `game_conceded`. Default: the payload's `type`. */
             type?: string;
+            /**
+             * @description Who made the move: a player, a bot, the turn timer or the system.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
             source?: components["schemas"]["SourceEnum"];
             /** @description The action (see Action); for `game_started`: the start. */
             payload: {
@@ -1042,6 +1089,14 @@ export interface components {
             seat: number | null;
             /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`, `turn_timed_out`, `seat_handed_to_bot`, `seat_returned`, `game_abandoned`, `timer_off_proposed`, `timer_off_accepted`, `timer_off_declined`, `timer_turned_off`, `game_conceded`. Default: the payload's `type`. */
             type?: string;
+            /**
+             * @description Who made the move: a player, a bot, the turn timer or the system.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
             source?: components["schemas"]["SourceEnum"];
             /** @description The action (see Action); for `game_started`: the start. */
             payload: {
@@ -1053,9 +1108,20 @@ export interface components {
             }[];
         };
         ExportFinal: {
+            /** @description The last event of the document; on import, the number of its events. */
             version: number;
+            /**
+             * @description The game's status when it was exported.
+             *
+             *     * `lobby` - Lobby
+             *     * `active` - Active
+             *     * `finished` - Finished
+             *     * `abandoned` - Abandoned
+             */
             status: components["schemas"]["GameStatusEnum"];
+            /** @description Each team's cumulative score, by team; null before the deal. */
             scores: number[] | null;
+            /** @description The winning team; null unless the game was won. */
             winner_team: number | null;
             /** @description Rounds finished. */
             rounds: number;
@@ -1063,9 +1129,20 @@ export interface components {
             state_sha256: string | null;
         };
         ExportFinalRequest: {
+            /** @description The last event of the document; on import, the number of its events. */
             version: number;
+            /**
+             * @description The game's status when it was exported.
+             *
+             *     * `lobby` - Lobby
+             *     * `active` - Active
+             *     * `finished` - Finished
+             *     * `abandoned` - Abandoned
+             */
             status: components["schemas"]["GameStatusEnum"];
+            /** @description Each team's cumulative score, by team; null before the deal. */
             scores: number[] | null;
+            /** @description The winning team; null unless the game was won. */
             winner_team: number | null;
             /** @description Rounds finished. */
             rounds: number;
@@ -1073,18 +1150,52 @@ export interface components {
             state_sha256: string | null;
         };
         ExportSeat: {
+            /** @description The seat number, 0 to 3. */
             index: number;
+            /** @description The seat's team. */
             team: number;
+            /**
+             * @description Who sat there: a player, a bot or nobody (an import gives every seat to a bot except the importer's `seat`).
+             *
+             *     * `player` - player
+             *     * `bot` - bot
+             *     * `empty` - empty
+             */
             kind: components["schemas"]["KindEnum"];
+            /** @description The player's name; null for a bot or an empty seat. */
             display_name?: string | null;
-            bot_level?: (components["schemas"]["BotLevelEnum"] | components["schemas"]["NullEnum"]) | null;
+            /**
+             * @description The bot's level; null for a player. On import, the level of that seat's bot (default: easy).
+             *
+             *     * `easy` - Easy
+             *     * `medium` - Medium
+             *     * `hard` - Hard
+             */
+            bot_level?: (string & (components["schemas"]["BotLevelEnum"] | components["schemas"]["NullEnum"])) | null;
         };
         ExportSeatRequest: {
+            /** @description The seat number, 0 to 3. */
             index: number;
+            /** @description The seat's team. */
             team: number;
+            /**
+             * @description Who sat there: a player, a bot or nobody (an import gives every seat to a bot except the importer's `seat`).
+             *
+             *     * `player` - player
+             *     * `bot` - bot
+             *     * `empty` - empty
+             */
             kind: components["schemas"]["KindEnum"];
+            /** @description The player's name; null for a bot or an empty seat. */
             display_name?: string | null;
-            bot_level?: (components["schemas"]["BotLevelEnum"] | components["schemas"]["NullEnum"]) | null;
+            /**
+             * @description The bot's level; null for a player. On import, the level of that seat's bot (default: easy).
+             *
+             *     * `easy` - Easy
+             *     * `medium` - Medium
+             *     * `hard` - Hard
+             */
+            bot_level?: (string & (components["schemas"]["BotLevelEnum"] | components["schemas"]["NullEnum"])) | null;
         };
         /**
          * @description Provably fair dealing. Round n is shuffled by ``random.Random(round_seed).shuffle`` of
@@ -1092,21 +1203,36 @@ export interface components {
          *     published at the deal. After the end, anyone can recompute every deal from ``seed``.
          */
         Fairness: {
+            /** @description The game's id. */
             game: number;
+            /**
+             * @description The game's status now.
+             *
+             *     * `lobby` - Lobby
+             *     * `active` - Active
+             *     * `finished` - Finished
+             *     * `abandoned` - Abandoned
+             */
             status: components["schemas"]["GameStatusEnum"];
             /** @description The game is finished and its seed revealed. */
             revealed: boolean;
             /** @description SHA-256 of the game's seed. */
             seed_commitment: string;
+            /** @description The game's seed once it is finished; else null. */
             seed: string | null;
+            /** @description Every round dealt, in order. */
             rounds: components["schemas"]["FairnessRound"][];
             /** @description Every deal checked against the seed (null until the end). */
             verified: boolean | null;
+            /** @description What the check found wrong; empty when all is well. */
             problems: string[];
         };
         FairnessRound: {
+            /** @description The round, from 1. */
             round: number;
+            /** @description The seat that dealt it. */
             dealer: number;
+            /** @description The cards turned up to start the pile (more than one when wild cards or red threes came first). */
             upcards: string[];
             /** @description SHA-256 of the round's seed, published when the round was dealt. */
             seed_commitment: string;
@@ -1114,6 +1240,7 @@ export interface components {
             round_seed: string | null;
             /** @description The seed reproduces this deal (null until the end). */
             ok: boolean | null;
+            /** @description What the seed does not reproduce; null when all is well. */
             problem: string | null;
         };
         /**
@@ -1127,7 +1254,15 @@ export interface components {
          */
         FormatVersionEnum: 1;
         GameCreateRequest: {
-            /** @default classic */
+            /**
+             * @description The preset whose options the table starts from (`GET /rules/`).
+             *
+             *     * `classic` - classic
+             *     * `hoyle` - hoyle
+             *     * `two_player` - two_player
+             *     * `three_player` - three_player
+             * @default classic
+             */
             preset: components["schemas"]["PresetEnum"];
             /** @description Overrides of the preset's options; any subset of them. */
             options?: components["schemas"]["GameOptionOverridesRequest"];
@@ -1164,32 +1299,58 @@ export interface components {
             timeout_outcome: components["schemas"]["TimeoutOutcomeEnum"];
         };
         GameDetail: {
+            /** @description The game's id. */
             id: number;
+            /** @description The preset its options started from. */
             preset: string;
+            /** @description Its complete rule options. */
             options: components["schemas"]["GameOptions"];
+            /**
+             * @description `lobby` (waiting for players), `active` (being played), `finished` or `abandoned`.
+             *
+             *     * `lobby` - Lobby
+             *     * `active` - Active
+             *     * `finished` - Finished
+             *     * `abandoned` - Abandoned
+             */
             status: components["schemas"]["GameStatusEnum"];
+            /** @description Listed in the lobby; a private table is joined with its `join_code`. */
             is_public: boolean;
             /** @description Seq of the last event; send it as `expected_version` with an action. */
             version: number;
+            /** @description The rules version the game is played by. */
             rules_version: string;
+            /** @description Who created the table. */
             created_by: components["schemas"]["PlayerRef"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the table was created.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was dealt; null before.
+             */
             started_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it ended (finished or abandoned); null before.
+             */
             finished_at: string | null;
             /** @description Shown to the creator and seated players only. */
             join_code: string | null;
+            /** @description Your seat; null when you are not seated (a spectator). */
             your_seat: number | null;
+            /** @description Every seat, in order. */
             seats: components["schemas"]["Seat"][];
             /** @description SHA-256 of the game's seed, published at the start. */
             seed_commitment: string | null;
             /** @description The seed itself, revealed once the game is finished. */
             seed: string | null;
+            /** @description The winning team once the game is finished; else null. */
             winner_team: number | null;
             /** @description Null until the game starts. */
-            state: components["schemas"]["TableView"] | null;
+            state: (components["schemas"]["TableView"] | components["schemas"]["NullEnum"]) | null;
             /** @description The turn timer (deadline and server time). */
             timer: components["schemas"]["TurnTimer"];
         };
@@ -1211,7 +1372,9 @@ export interface components {
             }[];
         };
         GameEventList: {
+            /** @description The game's id. */
             game: number;
+            /** @description The game's version now (a delayed spectator: its horizon). */
             version: number;
             /** @description Your seat; null: spectator. */
             viewer: number | null;
@@ -1266,19 +1429,50 @@ export interface components {
          *     seed once the game is finished. A finished game's document can be imported.
          */
         GameExport: {
+            /**
+             * @description Always `canasta-game`.
+             *
+             *     * `canasta-game` - canasta-game
+             */
             format: components["schemas"]["FormatEnum"];
+            /**
+             * @description The document format's version: 1.
+             *
+             *     * `1` - 1
+             */
             format_version: components["schemas"]["FormatVersionEnum"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was exported (an import keeps it as provenance).
+             */
             exported_at?: string;
+            /** @description The exported game's id on its service (an import keeps it as provenance). */
             source_game?: number | null;
+            /**
+             * @description The preset the options start from.
+             *
+             *     * `classic` - classic
+             *     * `hoyle` - hoyle
+             *     * `two_player` - two_player
+             *     * `three_player` - three_player
+             */
             preset: components["schemas"]["PresetEnum"];
             /** @description The complete rule options. */
             options: components["schemas"]["GameOptions"];
             /** @description The rules the game was played under. */
             rules_version: string;
+            /**
+             * @description The game's status when exported (ignored on import).
+             *
+             *     * `lobby` - Lobby
+             *     * `active` - Active
+             *     * `finished` - Finished
+             *     * `abandoned` - Abandoned
+             */
             status?: components["schemas"]["GameStatusEnum"];
+            /** @description The last event included (ignored on import). */
             version?: number;
-            /** @description SHA-256 of the seed. */
+            /** @description SHA-256 of the seed; on import, when present, it must match the seed. */
             seed_commitment?: string;
             /** @description The game's seed: only once the game is finished. */
             seed: string | null;
@@ -1286,45 +1480,86 @@ export interface components {
             viewer?: number | null;
             /** @description True while the game runs: others' private parts are removed. */
             redacted?: boolean;
+            /** @description Every seat, in order. */
             seats: components["schemas"]["ExportSeat"][];
+            /** @description The move log, oldest first. */
             events: components["schemas"]["ExportEvent"][];
+            /** @description Where the log leaves the game; checked on import. */
             final?: components["schemas"]["ExportFinal"];
         };
         /**
-         * @description One game as a JSON document: configuration, rules version, seats, every event, and the
-         *     seed once the game is finished. A finished game's document can be imported.
+         * @description An export document as the import reads it: a finished game's export, or one written by
+         *     hand with a seed (a teaching position). The members an export adds for information are
+         *     optional.
          */
-        GameExportRequest: {
+        GameImportDocumentRequest: {
+            /**
+             * @description Always `canasta-game`.
+             *
+             *     * `canasta-game` - canasta-game
+             */
             format: components["schemas"]["FormatEnum"];
+            /**
+             * @description The document format's version: 1.
+             *
+             *     * `1` - 1
+             */
             format_version: components["schemas"]["FormatVersionEnum"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was exported (an import keeps it as provenance).
+             */
             exported_at?: string;
+            /** @description The exported game's id on its service (an import keeps it as provenance). */
             source_game?: number | null;
-            preset: components["schemas"]["PresetEnum"];
-            /** @description The complete rule options. */
-            options: components["schemas"]["GameOptionsRequest"];
+            /**
+             * @description The preset the options start from (default: `classic`).
+             *
+             *     * `classic` - classic
+             *     * `hoyle` - hoyle
+             *     * `two_player` - two_player
+             *     * `three_player` - three_player
+             */
+            preset?: components["schemas"]["PresetEnum"];
+            /** @description The preset's options to change; an export's complete options do too. */
+            options?: components["schemas"]["GameOptionOverridesRequest"];
             /** @description The rules the game was played under. */
             rules_version: string;
+            /**
+             * @description The game's status when exported (ignored on import).
+             *
+             *     * `lobby` - Lobby
+             *     * `active` - Active
+             *     * `finished` - Finished
+             *     * `abandoned` - Abandoned
+             */
             status?: components["schemas"]["GameStatusEnum"];
+            /** @description The last event included (ignored on import). */
             version?: number;
-            /** @description SHA-256 of the seed. */
+            /** @description SHA-256 of the seed; on import, when present, it must match the seed. */
             seed_commitment?: string;
-            /** @description The game's seed: only once the game is finished. */
-            seed: string | null;
+            /** @description The game's seed: the deals are made from it (missing: 422 `import_seed_missing`). */
+            seed: string;
             /** @description The exporting seat (its private parts). */
             viewer?: number | null;
             /** @description True while the game runs: others' private parts are removed. */
             redacted?: boolean;
-            seats: components["schemas"]["ExportSeatRequest"][];
+            /** @description The seats, for their bots' levels (default: every bot easy). */
+            seats?: components["schemas"]["ExportSeatRequest"][];
+            /** @description The move log, oldest first. */
             events: components["schemas"]["ExportEventRequest"][];
+            /** @description Where the log leaves the game; checked on import. */
             final?: components["schemas"]["ExportFinalRequest"];
         };
         GameImportRequest: {
             /** @description A document from the export endpoint, or written for teaching with a seed. */
-            document: components["schemas"]["GameExportRequest"];
+            document: components["schemas"]["GameImportDocumentRequest"];
             /** @description Sit at this seat of the new game (default: none; every seat is a bot). */
             seat?: number;
-            /** @default false */
+            /**
+             * @description List the new game in the lobby (default: private).
+             * @default false
+             */
             is_public: boolean;
         };
         GameJoinByCodeRequest: {
@@ -1396,63 +1631,6 @@ export interface components {
         };
         /** @description The complete rule options of a game (RULES.md section 9). */
         GameOptions: {
-            /** @description Default (classic): `4`. */
-            players: number;
-            /** @description Default (classic): `1`. */
-            draw_count: number;
-            /** @description Default (classic): `1`. */
-            canastas_to_go_out: number;
-            /** @description Default (classic): `5000`. */
-            target_score: number;
-            /**
-             * @description Default (classic): `naturals_exceed_wilds`.
-             *
-             *     * `naturals_exceed_wilds` - naturals_exceed_wilds
-             *     * `wilds_not_exceed_naturals` - wilds_not_exceed_naturals
-             */
-            wild_ratio: components["schemas"]["WildRatioEnum"];
-            /** @description Default (classic): `False`. */
-            pile_new_meld_needs_two_naturals: boolean;
-            /** @description Default (classic): `True`. */
-            pile_to_canasta: boolean;
-            /** @description Default (classic): `False`. */
-            one_card_pile_restriction: boolean;
-            /**
-             * @description Default (classic): `on_turn`.
-             *
-             *     * `on_turn` - on_turn
-             *     * `at_deal` - at_deal
-             */
-            red_three_reveal: components["schemas"]["RedThreeRevealEnum"];
-            /**
-             * @description Default (classic): `end_round`.
-             *
-             *     * `end_round` - end_round
-             *     * `play_on` - play_on
-             */
-            stock_exhausted: components["schemas"]["StockExhaustedEnum"];
-            /** @description Default (classic): `True`. */
-            ask_partner_to_go_out: boolean;
-            /** @description Default (classic): `False`. */
-            first_upcard_black_three_turns: boolean;
-            /** @description Default (classic): `False`. */
-            red_three_discard: boolean;
-            /** @description Default (classic): `3`. */
-            max_wilds_per_meld: number;
-            /** @description Default (classic): `False`. */
-            wild_canasta: boolean;
-            /** @description Default (classic): `True`. */
-            concealed_requires_canasta: boolean;
-            /**
-             * @description Default (classic): `meld_then_end`.
-             *
-             *     * `meld_then_end` - meld_then_end
-             *     * `end_now` - end_now
-             */
-            last_red_three: components["schemas"]["LastRedThreeEnum"];
-        };
-        /** @description The complete rule options of a game (RULES.md section 9). */
-        GameOptionsRequest: {
             /** @description Default (classic): `4`. */
             players: number;
             /** @description Default (classic): `1`. */
@@ -1634,7 +1812,14 @@ export interface components {
              * @default false
              */
             fill_with_bots: boolean;
-            /** @default easy */
+            /**
+             * @description The level of the bots given the empty seats.
+             *
+             *     * `easy` - Easy
+             *     * `medium` - Medium
+             *     * `hard` - Hard
+             * @default easy
+             */
             bot_level: components["schemas"]["BotLevelEnum"];
         };
         /**
@@ -1646,30 +1831,66 @@ export interface components {
          */
         GameStatusEnum: "lobby" | "active" | "finished" | "abandoned";
         GameSummary: {
+            /** @description The game's id. */
             id: number;
+            /** @description The preset its options started from. */
             preset: string;
+            /** @description Its number of seats. */
             players: number;
+            /** @description The score that ends the game. */
             target_score: number;
+            /**
+             * @description `lobby` (waiting for players), `active` (being played), `finished` or `abandoned`.
+             *
+             *     * `lobby` - Lobby
+             *     * `active` - Active
+             *     * `finished` - Finished
+             *     * `abandoned` - Abandoned
+             */
             status: components["schemas"]["GameStatusEnum"];
+            /** @description Listed for everyone; false only in your own games (`mine=true`). */
             is_public: boolean;
+            /** @description Seats nobody has taken yet. */
             free_seats: number;
+            /** @description The game's version (its last event); a delayed spectator's horizon. */
             version: number;
+            /** @description Who created the table. */
             created_by: components["schemas"]["PlayerRef"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the table was created.
+             */
             created_at: string;
+            /** @description Every seat, in order. */
             seats: components["schemas"]["Seat"][];
         };
         Health: {
+            /**
+             * @description `ok` when every check passed, else `unavailable`.
+             *
+             *     * `ok` - Ok
+             *     * `unavailable` - Unavailable
+             */
             status: components["schemas"]["HealthStatusEnum"];
+            /** @description Each check's result. */
             checks: components["schemas"]["HealthChecks"];
         };
         HealthCheck: {
+            /**
+             * @description `ok`, `eager` (no broker: tasks run in the web process) or `error`.
+             *
+             *     * `ok` - Ok
+             *     * `eager` - Eager
+             *     * `error` - Error
+             */
             status: components["schemas"]["CheckStatusEnum"];
             /** @description The database vendor or broker transport when ok; the error's type otherwise. */
             detail: string;
         };
         HealthChecks: {
+            /** @description The database answers `SELECT 1`. */
             database: components["schemas"]["HealthCheck"];
+            /** @description The Celery broker accepts a connection. */
             broker: components["schemas"]["HealthCheck"];
         };
         /**
@@ -1725,22 +1946,33 @@ export interface components {
         MeldGroup: {
             /** @description 3, 4..10, J, Q, K, A or W; needed only for a group of wild cards alone. */
             rank?: string | null;
-            /** @description e.g. ["QH","QS","2C"] */
+            /** @description The group's cards from your hand, e.g. ["QH","QS","2C"]. */
             cards: string[];
         };
         MeldGroupRequest: {
             /** @description 3, 4..10, J, Q, K, A or W; needed only for a group of wild cards alone. */
             rank?: string | null;
-            /** @description e.g. ["QH","QS","2C"] */
+            /** @description The group's cards from your hand, e.g. ["QH","QS","2C"]. */
             cards: string[];
         };
         MeldView: {
+            /** @description The meld's rank: 3 (black threes, going out only), 4..10, J, Q, K, A; W for a meld of wild cards alone (option `wild_canasta`). */
             rank: string;
+            /** @description Its cards. */
             cards: string[];
+            /** @description How many of its cards are natural. */
             natural_count: number;
+            /** @description How many are wild (jokers and twos). */
             wild_count: number;
+            /** @description Seven cards or more: a canasta. */
             is_canasta: boolean;
-            canasta_kind: (components["schemas"]["CanastaKindEnum"] | components["schemas"]["NullEnum"]) | null;
+            /**
+             * @description `natural` (no wild card: 500 points) or `mixed` (300; of wild cards alone, option `wild_canasta`: 1000); null while the meld is not a canasta.
+             *
+             *     * `natural` - natural
+             *     * `mixed` - mixed
+             */
+            canasta_kind: (string & (components["schemas"]["CanastaKindEnum"] | components["schemas"]["NullEnum"])) | null;
         };
         /** @enum {unknown} */
         NullEnum: null;
@@ -1760,22 +1992,30 @@ export interface components {
          */
         OptionDescriptionTypeEnum: "int" | "bool" | "str";
         PaginatedGameSummaryList: {
-            /** @example 123 */
+            /**
+             * @description How many games match, on every page.
+             * @example 123
+             */
             count: number;
             /**
              * Format: uri
+             * @description The next page's URL; null on the last page.
              * @example http://api.example.org/accounts/?page=4
              */
             next?: string | null;
             /**
              * Format: uri
+             * @description The previous page's URL; null on the first page.
              * @example http://api.example.org/accounts/?page=2
              */
             previous?: string | null;
+            /** @description This page's games. */
             results: components["schemas"]["GameSummary"][];
         };
         PatchedTableSettingsUpdateRequest: {
+            /** @description False: a 'no table talk' game, quick chat refused. */
             table_talk?: boolean;
+            /** @description Spectators see the game this many moves late. */
             spectator_delay?: number;
         };
         /**
@@ -1820,11 +2060,17 @@ export interface components {
          * @enum {string}
          */
         PhraseEnum: "hello" | "good_luck" | "have_fun" | "nice_move" | "well_played" | "thanks" | "sorry" | "oops" | "one_moment" | "hurry_up" | "good_game" | "rematch" | "bye" | "emoji_smile" | "emoji_laugh" | "emoji_thumbs_up" | "emoji_clap" | "emoji_thinking" | "emoji_surprised" | "emoji_sad" | "emoji_heart" | "emoji_fire";
+        /** @description The discard pile: only its size and top card are shown. */
         PileView: {
+            /** @description How many cards it holds. */
             size: number;
+            /** @description Its top card; null when empty. */
             top: string | null;
+            /** @description Frozen for everyone: a wild card or a red three lies in it, until it is taken. Then only a natural pair matching the top card takes it. */
             frozen: boolean;
+            /** @description The top card is a wild card or a three: nobody may take the pile until another card covers it. */
             blocked: boolean;
+            /** @description Frozen for your team: `frozen`, or your team has not made its initial meld yet (a natural pair is needed either way); null for a spectator. */
             frozen_for_viewer: boolean | null;
         };
         PingMessageRequest: {
@@ -1842,38 +2088,56 @@ export interface components {
             display_name: string;
         };
         PlayerCreated: {
+            /** @description Your player id. */
             id: number;
+            /** @description Your name, as other players see it. */
             display_name: string;
             /** @description API token: send it as `Authorization: Token <token>` on every other call. */
             token: string;
         };
         PlayerMe: {
+            /** @description Your player id. */
             id: number;
+            /** @description Your name, as other players see it. */
             display_name: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When you signed up.
+             */
             created_at: string;
         };
         PlayerProfile: {
+            /** @description The player's id. */
             id: number;
+            /** @description The name other players see. */
             display_name: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the player signed up.
+             */
             created_at: string;
+            /** @description Their record over finished games. */
             record: components["schemas"]["PlayerRecord"];
             /** @description The latest finished games that count (at most 50). */
             games: components["schemas"]["ProfileGame"][];
+            /** @description Whether you blocked or favour this player. */
             you: components["schemas"]["ProfileRelation"];
         };
         /** @description Counted over the finished games played on this service; imported games do not count. */
         PlayerRecord: {
             /** @description Finished games played on this service; imported games do not count. */
             played: number;
+            /** @description Of them, games their team won. */
             won: number;
+            /** @description Of them, games their team lost. */
             lost: number;
             /** @description Games lost by conceding (among `lost`). */
             conceded: number;
         };
         PlayerRef: {
+            /** @description The player's id (`GET /players/{id}/profile/`). */
             id: number;
+            /** @description The name other players see. */
             display_name: string;
         };
         PongMessage: {
@@ -1893,17 +2157,40 @@ export interface components {
          */
         PongMessageTypeEnum: "pong";
         Presence: {
+            /** @description The game's id. */
             game: number;
+            /** @description A seat seen within this many seconds counts as connected. */
             window_seconds: number;
+            /** @description Every seat, in order. */
             seats: components["schemas"]["PresenceSeat"][];
         };
         PresenceSeat: {
+            /** @description The seat number, 0 to `players` - 1; turns pass in this order. */
             index: number;
+            /** @description The seat's team: its number modulo the number of teams (at four players with partners, seats 0 and 2 against 1 and 3). */
             team: number;
+            /**
+             * @description `player`: a player sits there; `bot`: a bot plays it; `empty`: free (only before the start).
+             *
+             *     * `player` - player
+             *     * `bot` - bot
+             *     * `empty` - empty
+             */
             kind: components["schemas"]["KindEnum"];
-            player: components["schemas"]["PlayerRef"] | null;
-            bot_level: (components["schemas"]["BotLevelEnum"] | components["schemas"]["NullEnum"]) | null;
-            /** Format: date-time */
+            /** @description The player sitting there; null for a bot or an empty seat. */
+            player: (components["schemas"]["PlayerRef"] | components["schemas"]["NullEnum"]) | null;
+            /**
+             * @description The bot's level; null unless `kind` is `bot`.
+             *
+             *     * `easy` - Easy
+             *     * `medium` - Medium
+             *     * `hard` - Hard
+             */
+            bot_level: (string & (components["schemas"]["BotLevelEnum"] | components["schemas"]["NullEnum"])) | null;
+            /**
+             * Format: date-time
+             * @description When its player last made a request; null: not seen.
+             */
             last_seen: string | null;
             /** @description Seen within `window_seconds` (a live connection refreshes it); bots always. */
             connected: boolean;
@@ -1966,15 +2253,32 @@ export interface components {
             message: string;
         };
         ProfileGame: {
+            /** @description The game's id. */
             id: number;
+            /** @description The preset its options started from. */
             preset: string;
+            /** @description Its number of seats. */
             players: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it ended.
+             */
             finished_at: string | null;
+            /** @description The player's seat. */
             seat: number;
+            /** @description The player's team. */
             team: number;
+            /** @description The winning team; null if nobody won. */
             winner_team: number | null;
+            /**
+             * @description The game's result for the player.
+             *
+             *     * `won` - won
+             *     * `lost` - lost
+             *     * `drawn` - drawn
+             */
             result: components["schemas"]["ResultEnum"];
+            /** @description The player conceded it. */
             conceded: boolean;
             /** @description The game's replay: GET this path. */
             replay: string;
@@ -1992,14 +2296,20 @@ export interface components {
          */
         RedThreeRevealEnum: "on_turn" | "at_deal";
         RelatedPlayer: {
+            /** @description The player's id. */
             id: number;
+            /** @description The name other players see. */
             display_name: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When you added them to the list.
+             */
             since: string;
         };
         Relations: {
             /** @description They cannot join tables you created or sit at. */
             blocked: components["schemas"]["RelatedPlayer"][];
+            /** @description Players you favour. */
             favourites: components["schemas"]["RelatedPlayer"][];
         };
         RematchStatus: {
@@ -2029,11 +2339,20 @@ export interface components {
             }[];
         };
         ReplayState: {
+            /** @description The game's id. */
             game: number;
             /** @description The event after which the table is shown. */
             at: number;
             /** @description The game's last event now. */
             version: number;
+            /**
+             * @description The game's status now.
+             *
+             *     * `lobby` - Lobby
+             *     * `active` - Active
+             *     * `finished` - Finished
+             *     * `abandoned` - Abandoned
+             */
             status: components["schemas"]["GameStatusEnum"];
             /** @description Your seat; null: spectator. */
             viewer: number | null;
@@ -2085,33 +2404,71 @@ export interface components {
             bot_levels: string[];
         };
         Scorecard: {
+            /** @description The game's id. */
             game: number;
+            /**
+             * @description `lobby` (waiting for players), `active` (being played), `finished` or `abandoned`.
+             *
+             *     * `lobby` - Lobby
+             *     * `active` - Active
+             *     * `finished` - Finished
+             *     * `abandoned` - Abandoned
+             */
             status: components["schemas"]["GameStatusEnum"];
+            /** @description The score that ends the game. */
             target_score: number;
+            /** @description Each team's seats. */
             teams: components["schemas"]["ScorecardTeam"][];
+            /** @description Every finished round, oldest first. */
             rounds: components["schemas"]["ScorecardRound"][];
+            /** @description Each team's cumulative score, by team. */
             totals: number[];
+            /** @description The winning team once the game is finished; else null. */
             winner_team: number | null;
         };
         ScorecardRound: {
+            /** @description The round, from 1. */
             round: number;
+            /** @description The seat that dealt it. */
             dealer: number;
-            /** @description went_out, stock_exhausted or last_red_three. */
+            /** @description How it ended: went_out, stock_exhausted or last_red_three. */
             reason: string;
+            /** @description The seat that went out; null if nobody did. */
             went_out: number | null;
+            /** @description The seat went out concealed (all its melds in that one turn). */
             concealed: boolean;
+            /** @description Each team's score of the round. */
             teams: components["schemas"]["TeamRoundScore"][];
         };
         ScorecardTeam: {
+            /** @description The team's number. */
             team: number;
+            /** @description Its seats. */
             seats: number[];
         };
         Seat: {
+            /** @description The seat number, 0 to `players` - 1; turns pass in this order. */
             index: number;
+            /** @description The seat's team: its number modulo the number of teams (at four players with partners, seats 0 and 2 against 1 and 3). */
             team: number;
+            /**
+             * @description `player`: a player sits there; `bot`: a bot plays it; `empty`: free (only before the start).
+             *
+             *     * `player` - player
+             *     * `bot` - bot
+             *     * `empty` - empty
+             */
             kind: components["schemas"]["KindEnum"];
-            player: components["schemas"]["PlayerRef"] | null;
-            bot_level: (components["schemas"]["BotLevelEnum"] | components["schemas"]["NullEnum"]) | null;
+            /** @description The player sitting there; null for a bot or an empty seat. */
+            player: (components["schemas"]["PlayerRef"] | components["schemas"]["NullEnum"]) | null;
+            /**
+             * @description The bot's level; null unless `kind` is `bot`.
+             *
+             *     * `easy` - Easy
+             *     * `medium` - Medium
+             *     * `hard` - Hard
+             */
+            bot_level: (string & (components["schemas"]["BotLevelEnum"] | components["schemas"]["NullEnum"])) | null;
         };
         /**
          * @description * `player` - Player
@@ -2122,17 +2479,29 @@ export interface components {
          */
         SourceEnum: "player" | "bot" | "timer" | "system";
         SpectatorView: {
+            /** @description The game's id. */
             game: number;
+            /**
+             * @description `lobby` (waiting for players), `active` (being played), `finished` or `abandoned`.
+             *
+             *     * `lobby` - Lobby
+             *     * `active` - Active
+             *     * `finished` - Finished
+             *     * `abandoned` - Abandoned
+             */
             status: components["schemas"]["GameStatusEnum"];
             /** @description The version shown (live minus the delay). */
             version: number;
             /** @description The game's version as a spectator may know it: `version` while the delay holds, the live version once the game is over. */
             live_version: number;
+            /** @description How many moves late you see it. */
             spectator_delay: number;
+            /** @description Every seat, in order. */
             seats: components["schemas"]["Seat"][];
+            /** @description The winning team once the game is finished; else null. */
             winner_team: number | null;
             /** @description No hand: a spectator's view. */
-            state: components["schemas"]["TableView"] | null;
+            state: (components["schemas"]["TableView"] | components["schemas"]["NullEnum"]) | null;
         };
         /**
          * @description * `end_round` - end_round
@@ -2171,13 +2540,28 @@ export interface components {
         TableEvent: {
             /** @description Numbered 1, 2, ... per game, apart from moves. */
             seq: number;
+            /**
+             * @description What happened; it decides `data`.
+             *
+             *     * `chat` - Chat
+             *     * `conceded` - Conceded
+             *     * `rematch_accepted` - Rematch Accepted
+             *     * `rematch_created` - Rematch Created
+             *     * `settings_changed` - Settings Changed
+             */
             kind: components["schemas"]["TableEventKindEnum"];
+            /** @description The seat that did it (spoke, conceded); null for the table. */
             seat: number | null;
-            player: components["schemas"]["PlayerRef"] | null;
+            /** @description The player who did it; null for the table. */
+            player: (components["schemas"]["PlayerRef"] | components["schemas"]["NullEnum"]) | null;
+            /** @description The details, by `kind` (see above). */
             data: {
                 [key: string]: unknown;
             };
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
             created_at: string;
         };
         /**
@@ -2190,10 +2574,13 @@ export interface components {
          */
         TableEventKindEnum: "chat" | "conceded" | "rematch_accepted" | "rematch_created" | "settings_changed";
         TableEventList: {
+            /** @description The game's id. */
             game: number;
             /** @description Ask again with `after` = this. */
             table_seq: number;
+            /** @description Table events after `after`, oldest first. */
             events: components["schemas"]["TableEvent"][];
+            /** @description More events follow: ask again at once. */
             has_more: boolean;
         };
         /** @description Chat, a concession, rematch news, a settings change (muted seats' chat left out). */
@@ -2217,13 +2604,17 @@ export interface components {
          */
         TableEventMessageTypeEnum: "table_event";
         TableSettings: {
+            /** @description The game's id. */
             game: number;
             /** @description False: a 'no table talk' game, no chat. */
             table_talk: boolean;
             /** @description Spectators see this many moves late. */
             spectator_delay: number;
+            /** @description The game this one is a rematch of; null if none. */
             rematch_of: number | null;
+            /** @description The seat that conceded the game; null if none did. */
             conceded_seat: number | null;
+            /** @description The team that conceded (and lost); null if none did. */
             conceded_team: number | null;
             /** @description The seq of the last table event. */
             table_seq: number;
@@ -2235,19 +2626,43 @@ export interface components {
          *     count, the stock as a count, the pile's top card.
          */
         TableView: {
+            /** @description The round, from 1. */
             round: number;
+            /** @description The seat that dealt this round. */
             dealer: number;
-            /** @description Whose turn it is. */
+            /** @description The seat whose turn it is. */
             turn: number;
-            /** @description The seat that must act now (-1 at game end). */
+            /** @description The seat that must act now: `turn`, or its partner while asked whether it may go out (`phase` `answer`); -1 at game end. */
             to_act: number;
+            /**
+             * @description `draw`: the seat to act draws, takes the pile, or (the stock empty) declines it; `play`: it has drawn and melds, asks its partner, discards; `answer`: its partner says whether it may go out; `game_over`.
+             *
+             *     * `draw` - draw
+             *     * `play` - play
+             *     * `answer` - answer
+             *     * `game_over` - game_over
+             */
             phase: components["schemas"]["PhaseEnum"];
+            /** @description Cards left in the stock. */
             stock_count: number;
+            /** @description The discard pile. */
             pile: components["schemas"]["PileView"];
+            /** @description How many cards each seat holds, by seat. */
             hand_counts: number[];
+            /** @description Each team's score, melds and red threes. */
             teams: components["schemas"]["TeamView"][];
+            /**
+             * @description Asking the partner to go out, this turn: `none` (not asked), `asked` (waiting for the answer), `yes` (the player must go out this turn), `no` (the player may not go out this turn).
+             *
+             *     * `none` - none
+             *     * `asked` - asked
+             *     * `yes` - yes
+             *     * `no` - no
+             */
             permission: components["schemas"]["PermissionEnum"];
+            /** @description The last stock card was a red three: the seat to act may meld, then ends the round with `end_round` instead of a discard. */
             must_end_without_discard: boolean;
+            /** @description The winning team once the game is over; else null. */
             winner_team: number | null;
             /** @description Your seat; null: spectator. */
             viewer: number | null;
@@ -2257,6 +2672,7 @@ export interface components {
             legal_actions: components["schemas"]["Action"][];
         };
         TeamRoundScore: {
+            /** @description The team's number. */
             team: number;
             /** @description Value of the cards in the team's melds. */
             meld_cards: number;
@@ -2280,15 +2696,21 @@ export interface components {
             cumulative: number;
         };
         TeamView: {
+            /** @description The team's number (see `Seat.team`). */
             team: number;
+            /** @description Its seats. */
             seats: number[];
             /** @description Cumulative score before this round. */
             score: number;
             /** @description Whether the team has made its initial meld. */
             opened: boolean;
+            /** @description The points the team's initial meld must reach this round, by its score: 15 below 0, 50 below 1500, 90 below 3000, else 120. */
             initial_meld_minimum: number;
+            /** @description Its melds, one per rank. */
             melds: components["schemas"]["MeldView"][];
+            /** @description How many of its melds are canastas. */
             canastas: number;
+            /** @description The red threes it laid down this round. */
             red_threes: string[];
         };
         /**
@@ -2298,17 +2720,23 @@ export interface components {
          */
         TimeoutOutcomeEnum: "bot" | "abandon";
         TimerDetail: {
+            /** @description The game's id. */
             game: number;
+            /** @description The game's version (its last event). */
             version: number;
+            /** @description The timer now. */
             timer: components["schemas"]["TurnTimer"];
             /** @description The timer's log, oldest first. */
             events: components["schemas"]["TimerEvent"][];
+            /** @description More entries follow: ask again with `after`. */
             has_more: boolean;
         };
         TimerEvent: {
+            /** @description The entry's number in the timer's log, from 1. */
             seq: number;
             /** @description One of: turn_timed_out, seat_handed_to_bot, seat_returned, game_abandoned, timer_off_proposed, timer_off_accepted, timer_off_declined, timer_turned_off. */
             type: string;
+            /** @description The seat concerned; null when none is. */
             seat: number | null;
             /** @description The game's version when it happened. */
             at_version: number;
@@ -2316,19 +2744,27 @@ export interface components {
             payload: {
                 [key: string]: unknown;
             };
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
             created_at: string;
         };
         TimerOffProposal: {
             /** @description The seat that proposed it. */
             proposed_by: number;
+            /** @description The seats that accepted (the proposer among them). */
             accepted: number[];
             /** @description Seats with a player still to accept. */
             waiting_for: number[];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was proposed.
+             */
             proposed_at: string;
         };
         TimerSeat: {
+            /** @description The seat number. */
             index: number;
             /** @description Consecutive turns this seat lost to the timer. */
             timeouts: number;
@@ -2342,11 +2778,18 @@ export interface components {
          *     by a bot until its player is back, or the game is abandoned (`timeout_outcome`).
          */
         TurnTimer: {
+            /** @description Whether turns are timed. */
             enabled: boolean;
-            /** @description Null: no timer. */
+            /** @description Seconds per turn; null: no timer. */
             turn_seconds: number | null;
-            /** @description 0: timeouts never hand the seat over. */
+            /** @description Consecutive timeouts of a seat before `timeout_outcome`; 0: never. */
             timeout_limit: number;
+            /**
+             * @description After `timeout_limit` timeouts: `bot` (a bot plays the seat until its player is back) or `abandon` (the game is abandoned).
+             *
+             *     * `bot` - Bot
+             *     * `abandon` - Abandon
+             */
             timeout_outcome: components["schemas"]["TimeoutOutcomeEnum"];
             /**
              * Format: date-time
@@ -2358,15 +2801,19 @@ export interface components {
              * @description The server's time of this response.
              */
             server_time: string;
-            /** Format: double */
+            /**
+             * Format: double
+             * @description Seconds from `server_time` to the deadline (0 once passed); null: none.
+             */
             seconds_left: number | null;
             /** @description The timer fires this long after the deadline; a move sent before wins. */
             grace_ms: number;
             /** @description The seat the deadline is for. */
             seat: number | null;
+            /** @description Each seat's run of timeouts and stand-in bot, by seat. */
             seats: components["schemas"]["TimerSeat"][];
             /** @description A pending proposal to turn the timer off. */
-            proposal: components["schemas"]["TimerOffProposal"] | null;
+            proposal: (components["schemas"]["TimerOffProposal"] | components["schemas"]["NullEnum"]) | null;
         };
         /**
          * @description * `naturals_exceed_wilds` - naturals_exceed_wilds
@@ -2375,6 +2822,7 @@ export interface components {
          */
         WildRatioEnum: "naturals_exceed_wilds" | "wilds_not_exceed_naturals";
         WorkerProbeAccepted: {
+            /** @description The probe's token. */
             token: string;
             /**
              * Format: uri
@@ -2383,10 +2831,14 @@ export interface components {
             status_url: string;
         };
         WorkerProbeStatus: {
+            /** @description The probe's token. */
             token: string;
             /** @description Whether a worker has written the probe row. */
             recorded: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the worker wrote it; null until then.
+             */
             recorded_at: string | null;
         };
     };
@@ -2693,7 +3145,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A unique key per intended action (at most 255 characters). */
+                /** @description A unique key per intended action (longer: 400 `invalid_request`). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -2708,7 +3160,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Applied (or the replay of the first response to this key). */
+            /** @description Applied (or the replay of the first response to this key). `game` is the game as it is when the answer is sent: without a broker, after the bots' turns that followed the move; with one, as the move left it. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3963,8 +4415,8 @@ export interface operations {
     games_replay_retrieve: {
         parameters: {
             query?: {
-                /** @description Event number, 1 to the game's version. */
-                at?: number;
+                /** @description Event number, 1 to the game's version, or `last` (the default). */
+                at?: number | "last";
             };
             header?: never;
             path: {
@@ -4438,7 +4890,7 @@ export interface operations {
                 /** @description Without an id: moves after this seq. */
                 after?: number;
                 format?: "json" | "sse";
-                /** @description The same as the header, for clients that cannot set headers. */
+                /** @description The same as the header, for clients that cannot set headers (longer: 400 `invalid_request`). */
                 last_event_id?: string;
                 /** @description Without an id: table events after this seq. */
                 table_after?: number;
@@ -4446,7 +4898,7 @@ export interface operations {
                 timeout?: number;
             };
             header?: {
-                /** @description The id of the last event you received (`<move seq>-<table seq>`); the stream resumes after it. */
+                /** @description The id of the last event you received (`<move seq>-<table seq>`); the stream resumes after it. An unreadable or longer one is ignored. */
                 "Last-Event-ID"?: string;
             };
             path: {
@@ -5237,12 +5689,155 @@ export interface operations {
             };
         };
     };
+    health_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every check passed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /**
+             * @description Not Acceptable: `code` is one of
+             *
+             *     - `not_acceptable`: No acceptable response media type.
+             */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description At least one check failed. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    health_probe_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerProbeAccepted"];
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of
+             *
+             *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    health_probe_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token `POST /health/probe/` answered (a longer one is never recorded). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerProbeStatus"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     games_join_by_code: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description Join code */
+                /** @description The table's `join_code` (from the creator or a seated player). */
                 join_code: string;
             };
             cookie?: never;
@@ -5343,135 +5938,6 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["GameProblem"];
-                };
-            };
-            /**
-             * @description Service Unavailable: `code` is
-             *
-             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
-             */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    health_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Every check passed. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Health"];
-                };
-            };
-            /** @description At least one check failed. */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Health"];
-                };
-            };
-        };
-    };
-    health_probe_create: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WorkerProbeAccepted"];
-                };
-            };
-            /**
-             * @description Too Many Requests: `code` is one of
-             *
-             *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
-             */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /**
-             * @description Service Unavailable: `code` is
-             *
-             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
-             */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    health_probe_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WorkerProbeStatus"];
-                };
-            };
-            /**
-             * @description Not Found: `code` is one of
-             *
-             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
-             */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /**

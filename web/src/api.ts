@@ -136,7 +136,7 @@ export const api = {
   join: (id: number, body: S["GameJoinRequest"] = {}) =>
     call<GameDetail>("POST", `/games/${id}/join/`, body),
   joinByCode: (code: string) =>
-    call<GameDetail>("POST", `/games/join/${encodeURIComponent(code)}/`, {}),
+    call<GameDetail>("POST", `/join/${encodeURIComponent(code)}/`, {}),
   leave: (id: number) => call<GameDetail>("POST", `/games/${id}/leave/`),
   start: (id: number, body: S["GameStartRequest"]) =>
     call<GameDetail>("POST", `/games/${id}/start/`, body),
