@@ -1756,15 +1756,16 @@ export interface components {
          *     | `pile_to_canasta_forbidden` | 422 | Pile to canasta forbidden | The top card may not be laid off on a completed canasta. |  |
          *     | `pile_one_card_restriction` | 422 | Pile one card restriction | A player holding one card may not take a one-card pile. |  |
          *     | `must_take_pile` | 422 | Must take pile | The stock is empty and the top card fits the team's meld: take the pile. |  |
-         *     | `meld_too_small` | 422 | Meld too small | A new meld needs at least three cards. |  |
-         *     | `meld_mixed_ranks` | 422 | Meld mixed ranks | A meld holds natural cards of one rank only. |  |
+         *     | `meld_too_small` | 422 | Meld too small | A new meld needs at least three cards (black threes: three or four). |  |
+         *     | `meld_mixed_ranks` | 422 | Meld mixed ranks | A meld holds cards of one rank only (black threes only with black threes; a wild meld only wild cards). |  |
          *     | `meld_needs_two_naturals` | 422 | Meld needs two naturals | A meld needs at least two natural cards. |  |
          *     | `meld_too_many_wilds` | 422 | Meld too many wilds | The meld would hold more wild cards than the rules allow. |  |
-         *     | `meld_invalid_card` | 422 | Meld invalid card | This card cannot be melded (red threes never; black threes only as a 3 or 4 card meld when going out). |  |
+         *     | `meld_invalid_card` | 422 | Meld invalid card | This card cannot be melded here: red threes never, black threes never with wild cards or onto a meld, 2s and jokers not as a rank of their own. |  |
          *     | `meld_black_threes_only_going_out` | 422 | Meld black threes only going out | Black threes may be melded only when going out. |  |
          *     | `meld_wild_canasta_disabled` | 422 | Meld wild canasta disabled | A meld of wild cards alone needs the wild_canasta option. |  |
          *     | `meld_duplicate_rank` | 422 | Meld duplicate rank | One action names the same meld rank twice. |  |
-         *     | `initial_meld_below_minimum` | 422 | Initial meld below minimum | The team's first melds must reach the initial-meld minimum. |  |
+         *     | `initial_meld_below_minimum` | 422 | Initial meld below minimum | The side's first melds must reach the initial-meld minimum this turn: a meld below it needs cards left in hand that complete it (a pile take must reach it by itself). |  |
+         *     | `initial_meld_incomplete` | 422 | Initial meld incomplete | The side's first melds are still below the initial-meld minimum: meld the rest before ending the turn. |  |
          *     | `cannot_go_out` | 422 | Cannot go out | Going out (or keeping one card to discard) needs the required canastas. |  |
          *     | `partner_said_no` | 422 | Partner said no | The partner refused permission to go out this turn. |  |
          *     | `must_go_out` | 422 | Must go out | The partner allowed going out, so this turn must end by going out. |  |
@@ -3268,15 +3269,16 @@ export interface operations {
              *     - `pile_to_canasta_forbidden`: The top card may not be laid off on a completed canasta.
              *     - `pile_one_card_restriction`: A player holding one card may not take a one-card pile.
              *     - `must_take_pile`: The stock is empty and the top card fits the team's meld: take the pile.
-             *     - `meld_too_small`: A new meld needs at least three cards.
-             *     - `meld_mixed_ranks`: A meld holds natural cards of one rank only.
+             *     - `meld_too_small`: A new meld needs at least three cards (black threes: three or four).
+             *     - `meld_mixed_ranks`: A meld holds cards of one rank only (black threes only with black threes; a wild meld only wild cards).
              *     - `meld_needs_two_naturals`: A meld needs at least two natural cards.
              *     - `meld_too_many_wilds`: The meld would hold more wild cards than the rules allow.
-             *     - `meld_invalid_card`: This card cannot be melded (red threes never; black threes only as a 3 or 4 card meld when going out).
+             *     - `meld_invalid_card`: This card cannot be melded here: red threes never, black threes never with wild cards or onto a meld, 2s and jokers not as a rank of their own.
              *     - `meld_black_threes_only_going_out`: Black threes may be melded only when going out.
              *     - `meld_wild_canasta_disabled`: A meld of wild cards alone needs the wild_canasta option.
              *     - `meld_duplicate_rank`: One action names the same meld rank twice.
-             *     - `initial_meld_below_minimum`: The team's first melds must reach the initial-meld minimum.
+             *     - `initial_meld_below_minimum`: The side's first melds must reach the initial-meld minimum this turn: a meld below it needs cards left in hand that complete it (a pile take must reach it by itself).
+             *     - `initial_meld_incomplete`: The side's first melds are still below the initial-meld minimum: meld the rest before ending the turn.
              *     - `cannot_go_out`: Going out (or keeping one card to discard) needs the required canastas.
              *     - `partner_said_no`: The partner refused permission to go out this turn.
              *     - `must_go_out`: The partner allowed going out, so this turn must end by going out.
