@@ -74,7 +74,7 @@ GameOptionsSerializer = type(
     "GameOptionsSerializer",
     (Base,),
     {
-        "__doc__": "The complete rule options of a game (RULES.md section 9).",
+        "__doc__": "The complete rule options of a game (`GET /rules/` explains each).",
         **_option_fields(required=True),
     },
 )
@@ -89,23 +89,45 @@ GameOptionOverridesSerializer = type(
 
 
 class OptionDescriptionSerializer(Base):
-    type = serializers.ChoiceField(choices=["int", "bool", "str"])
+    """One rule option: its type, allowed values, classic default and what it does."""
+
+    type = serializers.ChoiceField(
+        choices=["int", "bool", "str"], help_text="The type of the option's value."
+    )
     default = serializers.JSONField(help_text="The classic default.")
-    choices = serializers.ListField(child=serializers.CharField(), required=False)
-    min = serializers.IntegerField(required=False)
-    max = serializers.IntegerField(required=False)
+    description = serializers.CharField(
+        help_text="What the option does, for players; a text option explains each choice."
+    )
+    choices = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="A text option's allowed values.",
+    )
+    min = serializers.IntegerField(required=False, help_text="A number option's least value.")
+    max = serializers.IntegerField(required=False, help_text="A number option's greatest value.")
 
 
 class RulesSerializer(Base):
-    rules_version = serializers.CharField()
+    rules_version = serializers.CharField(
+        help_text="The rules version a game created now is played under."
+    )
     presets = serializers.DictField(
         child=GameOptionsSerializer(), help_text="Each preset's complete options, by name."
     )
-    options = serializers.DictField(
-        child=OptionDescriptionSerializer(), help_text="Each option's type, range and default."
+    preset_descriptions = serializers.DictField(
+        child=serializers.CharField(),
+        help_text="What each preset plays, by name: the game it is and how its options differ.",
     )
-    action_types = serializers.ListField(child=serializers.CharField())
-    bot_levels = serializers.ListField(child=serializers.CharField())
+    options = serializers.DictField(
+        child=OptionDescriptionSerializer(),
+        help_text="Each option's type, range or choices, default and explanation, by name.",
+    )
+    action_types = serializers.ListField(
+        child=serializers.CharField(), help_text="The action types a seat may send."
+    )
+    bot_levels = serializers.ListField(
+        child=serializers.CharField(), help_text="The levels a bot seat may be given."
+    )
 
 
 # ============================================================================== actions

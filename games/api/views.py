@@ -44,7 +44,13 @@ from games.api.serializers import (
     RulesSerializer,
     ScorecardSerializer,
 )
-from games.engine import ACTION_TYPES, PRESETS, RULES_VERSION, describe_options
+from games.engine import (
+    ACTION_TYPES,
+    PRESET_DESCRIPTIONS,
+    PRESETS,
+    RULES_VERSION,
+    describe_options,
+)
 from games.models import BotLevel, Game, Player
 from games.selectors.events import game_events_list
 from games.selectors.games import (
@@ -177,13 +183,14 @@ class RulesApi(APIView):
         tags=["rules"],
         summary="Presets, options and action types",
         description="What a client needs to offer table settings: each preset's options and "
-        "each option's type, allowed values and default.",
+        "what it plays, and each option's type, allowed values, default and explanation.",
         responses={200: RulesSerializer, **problem_responses(AUTH)},
     )
     def get(self, request: Request) -> Response:
         body = {
             "rules_version": RULES_VERSION,
             "presets": {name: opts.to_dict() for name, opts in PRESETS.items()},
+            "preset_descriptions": dict(PRESET_DESCRIPTIONS),
             "options": describe_options(),
             "action_types": list(ACTION_TYPES),
             "bot_levels": list(BotLevel.values),
