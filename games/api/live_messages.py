@@ -14,15 +14,19 @@ from rest_framework.views import APIView
 
 from canasta_service.problems import GameProblemSerializer, problem_responses
 from games import errors
-from games.api.serializers import (
-    ActionCreateSerializer,
-    ActionResultSerializer,
-    GameEventSerializer,
-)
+from games.api.event_schemas import DiscriminatedUnion, EnumRefField, GameEventField, camel
+from games.api.serializers import ActionCreateSerializer, ActionResultSerializer
 from games.api.table import TableEventSerializer
 from games.api.views import GAME_ID
 
 Base = serializers.Serializer
+
+
+_RESUMED = "True when it resumes after the cursor you gave."
+_REQUEST_ID = "Your id for the message, echoed in the answer."
+_TABLE_VERSION = "The game version when it happened."
+_TABLE_SEQ = "Its number among the table events (apart from moves)."
+_TABLE_EVENT = "The table event, as in `GET .../table/events/`."
 
 
 def _type(name: str) -> serializers.ChoiceField:
@@ -34,9 +38,9 @@ class SyncMessageSerializer(Base):
     delayed game: the version it may see) and where the socket resumes."""
 
     type = _type("sync")
-    version = serializers.IntegerField()
+    version = serializers.IntegerField(help_text="The game's version now.")
     cursor = serializers.CharField(help_text="`<move seq>-<table seq>` the socket resumes after.")
-    resumed = serializers.BooleanField()
+    resumed = serializers.BooleanField(help_text=_RESUMED)
 
 
 class GameEventMessageSerializer(Base):
@@ -45,7 +49,7 @@ class GameEventMessageSerializer(Base):
     type = _type("game_event")
     id = serializers.CharField(help_text="The cursor after it: resume from here.")
     version = serializers.IntegerField(help_text="The game version after it (= `event.seq`).")
-    event = GameEventSerializer()
+    event = GameEventField(help_text="The event, as in `GET .../events/`.")
 
 
 class TableEventMessageSerializer(Base):
@@ -53,17 +57,17 @@ class TableEventMessageSerializer(Base):
 
     type = _type("table_event")
     id = serializers.CharField(help_text="The cursor after it: resume from here.")
-    version = serializers.IntegerField()
-    table_seq = serializers.IntegerField()
-    event = TableEventSerializer()
+    version = serializers.IntegerField(help_text=_TABLE_VERSION)
+    table_seq = serializers.IntegerField(help_text=_TABLE_SEQ)
+    event = TableEventSerializer(help_text=_TABLE_EVENT)
 
 
 class EndMessageSerializer(Base):
     """The game is over and everything was sent; the server closes the socket (1000)."""
 
     type = _type("end")
-    version = serializers.IntegerField()
-    cursor = serializers.CharField()
+    version = serializers.IntegerField(help_text="The game's last version.")
+    cursor = serializers.CharField(help_text="The cursor after everything sent.")
 
 
 class HeartbeatMessageSerializer(Base):
@@ -86,6 +90,7 @@ class ActionResultMessageSerializer(Base):
         component_name="LiveActionAnswer",
         serializers=[ActionResultSerializer, GameProblemSerializer],
         resource_type_field_name=None,
+        help_text="201: the action's result; otherwise the problem document.",
     )
 
 
@@ -98,27 +103,32 @@ class ErrorMessageSerializer(Base):
     """A message the server could not read; nothing was changed."""
 
     type = _type("error")
-    problem = GameProblemSerializer()
+    problem = GameProblemSerializer(help_text="Why (`code`: e.g. `invalid_request`).")
 
 
 class AuthMessageSerializer(Base):
     """First message of a socket without header or cookie credentials (browsers)."""
 
     type = _type("auth")
-    token = serializers.CharField(max_length=200)
+    token = serializers.CharField(max_length=200, help_text="Your API token.")
 
 
 class ActionMessageSerializer(ActionCreateSerializer):
     """Play an action, with the rules of `POST .../actions/`."""
 
     type = _type("action")
-    request_id = serializers.CharField(required=False, max_length=100)
-    idempotency_key = serializers.CharField(required=False, max_length=255)
+    request_id = serializers.CharField(required=False, max_length=100, help_text=_REQUEST_ID)
+    idempotency_key = serializers.CharField(
+        required=False,
+        max_length=255,
+        help_text="As the `Idempotency-Key` header: the same key and body answer the first "
+        "result again.",
+    )
 
 
 class PingMessageSerializer(Base):
     type = _type("ping")
-    request_id = serializers.CharField(required=False, max_length=100)
+    request_id = serializers.CharField(required=False, max_length=100, help_text=_REQUEST_ID)
 
 
 SERVER_MESSAGES = PolymorphicProxySerializer(
@@ -144,6 +154,89 @@ CLIENT_MESSAGES = PolymorphicProxySerializer(
     },
     resource_type_field_name="type",
 )
+
+
+# ============================================================================== the stream
+# The frames of `GET .../stream/` (Server-Sent Events): `event:` names the frame, `data:` holds
+# the socket message of that type without `type` and `id` (JSON), `id:` the cursor.
+def _frame(name: str) -> EnumRefField:
+    return EnumRefField(f"{camel(name)}FrameEventEnum", [name], help_text=f"`{name}`")
+
+
+_DATA = "The frame's `data:` line (one JSON object)."
+_ID = "The frame's `id:` line: the cursor after it (`<move seq>-<table seq>`); resume from here."
+
+
+class SyncFrameDataSerializer(Base):
+    version = serializers.IntegerField(help_text="The game's version now.")
+    cursor = serializers.CharField(help_text="`<move seq>-<table seq>` the stream resumes after.")
+    resumed = serializers.BooleanField(help_text=_RESUMED)
+
+
+class SyncFrameSerializer(Base):
+    """First, without `id`: the game's version now (a spectator of a delayed game: the
+    version it may see) and where the stream resumes."""
+
+    event = _frame("sync")
+    data = SyncFrameDataSerializer(help_text=_DATA)  # type: ignore[assignment]
+
+
+class GameEventFrameDataSerializer(Base):
+    version = serializers.IntegerField(help_text="The game version after it (= `event.seq`).")
+    event = GameEventField(help_text="The event, as in `GET .../events/`.")
+
+
+class GameEventFrameSerializer(Base):
+    """A move-log entry, redacted for you (as in `GET .../events/`)."""
+
+    id = serializers.CharField(help_text=_ID)
+    event = _frame("game_event")
+    data = GameEventFrameDataSerializer(help_text=_DATA)  # type: ignore[assignment]
+
+
+class TableEventFrameDataSerializer(Base):
+    version = serializers.IntegerField(help_text=_TABLE_VERSION)
+    table_seq = serializers.IntegerField(help_text=_TABLE_SEQ)
+    event = TableEventSerializer(help_text=_TABLE_EVENT)
+
+
+class TableEventFrameSerializer(Base):
+    """Chat, a concession, rematch news, a settings change (muted seats' chat left out)."""
+
+    id = serializers.CharField(help_text=_ID)
+    event = _frame("table_event")
+    data = TableEventFrameDataSerializer(help_text=_DATA)  # type: ignore[assignment]
+
+
+class EndFrameDataSerializer(Base):
+    version = serializers.IntegerField(help_text="The game's last version.")
+    cursor = serializers.CharField(help_text="The cursor after everything sent.")
+
+
+class EndFrameSerializer(Base):
+    """The game is over and everything was sent; the server closes the stream."""
+
+    event = _frame("end")
+    data = EndFrameDataSerializer(help_text=_DATA)  # type: ignore[assignment]
+
+
+STREAM_FRAMES = DiscriminatedUnion(
+    description="One frame of the event stream, by its `event:` line; `data:` is the socket's "
+    "message of that type without `type` and `id`. The stream opens with a `retry:` line and "
+    "has comment lines (`: keep-alive`) while idle; neither is a frame.",
+    component_name="LiveStreamFrame",
+    serializers={
+        "sync": SyncFrameSerializer,
+        "game_event": GameEventFrameSerializer,
+        "table_event": TableEventFrameSerializer,
+        "end": EndFrameSerializer,
+    },
+    resource_type_field_name="event",
+)
+STREAM_PATH = "/api/v1/games/{game_id}/stream/"
+STREAM_MEDIA_TYPE = "text/event-stream"
+# What games/api/live.py declares for the stream's body (its frames as untyped text).
+UNTYPED_FRAME = "EventStreamFrame"
 
 SOCKET_TEXT = (
     "The game's WebSocket (`wss://…/api/v1/games/{id}/socket/?cursor=<move seq>-<table seq>`): "
@@ -191,11 +284,38 @@ def client_messages_hook(result: Any, generator: Any, request: Any, public: Any)
     auto.view = GameSocketApi()
     auto.view.request = request
     auto.resolve_serializer(CLIENT_MESSAGES, "request")
+    frames = _stream_content(result)
+    if frames is not None:
+        auto.method, auto.path = "GET", STREAM_PATH
+        frames["schema"] = auto.resolve_serializer(STREAM_FRAMES, "response").ref
     built = generator.registry.build({})
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     for name, schema in built.get("schemas", {}).items():
         schemas.setdefault(name, schema)
+    others = [result.get("paths"), *(v for k, v in schemas.items() if k != UNTYPED_FRAME)]
+    if frames is not None and not _refers_to(others, UNTYPED_FRAME):
+        schemas.pop(UNTYPED_FRAME, None)  # nothing refers to it any more
     result["components"]["schemas"] = dict(sorted(schemas.items()))
     operation = result["paths"]["/api/v1/games/{game_id}/socket/"]["get"]
     operation["x-client-messages"] = {"$ref": "#/components/schemas/LiveClientMessageRequest"}
     return result
+
+
+def _stream_content(result: Any) -> dict[str, Any] | None:
+    """The stream's 200 `text/event-stream` content when its schema is the untyped frame
+    (then it becomes ``LiveStreamFrame``: each frame's `data` typed by its `event`)."""
+    operation = result.get("paths", {}).get(STREAM_PATH, {}).get("get", {})
+    content = operation.get("responses", {}).get("200", {}).get("content", {})
+    frames = content.get(STREAM_MEDIA_TYPE)
+    untyped = {"$ref": f"#/components/schemas/{UNTYPED_FRAME}"}
+    return frames if isinstance(frames, dict) and frames.get("schema") == untyped else None
+
+
+def _refers_to(node: Any, name: str) -> bool:
+    if isinstance(node, dict):
+        if node.get("$ref") == f"#/components/schemas/{name}":
+            return True
+        return any(_refers_to(v, name) for v in node.values())
+    if isinstance(node, list):
+        return any(_refers_to(v, name) for v in node)
+    return False

@@ -21,8 +21,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from canasta_service.problems import AUTH, BODY, problem_responses
-from games.api.serializers import (
+from games.api.event_schemas import (
     EVENT_TYPES,
+    ReplayEventField,
+    event_type_field,
+    source_field,
+)
+from games.api.serializers import (
     GameDetailSerializer,
     GameOptionOverridesSerializer,
     GameOptionsSerializer,
@@ -78,18 +83,9 @@ class ReplayParamsSerializer(Base):
     at = ReplayAtField(required=False, min_value=1)
 
 
-class ReplayEventSerializer(Base):
-    seq = serializers.IntegerField()
-    seat = serializers.IntegerField(allow_null=True, help_text="The acting seat.")
-    type = serializers.CharField(help_text=_EVENT_TYPE_TEXT)
-    source = serializers.ChoiceField(choices=EventSource.choices)  # type: ignore[assignment]
-    payload = ReplayObjectField(help_text="The action as played (for `game_started`: the start).")
-    effects = serializers.ListField(
-        child=ReplayObjectField(),
-        help_text="What the event caused, as you saw it then (see GameEvent). Once the game is "
-        "finished every private part is shown: each seat's dealt `hands` at a round's start, "
-        "the acting seat's drawn and taken cards.",
-    )
+# Each event type is a component of its own (`ReplayEvent`, a `oneOf` on `type`):
+# games/api/event_schemas.py. Once the game is finished its effects show every private part.
+ReplayEventSerializer = ReplayEventField  # the selector's dict passes through
 
 
 class ReplayStateSerializer(Base):
@@ -113,20 +109,24 @@ class ReplayStateSerializer(Base):
 
 
 class ReplayStepSerializer(Base):
-    seq = serializers.IntegerField()
-    seat = serializers.IntegerField(allow_null=True)
-    type = serializers.CharField(help_text=_EVENT_TYPE_TEXT)
-    source = serializers.ChoiceField(choices=EventSource.choices)  # type: ignore[assignment]
+    seq = serializers.IntegerField(help_text="The event's number: ask the replay with `at=seq`.")
+    seat = serializers.IntegerField(
+        allow_null=True, help_text="The acting seat; null: the table (a deal, the timer)."
+    )
+    type = event_type_field(help_text="The event's type.")
+    source = source_field()  # type: ignore[assignment]
     text = serializers.CharField(help_text="What happened, in words, as you saw it.")
 
 
 class ReplayStepListSerializer(Base):
-    game = serializers.IntegerField()
-    version = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=GameStatus.choices)
+    game = serializers.IntegerField(help_text="The game's id.")
+    version = serializers.IntegerField(help_text="The last event you may see.")
+    status = serializers.ChoiceField(choices=GameStatus.choices, help_text="The game's status.")
     viewer = serializers.IntegerField(allow_null=True, help_text="Your seat; null: spectator.")
-    full_information = serializers.BooleanField()
-    steps = ReplayStepSerializer(many=True)
+    full_information = serializers.BooleanField(
+        help_text="True once the game is finished: every step is told in full."
+    )
+    steps = ReplayStepSerializer(many=True, help_text="Every event, oldest first.")
 
 
 # Bounds of an export document's members, as the import enforces them (the columns a game is

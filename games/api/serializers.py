@@ -13,10 +13,11 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from games.api.event_schemas import GameEventField
 from games.engine import ACTION_TYPES, PRESETS, describe_options
 from games.engine.actions import MAX_CARDS_IN_ACTION
-from games.engine.history import GAME_CONCEDED, TIMER_FACTS
-from games.models import BotLevel, EventSource, GameStatus, TimeoutOutcome
+from games.engine.history import TIMER_FACTS
+from games.models import BotLevel, GameStatus, TimeoutOutcome
 from games.services.deadlines import TIMEOUT_LIMIT_MAX, TURN_SECONDS_MAX, TURN_SECONDS_MIN
 
 Base = serializers.Serializer[Any]
@@ -602,41 +603,9 @@ class GameStartSerializer(Base):
 
 
 # ============================================================================== events
-# game_started, the engine's actions, then the facts of the table (games.engine.history).
-EVENT_TYPES = ["game_started", *ACTION_TYPES, *TIMER_FACTS, GAME_CONCEDED]
-EFFECT_KINDS = (
-    "`round_started` (round, dealer, first_seat, upcards, pile_frozen, stock_count, "
-    "hand_counts, seed_commitment; your `hand` privately), `card_drawn` (count; your `cards`), "
-    "`red_three_revealed` (card, replacements; your `drawn`), `card_discarded` (card), "
-    "`melded` (melds), `pile_taken` (top, with, melds, cards_to_hand, red_threes; your `cards`), "
-    "`pile_declined`, `partner_asked` (partner), `partner_answered` (allow), `round_ended` "
-    "(round, reason, went_out, teams' score components, scores, every hand), `game_ended` "
-    "(winner_team, scores)."
-)
-
-
-@extend_schema_field(OpenApiTypes.OBJECT)
-class EffectField(serializers.JSONField):
-    pass
-
-
-class GameEventSerializer(Base):
-    seq = serializers.IntegerField()
-    type = serializers.ChoiceField(choices=EVENT_TYPES)
-    seat = serializers.IntegerField(allow_null=True, help_text="The acting seat.")
-    source = serializers.ChoiceField(choices=EventSource.choices)  # type: ignore[assignment]
-    created_at = serializers.DateTimeField()
-    payload = EffectField(
-        help_text="For an action: the action as sent (see Action). For `game_started`: preset, "
-        "rules_version, seed_commitment and seats (index, team, player id or bot_level). For a "
-        "fact of the table (a turn timed out, a seat handed to a stand-in bot or returned, the "
-        "timer turned off, a concession, an abandonment): its details; it has no effects."
-    )
-    effects = serializers.ListField(
-        child=EffectField(),
-        help_text="What happened, each with `kind`, `seat` and public fields, plus the fields "
-        "only you may see. Kinds: " + EFFECT_KINDS,
-    )
+# Each event type, its payload and each effect kind is a component of its own (a `oneOf` on
+# `type`, effects on `kind`): games/api/event_schemas.py.
+GameEventSerializer = GameEventField  # the GameEvent union; the selector's dict passes through
 
 
 class GameEventListSerializer(Base):
@@ -645,7 +614,7 @@ class GameEventListSerializer(Base):
         help_text="The game's version now (a delayed spectator: its horizon)."
     )
     viewer = serializers.IntegerField(allow_null=True, help_text="Your seat; null: spectator.")
-    events = GameEventSerializer(many=True)
+    events = serializers.ListField(child=GameEventField(), help_text="Oldest first.")
     has_more = serializers.BooleanField(help_text="More events follow: ask again with `after`.")
 
 
