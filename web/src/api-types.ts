@@ -783,7 +783,7 @@ export interface paths {
         };
         /**
          * Presets, options and action types
-         * @description What a client needs to offer table settings: each preset's options and each option's type, allowed values and default.
+         * @description What a client needs to offer table settings: each preset's options and what it plays, and each option's type, allowed values, default and explanation.
          */
         get: operations["rules_get"];
         put?: never;
@@ -846,7 +846,9 @@ export interface components {
              * @enum {string}
              */
             type: "action";
+            /** @description Your id for the message, echoed in the answer. */
             request_id?: string;
+            /** @description As the `Idempotency-Key` header: the same key and body answer the first result again. */
             idempotency_key?: string;
         };
         /**
@@ -880,7 +882,7 @@ export interface components {
         };
         ActionResult: {
             /** @description The event your action appended. */
-            event: components["schemas"]["GameEvent"];
+            event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["GameConcededEvent"];
             /** @description The game after your action, as you see it. */
             game: components["schemas"]["GameDetail"];
         };
@@ -899,6 +901,7 @@ export interface components {
             status: number;
             /** @description The first answer to this `idempotency_key`, sent again (nothing applied). */
             replayed: boolean;
+            /** @description 201: the action's result; otherwise the problem document. */
             body: components["schemas"]["LiveActionAnswer"];
         };
         /**
@@ -918,6 +921,132 @@ export interface components {
          * @enum {string}
          */
         ActionTypeEnum: "draw" | "take_pile" | "meld" | "discard" | "ask_partner" | "answer_partner" | "decline_pile" | "end_round";
+        /** @description The partner answered. */
+        AnswerPartnerEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `answer_partner` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "answer_partner";
+            /** @description The acting seat. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The action as played. */
+            payload: components["schemas"]["AnswerPartnerPayload"];
+            /** @description What happened, as you may see it (see `Effect`). */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @description Answer the partner. */
+        AnswerPartnerPayload: {
+            /** @description Whether the partner may go out. */
+            allow: boolean;
+            /** @description `answer_partner` */
+            type: components["schemas"]["AnswerPartnerTypeEnum"];
+        };
+        /** @description The partner answered. */
+        AnswerPartnerReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `answer_partner` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "answer_partner";
+            /** @description The acting seat. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The action as played. */
+            payload: components["schemas"]["AnswerPartnerPayload"];
+            /** @description What happened, as you may see it (see `Effect`). */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @enum {string} */
+        AnswerPartnerTypeEnum: "answer_partner";
+        /** @description A seat asked its partner whether it may go out. */
+        AskPartnerEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `ask_partner` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "ask_partner";
+            /** @description The acting seat. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The action as played. */
+            payload: components["schemas"]["AskPartnerPayload"];
+            /** @description What happened, as you may see it (see `Effect`). */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @description Ask the partner to go out. */
+        AskPartnerPayload: {
+            /** @description `ask_partner` */
+            type: components["schemas"]["AskPartnerTypeEnum"];
+        };
+        /** @description A seat asked its partner whether it may go out. */
+        AskPartnerReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `ask_partner` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "ask_partner";
+            /** @description The acting seat. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The action as played. */
+            payload: components["schemas"]["AskPartnerPayload"];
+            /** @description What happened, as you may see it (see `Effect`). */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @enum {string} */
+        AskPartnerTypeEnum: "ask_partner";
         /** @description First message of a socket without header or cookie credentials (browsers). */
         AuthMessageRequest: {
             /**
@@ -927,6 +1056,7 @@ export interface components {
              * @enum {string}
              */
             type: "auth";
+            /** @description Your API token. */
             token: string;
         };
         /**
@@ -955,6 +1085,35 @@ export interface components {
          * @enum {string}
          */
         CanastaKindEnum: "natural" | "mixed";
+        CardDiscardedEffect: {
+            /**
+             * @description `card_discarded` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "card_discarded";
+            /** @description The seat it happened to. */
+            seat: number;
+            /** @description Rank + suit (`QH`, `10S`, `2C`) or `JK`. */
+            card: string;
+        };
+        /** @enum {string} */
+        CardDiscardedKindEnum: "card_discarded";
+        /** @description Cards were drawn from the stock. */
+        CardDrawnEffect: {
+            /**
+             * @description `card_drawn` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "card_drawn";
+            /** @description The seat it happened to. */
+            seat: number;
+            /** @description How many cards were drawn. */
+            count: number;
+            /** @description The cards drawn. Only for the seat it happened to (and for everyone in the replay of a finished game): absent for every other seat and for spectators. */
+            cards?: string[];
+        };
+        /** @enum {string} */
+        CardDrawnKindEnum: "card_drawn";
         ChatMuteRequest: {
             /** @description The seat to (un)mute. */
             seat: number;
@@ -1010,6 +1169,216 @@ export interface components {
          * @enum {string}
          */
         CheckStatusEnum: "ok" | "eager" | "error";
+        /** @description A seat left the pile (stock exhausted, `play_on`). */
+        DeclinePileEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `decline_pile` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "decline_pile";
+            /** @description The acting seat. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The action as played. */
+            payload: components["schemas"]["DeclinePilePayload"];
+            /** @description What happened, as you may see it (see `Effect`). */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @description Leave the pile. */
+        DeclinePilePayload: {
+            /** @description `decline_pile` */
+            type: components["schemas"]["DeclinePileTypeEnum"];
+        };
+        /** @description A seat left the pile (stock exhausted, `play_on`). */
+        DeclinePileReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `decline_pile` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "decline_pile";
+            /** @description The acting seat. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The action as played. */
+            payload: components["schemas"]["DeclinePilePayload"];
+            /** @description What happened, as you may see it (see `Effect`). */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @enum {string} */
+        DeclinePileTypeEnum: "decline_pile";
+        /** @description A seat discarded; its turn ended (or the round, if it went out). */
+        DiscardEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `discard` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "discard";
+            /** @description The acting seat. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The action as played. */
+            payload: components["schemas"]["DiscardPayload"];
+            /** @description What happened, as you may see it (see `Effect`). */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @description Discard a card. */
+        DiscardPayload: {
+            /** @description Rank + suit (`QH`, `10S`, `2C`) or `JK`. */
+            card: string;
+            /** @description `discard` */
+            type: components["schemas"]["DiscardTypeEnum"];
+        };
+        /** @description A seat discarded; its turn ended (or the round, if it went out). */
+        DiscardReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `discard` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "discard";
+            /** @description The acting seat. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The action as played. */
+            payload: components["schemas"]["DiscardPayload"];
+            /** @description What happened, as you may see it (see `Effect`). */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @enum {string} */
+        DiscardTypeEnum: "discard";
+        /** @description A seat drew from the stock. */
+        DrawEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `draw` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "draw";
+            /** @description The acting seat. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The action as played. */
+            payload: components["schemas"]["DrawPayload"];
+            /** @description What happened, as you may see it (see `Effect`). */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @description Draw from the stock. */
+        DrawPayload: {
+            /** @description `draw` */
+            type: components["schemas"]["DrawTypeEnum"];
+        };
+        /** @description A seat drew from the stock. */
+        DrawReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `draw` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "draw";
+            /** @description The acting seat. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The action as played. */
+            payload: components["schemas"]["DrawPayload"];
+            /** @description What happened, as you may see it (see `Effect`). */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @enum {string} */
+        DrawTypeEnum: "draw";
+        /** @description What an event caused, by `kind`, as you may see it. A member only the seat concerned may see is absent for everyone else (its description says so); the replay of a finished game shows every one. */
+        Effect: components["schemas"]["RoundStartedEffect"] | components["schemas"]["CardDrawnEffect"] | components["schemas"]["RedThreeRevealedEffect"] | components["schemas"]["CardDiscardedEffect"] | components["schemas"]["MeldedEffect"] | components["schemas"]["PileTakenEffect"] | components["schemas"]["PileDeclinedEffect"] | components["schemas"]["PartnerAskedEffect"] | components["schemas"]["PartnerAnsweredEffect"] | components["schemas"]["RoundEndedEffect"] | components["schemas"]["GameEndedEffect"];
+        /** @description No members (a proposal to turn the timer off, its acceptance or refusal). */
+        EmptyPayload: Record<string, never>;
+        /** @description The game is over and everything was sent; the server closes the stream. */
+        EndFrame: {
+            /**
+             * @description `end` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "end";
+            /** @description The frame's `data:` line (one JSON object). */
+            data: components["schemas"]["EndFrameData"];
+        };
+        EndFrameData: {
+            /** @description The game's last version. */
+            version: number;
+            /** @description The cursor after everything sent. */
+            cursor: string;
+        };
+        /** @enum {string} */
+        EndFrameEventEnum: "end";
         /** @description The game is over and everything was sent; the server closes the socket (1000). */
         EndMessage: {
             /**
@@ -1019,7 +1388,9 @@ export interface components {
              * @enum {string}
              */
             type: "end";
+            /** @description The game's last version. */
             version: number;
+            /** @description The cursor after everything sent. */
             cursor: string;
         };
         /**
@@ -1027,6 +1398,68 @@ export interface components {
          * @enum {string}
          */
         EndMessageTypeEnum: "end";
+        /** @description A seat ended the round without a discard. */
+        EndRoundEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `end_round` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "end_round";
+            /** @description The acting seat. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The action as played. */
+            payload: components["schemas"]["EndRoundPayload"];
+            /** @description What happened, as you may see it (see `Effect`). */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @description End the round (no discard possible). */
+        EndRoundPayload: {
+            /** @description `end_round` */
+            type: components["schemas"]["EndRoundTypeEnum"];
+        };
+        /** @description A seat ended the round without a discard. */
+        EndRoundReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `end_round` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "end_round";
+            /** @description The acting seat. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The action as played. */
+            payload: components["schemas"]["EndRoundPayload"];
+            /** @description What happened, as you may see it (see `Effect`). */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @enum {string} */
+        EndRoundTypeEnum: "end_round";
         /** @description A message the server could not read; nothing was changed. */
         ErrorMessage: {
             /**
@@ -1036,6 +1469,7 @@ export interface components {
              * @enum {string}
              */
             type: "error";
+            /** @description Why (`code`: e.g. `invalid_request`). */
             problem: components["schemas"]["GameProblem"];
         };
         /**
@@ -1043,20 +1477,8 @@ export interface components {
          * @enum {string}
          */
         ErrorMessageTypeEnum: "error";
-        /**
-         * @description One frame of the event stream: the body is a sequence of them, each ended by a blank
-         *     line. A frame with `retry` (milliseconds before a reconnect) opens the stream; comment
-         *     lines (`: keep-alive`) come while it is idle.
-         */
-        EventStreamFrame: {
-            /** @description `<move seq>-<table seq>`; absent on `sync` and `end`. */
-            id?: string;
-            /** @description `sync`, `game_event`, `table_event` or `end`. */
-            event?: string;
-            /** @description JSON: see the operation's description. */
-            data?: string;
-            retry?: number;
-        };
+        /** @enum {string} */
+        EventTypeEnum: "game_started" | "draw" | "take_pile" | "meld" | "discard" | "ask_partner" | "answer_partner" | "decline_pile" | "end_round" | "turn_timed_out" | "seat_handed_to_bot" | "seat_returned" | "game_abandoned" | "timer_off_proposed" | "timer_off_accepted" | "timer_off_declined" | "timer_turned_off" | "game_conceded";
         ExportEvent: {
             /** @description 1, 2, ... (counted if left out). */
             seq?: number;
@@ -1253,6 +1675,126 @@ export interface components {
          * @enum {integer}
          */
         FormatVersionEnum: 1;
+        /** @description The game was abandoned (timeouts, `timeout_outcome` `abandon`). */
+        GameAbandonedEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `game_abandoned` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "game_abandoned";
+            /** @description The seat whose timeouts ended the game. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The event's details. */
+            payload: components["schemas"]["StandInPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @description The game was abandoned (timeouts, `timeout_outcome` `abandon`). */
+        GameAbandonedReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `game_abandoned` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "game_abandoned";
+            /** @description The seat whose timeouts ended the game. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The event's details. */
+            payload: components["schemas"]["StandInPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @enum {string} */
+        GameAbandonedTypeEnum: "game_abandoned";
+        /** @description A seat conceded the game for its team. */
+        GameConcededEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `game_conceded` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "game_conceded";
+            /** @description The seat that conceded. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The event's details. */
+            payload: components["schemas"]["GameConcededPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        GameConcededPayload: {
+            /** @description The conceding team. */
+            team: number;
+            /** @description The team that wins. */
+            winner_team: number;
+        };
+        /** @description A seat conceded the game for its team. */
+        GameConcededReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `game_conceded` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "game_conceded";
+            /** @description The seat that conceded. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The event's details. */
+            payload: components["schemas"]["GameConcededPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @enum {string} */
+        GameConcededTypeEnum: "game_conceded";
         GameCreateRequest: {
             /**
              * @description The preset whose options the table starts from (`GET /rules/`).
@@ -1354,23 +1896,43 @@ export interface components {
             /** @description The turn timer (deadline and server time). */
             timer: components["schemas"]["TurnTimer"];
         };
-        GameEvent: {
-            seq: number;
-            type: components["schemas"]["GameEventTypeEnum"];
-            /** @description The acting seat. */
+        GameEndedEffect: {
+            /**
+             * @description `game_ended` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "game_ended";
+            /** @description Always null. */
             seat: number | null;
-            source: components["schemas"]["SourceEnum"];
-            /** Format: date-time */
-            created_at: string;
-            /** @description For an action: the action as sent (see Action). For `game_started`: preset, rules_version, seed_commitment and seats (index, team, player id or bot_level). For a fact of the table (a turn timed out, a seat handed to a stand-in bot or returned, the timer turned off, a concession, an abandonment): its details; it has no effects. */
-            payload: {
-                [key: string]: unknown;
-            };
-            /** @description What happened, each with `kind`, `seat` and public fields, plus the fields only you may see. Kinds: `round_started` (round, dealer, first_seat, upcards, pile_frozen, stock_count, hand_counts, seed_commitment; your `hand` privately), `card_drawn` (count; your `cards`), `red_three_revealed` (card, replacements; your `drawn`), `card_discarded` (card), `melded` (melds), `pile_taken` (top, with, melds, cards_to_hand, red_threes; your `cards`), `pile_declined`, `partner_asked` (partner), `partner_answered` (allow), `round_ended` (round, reason, went_out, teams' score components, scores, every hand), `game_ended` (winner_team, scores). */
-            effects: {
-                [key: string]: unknown;
-            }[];
+            /** @description The team that won. */
+            winner_team: number;
+            /** @description Each team's final score. */
+            scores: number[];
         };
+        /** @enum {string} */
+        GameEndedKindEnum: "game_ended";
+        /** @description A move-log entry, by `type`: `game_started` (event 1, the deal), an action of a seat (`payload`: the action as played; `effects`: what it caused, as you may see it), or a fact of the table (a turn timed out, a stand-in bot, the timer turned off, a concession, an abandonment), which has no effects. */
+        GameEvent: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["GameConcededEvent"];
+        /** @description A move-log entry, redacted for you (as in `GET .../events/`). */
+        GameEventFrame: {
+            /** @description The frame's `id:` line: the cursor after it (`<move seq>-<table seq>`); resume from here. */
+            id: string;
+            /**
+             * @description `game_event` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "game_event";
+            /** @description The frame's `data:` line (one JSON object). */
+            data: components["schemas"]["GameEventFrameData"];
+        };
+        GameEventFrameData: {
+            /** @description The game version after it (= `event.seq`). */
+            version: number;
+            /** @description The event, as in `GET .../events/`. */
+            event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["GameConcededEvent"];
+        };
+        /** @enum {string} */
+        GameEventFrameEventEnum: "game_event";
         GameEventList: {
             /** @description The game's id. */
             game: number;
@@ -1378,6 +1940,7 @@ export interface components {
             version: number;
             /** @description Your seat; null: spectator. */
             viewer: number | null;
+            /** @description Oldest first. */
             events: components["schemas"]["GameEvent"][];
             /** @description More events follow: ask again with `after`. */
             has_more: boolean;
@@ -1395,35 +1958,14 @@ export interface components {
             id: string;
             /** @description The game version after it (= `event.seq`). */
             version: number;
-            event: components["schemas"]["GameEvent"];
+            /** @description The event, as in `GET .../events/`. */
+            event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["GameConcededEvent"];
         };
         /**
          * @description * `game_event` - game_event
          * @enum {string}
          */
         GameEventMessageTypeEnum: "game_event";
-        /**
-         * @description * `game_started` - game_started
-         *     * `draw` - draw
-         *     * `take_pile` - take_pile
-         *     * `meld` - meld
-         *     * `discard` - discard
-         *     * `ask_partner` - ask_partner
-         *     * `answer_partner` - answer_partner
-         *     * `decline_pile` - decline_pile
-         *     * `end_round` - end_round
-         *     * `turn_timed_out` - turn_timed_out
-         *     * `seat_handed_to_bot` - seat_handed_to_bot
-         *     * `seat_returned` - seat_returned
-         *     * `game_abandoned` - game_abandoned
-         *     * `timer_off_proposed` - timer_off_proposed
-         *     * `timer_off_accepted` - timer_off_accepted
-         *     * `timer_off_declined` - timer_off_declined
-         *     * `timer_turned_off` - timer_turned_off
-         *     * `game_conceded` - game_conceded
-         * @enum {string}
-         */
-        GameEventTypeEnum: "game_started" | "draw" | "take_pile" | "meld" | "discard" | "ask_partner" | "answer_partner" | "decline_pile" | "end_round" | "turn_timed_out" | "seat_handed_to_bot" | "seat_returned" | "game_abandoned" | "timer_off_proposed" | "timer_off_accepted" | "timer_off_declined" | "timer_turned_off" | "game_conceded";
         /**
          * @description One game as a JSON document: configuration, rules version, seats, every event, and the
          *     seed once the game is finished. A finished game's document can be imported.
@@ -1629,7 +2171,7 @@ export interface components {
              */
             last_red_three?: components["schemas"]["LastRedThreeEnum"];
         };
-        /** @description The complete rule options of a game (RULES.md section 9). */
+        /** @description The complete rule options of a game (`GET /rules/` explains each). */
         GameOptions: {
             /** @description Default (classic): `4`. */
             players: number;
@@ -1823,6 +2365,96 @@ export interface components {
              */
             bot_level: components["schemas"]["BotLevelEnum"];
         };
+        /** @description Event 1: the game started and the first round was dealt. */
+        GameStartedEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `game_started` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "game_started";
+            /** @description Always null. */
+            seat: number | null;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The event's details. */
+            payload: components["schemas"]["GameStartedPayload"];
+            /** @description What happened, as you may see it (see `Effect`). */
+            effects: components["schemas"]["Effect"][];
+        };
+        GameStartedPayload: {
+            /**
+             * @description The game's preset.
+             *
+             *     * `classic` - classic
+             *     * `hoyle` - hoyle
+             *     * `two_player` - two_player
+             *     * `three_player` - three_player
+             */
+            preset: components["schemas"]["PresetEnum"];
+            /** @description The rules the game is played under. */
+            rules_version: string;
+            /** @description SHA-256 of the game's seed. */
+            seed_commitment: string;
+            /** @description Who sits where as the game starts. */
+            seats: components["schemas"]["GameStartedSeat"][];
+        };
+        /** @description Event 1: the game started and the first round was dealt. */
+        GameStartedReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `game_started` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "game_started";
+            /** @description Always null. */
+            seat: number | null;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The event's details. */
+            payload: components["schemas"]["GameStartedPayload"];
+            /** @description What happened, as you may see it (see `Effect`). */
+            effects: components["schemas"]["Effect"][];
+        };
+        GameStartedSeat: {
+            /** @description The seat. */
+            index: number;
+            /** @description The seat's team. */
+            team: number;
+            /** @description The player's id; null: a bot. */
+            player: number | null;
+            /**
+             * @description The bot's level; null: a player.
+             *
+             *     * `easy` - Easy
+             *     * `medium` - Medium
+             *     * `hard` - Hard
+             */
+            bot_level: (string & (components["schemas"]["BotLevelEnum"] | components["schemas"]["NullEnum"])) | null;
+        };
+        /** @enum {string} */
+        GameStartedTypeEnum: "game_started";
         /**
          * @description * `lobby` - Lobby
          *     * `active` - Active
@@ -1944,6 +2576,45 @@ export interface components {
         LiveActionAnswer: components["schemas"]["ActionResult"] | components["schemas"]["GameProblem"];
         LiveClientMessageRequest: components["schemas"]["AuthMessageRequest"] | components["schemas"]["ActionMessageRequest"] | components["schemas"]["PingMessageRequest"];
         LiveServerMessage: components["schemas"]["SyncMessage"] | components["schemas"]["GameEventMessage"] | components["schemas"]["TableEventMessage"] | components["schemas"]["EndMessage"] | components["schemas"]["HeartbeatMessage"] | components["schemas"]["ActionResultMessage"] | components["schemas"]["PongMessage"] | components["schemas"]["ErrorMessage"];
+        /** @description One frame of the event stream, by its `event:` line; `data:` is the socket's message of that type without `type` and `id`. The stream opens with a `retry:` line and has comment lines (`: keep-alive`) while idle; neither is a frame. */
+        LiveStreamFrame: components["schemas"]["SyncFrame"] | components["schemas"]["GameEventFrame"] | components["schemas"]["TableEventFrame"] | components["schemas"]["EndFrame"];
+        /** @description A group of cards laid down, as the log records it. */
+        LoggedMeld: {
+            /** @description The meld's rank: 3, 4..10, J, Q, K, A, or W (wilds). */
+            rank: string;
+            /** @description The cards put on it. */
+            cards: string[];
+        };
+        /** @description A seat laid down melds. */
+        MeldEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `meld` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "meld";
+            /** @description The acting seat. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The action as played. */
+            payload: components["schemas"]["MeldPayload"];
+            /** @description What happened, as you may see it (see `Effect`). */
+            effects: components["schemas"]["Effect"][];
+        };
         MeldGroup: {
             /** @description 3, 4..10, J, Q, K, A or W; needed only for a group of wild cards alone. */
             rank?: string | null;
@@ -1956,6 +2627,40 @@ export interface components {
             /** @description The group's cards from your hand, e.g. ["QH","QS","2C"]. */
             cards: string[];
         };
+        /** @description Lay down melds. */
+        MeldPayload: {
+            /** @description Each group: its rank and the cards from the hand. */
+            melds: components["schemas"]["LoggedMeld"][];
+            /** @description `meld` */
+            type: components["schemas"]["MeldTypeEnum"];
+        };
+        /** @description A seat laid down melds. */
+        MeldReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `meld` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "meld";
+            /** @description The acting seat. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The action as played. */
+            payload: components["schemas"]["MeldPayload"];
+            /** @description What happened, as you may see it (see `Effect`). */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @enum {string} */
+        MeldTypeEnum: "meld";
         MeldView: {
             /** @description The meld's rank: 3 (black threes, going out only), 4..10, J, Q, K, A; W for a meld of wild cards alone (option `wild_canasta`). */
             rank: string;
@@ -1975,14 +2680,40 @@ export interface components {
              */
             canasta_kind: (string & (components["schemas"]["CanastaKindEnum"] | components["schemas"]["NullEnum"])) | null;
         };
+        MeldedEffect: {
+            /**
+             * @description `melded` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "melded";
+            /** @description The seat it happened to. */
+            seat: number;
+            /** @description The groups laid down. */
+            melds: components["schemas"]["LoggedMeld"][];
+        };
+        /** @enum {string} */
+        MeldedKindEnum: "melded";
         /** @enum {unknown} */
         NullEnum: null;
+        /** @description One rule option: its type, allowed values, classic default and what it does. */
         OptionDescription: {
+            /**
+             * @description The type of the option's value.
+             *
+             *     * `int` - int
+             *     * `bool` - bool
+             *     * `str` - str
+             */
             type: components["schemas"]["OptionDescriptionTypeEnum"];
             /** @description The classic default. */
             default: unknown;
+            /** @description What the option does, for players; a text option explains each choice. */
+            description: string;
+            /** @description A text option's allowed values. */
             choices?: string[];
+            /** @description A number option's least value. */
             min?: number;
+            /** @description A number option's greatest value. */
             max?: number;
         };
         /**
@@ -2013,6 +2744,32 @@ export interface components {
             /** @description This page's games. */
             results: components["schemas"]["GameSummary"][];
         };
+        PartnerAnsweredEffect: {
+            /**
+             * @description `partner_answered` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "partner_answered";
+            /** @description The partner who answered. */
+            seat: number;
+            /** @description Whether the seat may go out. */
+            allow: boolean;
+        };
+        /** @enum {string} */
+        PartnerAnsweredKindEnum: "partner_answered";
+        PartnerAskedEffect: {
+            /**
+             * @description `partner_asked` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "partner_asked";
+            /** @description The seat it happened to. */
+            seat: number;
+            /** @description The seat asked. */
+            partner: number;
+        };
+        /** @enum {string} */
+        PartnerAskedKindEnum: "partner_asked";
         PatchedTableSettingsUpdateRequest: {
             /** @description False: a 'no table talk' game, quick chat refused. */
             table_talk?: boolean;
@@ -2061,6 +2818,42 @@ export interface components {
          * @enum {string}
          */
         PhraseEnum: "hello" | "good_luck" | "have_fun" | "nice_move" | "well_played" | "thanks" | "sorry" | "oops" | "one_moment" | "hurry_up" | "good_game" | "rematch" | "bye" | "emoji_smile" | "emoji_laugh" | "emoji_thumbs_up" | "emoji_clap" | "emoji_thinking" | "emoji_surprised" | "emoji_sad" | "emoji_heart" | "emoji_fire";
+        /** @description The seat chose not to take the pile (stock exhausted, `play_on`). */
+        PileDeclinedEffect: {
+            /**
+             * @description `pile_declined` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "pile_declined";
+            /** @description The seat it happened to. */
+            seat: number;
+        };
+        /** @enum {string} */
+        PileDeclinedKindEnum: "pile_declined";
+        /** @description The discard pile was taken. */
+        PileTakenEffect: {
+            /**
+             * @description `pile_taken` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "pile_taken";
+            /** @description The seat it happened to. */
+            seat: number;
+            /** @description The top card, melded at once. */
+            top: string;
+            /** @description The cards from the hand used with the top card (empty: laid off on a meld). */
+            with: string[];
+            /** @description Further melds made with the take. */
+            melds: components["schemas"]["LoggedMeld"][];
+            /** @description How many of the pile's other cards went to the hand. */
+            cards_to_hand: number;
+            /** @description Red threes in the pile, put in the team's area. */
+            red_threes: string[];
+            /** @description The cards that went to the hand. Only for the seat it happened to (and for everyone in the replay of a finished game): absent for every other seat and for spectators. */
+            cards?: string[];
+        };
+        /** @enum {string} */
+        PileTakenKindEnum: "pile_taken";
         /** @description The discard pile: only its size and top card are shown. */
         PileView: {
             /** @description How many cards it holds. */
@@ -2082,6 +2875,7 @@ export interface components {
              * @enum {string}
              */
             type: "ping";
+            /** @description Your id for the message, echoed in the answer. */
             request_id?: string;
         };
         PlayerCreateRequest: {
@@ -2296,6 +3090,24 @@ export interface components {
          * @enum {string}
          */
         RedThreeRevealEnum: "on_turn" | "at_deal";
+        /** @description A red three went from the hand to the team's area and was replaced from the stock. */
+        RedThreeRevealedEffect: {
+            /**
+             * @description `red_three_revealed` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "red_three_revealed";
+            /** @description The seat it happened to. */
+            seat: number;
+            /** @description The red three. */
+            card: string;
+            /** @description 0 when the stock was empty. */
+            replacements: number;
+            /** @description The replacement drawn. Only for the seat it happened to (and for everyone in the replay of a finished game): absent for every other seat and for spectators. */
+            drawn?: string[];
+        };
+        /** @enum {string} */
+        RedThreeRevealedKindEnum: "red_three_revealed";
         RelatedPlayer: {
             /** @description The player's id. */
             id: number;
@@ -2323,22 +3135,6 @@ export interface components {
             /** @description The new game, once everyone accepted. */
             game: number | null;
         };
-        ReplayEvent: {
-            seq: number;
-            /** @description The acting seat. */
-            seat: number | null;
-            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`, `turn_timed_out`, `seat_handed_to_bot`, `seat_returned`, `game_abandoned`, `timer_off_proposed`, `timer_off_accepted`, `timer_off_declined`, `timer_turned_off`, `game_conceded`. */
-            type: string;
-            source: components["schemas"]["SourceEnum"];
-            /** @description The action as played (for `game_started`: the start). */
-            payload: {
-                [key: string]: unknown;
-            };
-            /** @description What the event caused, as you saw it then (see GameEvent). Once the game is finished every private part is shown: each seat's dealt `hands` at a round's start, the acting seat's drawn and taken cards. */
-            effects: {
-                [key: string]: unknown;
-            }[];
-        };
         ReplayState: {
             /** @description The game's id. */
             game: number;
@@ -2360,28 +3156,50 @@ export interface components {
             /** @description True once the game is finished: every hand at every step is shown. */
             full_information: boolean;
             /** @description Event `at` itself. */
-            event: components["schemas"]["ReplayEvent"];
+            event: components["schemas"]["GameStartedReplayEvent"] | components["schemas"]["DrawReplayEvent"] | components["schemas"]["TakePileReplayEvent"] | components["schemas"]["MeldReplayEvent"] | components["schemas"]["DiscardReplayEvent"] | components["schemas"]["AskPartnerReplayEvent"] | components["schemas"]["AnswerPartnerReplayEvent"] | components["schemas"]["DeclinePileReplayEvent"] | components["schemas"]["EndRoundReplayEvent"] | components["schemas"]["TurnTimedOutReplayEvent"] | components["schemas"]["SeatHandedToBotReplayEvent"] | components["schemas"]["SeatReturnedReplayEvent"] | components["schemas"]["GameAbandonedReplayEvent"] | components["schemas"]["TimerOffProposedReplayEvent"] | components["schemas"]["TimerOffAcceptedReplayEvent"] | components["schemas"]["TimerOffDeclinedReplayEvent"] | components["schemas"]["TimerTurnedOffReplayEvent"] | components["schemas"]["GameConcededReplayEvent"];
             /** @description The table after event `at` as your seat saw it then (no legal actions). */
             state: components["schemas"]["TableView"];
             /** @description Every seat's hand after event `at`; null while the game is running. */
             hands: string[][] | null;
         };
         ReplayStep: {
+            /** @description The event's number: ask the replay with `at=seq`. */
             seq: number;
+            /** @description The acting seat; null: the table (a deal, the timer). */
             seat: number | null;
-            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`, `turn_timed_out`, `seat_handed_to_bot`, `seat_returned`, `game_abandoned`, `timer_off_proposed`, `timer_off_accepted`, `timer_off_declined`, `timer_turned_off`, `game_conceded`. */
-            type: string;
+            /** @description The event's type. */
+            type: components["schemas"]["EventTypeEnum"];
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
             source: components["schemas"]["SourceEnum"];
             /** @description What happened, in words, as you saw it. */
             text: string;
         };
         ReplayStepList: {
+            /** @description The game's id. */
             game: number;
+            /** @description The last event you may see. */
             version: number;
+            /**
+             * @description The game's status.
+             *
+             *     * `lobby` - Lobby
+             *     * `active` - Active
+             *     * `finished` - Finished
+             *     * `abandoned` - Abandoned
+             */
             status: components["schemas"]["GameStatusEnum"];
             /** @description Your seat; null: spectator. */
             viewer: number | null;
+            /** @description True once the game is finished: every step is told in full. */
             full_information: boolean;
+            /** @description Every event, oldest first. */
             steps: components["schemas"]["ReplayStep"][];
         };
         /**
@@ -2391,17 +3209,107 @@ export interface components {
          * @enum {string}
          */
         ResultEnum: "won" | "lost" | "drawn";
+        /** @enum {string} */
+        RoundEndReasonEnum: "went_out" | "stock_exhausted" | "last_red_three";
+        /** @description A round ended and was scored; every hand is shown. */
+        RoundEndedEffect: {
+            /**
+             * @description `round_ended` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "round_ended";
+            /** @description Who went out; null: nobody. */
+            seat: number | null;
+            /** @description The round's number. */
+            round: number;
+            /** @description Who dealt it. */
+            dealer: number;
+            /** @description A seat went out, the stock ran out, or its last card was a red three. */
+            reason: components["schemas"]["RoundEndReasonEnum"];
+            /** @description Who went out; null: nobody. */
+            went_out: number | null;
+            /** @description Went out without having melded before. */
+            concealed: boolean;
+            /** @description Each team's score for the round. */
+            teams: components["schemas"]["RoundScore"][];
+            /** @description Each team's score after the round. */
+            scores: number[];
+            /** @description Every seat's hand as the round ended. */
+            hands: string[][];
+        };
+        /** @enum {string} */
+        RoundEndedKindEnum: "round_ended";
+        /** @description One team's score components for a round (RULES.md section 8). */
+        RoundScore: {
+            /** @description The cards in the team's melds. */
+            meld_cards: number;
+            /** @description Minus the cards left in the team's hands. */
+            hand_cards: number;
+            /** @description 500 each. */
+            natural_canastas: number;
+            /** @description 300 each. */
+            mixed_canastas: number;
+            /** @description 1000 each (option `wild_canasta`). */
+            wild_canastas: number;
+            /** @description 100 each, 800 for all four; negative if the team has no meld. */
+            red_threes: number;
+            /** @description 100 for going out. */
+            going_out: number;
+            /** @description The bonus for going out concealed. */
+            concealed: number;
+            /** @description The round's total. */
+            total: number;
+        };
+        /** @description A round was dealt. */
+        RoundStartedEffect: {
+            /**
+             * @description `round_started` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "round_started";
+            /** @description Always null: the table deals. */
+            seat: number | null;
+            /** @description The round's number, from 1. */
+            round: number;
+            /** @description The dealing seat. */
+            dealer: number;
+            /** @description Who plays first. */
+            first_seat: number;
+            /** @description The cards turned up to start the pile; the last is its top. */
+            upcards: string[];
+            /** @description A wild card or red three came up. */
+            pile_frozen: boolean;
+            /** @description Cards left in the stock. */
+            stock_count: number;
+            /** @description Each seat's number of cards. */
+            hand_counts: number[];
+            /** @description SHA-256 of the round's seed. */
+            seed_commitment: string;
+            /** @description Your dealt hand. Only for a seated viewer: absent for spectators, and in the replay of a finished game (see `hands`). */
+            hand?: string[];
+            /** @description Every seat's dealt hand, by seat. Only in the replay of a finished game. */
+            hands?: string[][];
+        };
+        /** @enum {string} */
+        RoundStartedKindEnum: "round_started";
         Rules: {
+            /** @description The rules version a game created now is played under. */
             rules_version: string;
             /** @description Each preset's complete options, by name. */
             presets: {
                 [key: string]: components["schemas"]["GameOptions"];
             };
-            /** @description Each option's type, range and default. */
+            /** @description What each preset plays, by name: the game it is and how its options differ. */
+            preset_descriptions: {
+                [key: string]: string;
+            };
+            /** @description Each option's type, range or choices, default and explanation, by name. */
             options: {
                 [key: string]: components["schemas"]["OptionDescription"];
             };
+            /** @description The action types a seat may send. */
             action_types: string[];
+            /** @description The levels a bot seat may be given. */
             bot_levels: string[];
         };
         Scorecard: {
@@ -2471,6 +3379,126 @@ export interface components {
              */
             bot_level: (string & (components["schemas"]["BotLevelEnum"] | components["schemas"]["NullEnum"])) | null;
         };
+        /** @description A seat is played by a stand-in bot until its player is back. */
+        SeatHandedToBotEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `seat_handed_to_bot` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "seat_handed_to_bot";
+            /** @description The seat a bot now plays. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The event's details. */
+            payload: components["schemas"]["StandInPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @description A seat is played by a stand-in bot until its player is back. */
+        SeatHandedToBotReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `seat_handed_to_bot` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "seat_handed_to_bot";
+            /** @description The seat a bot now plays. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The event's details. */
+            payload: components["schemas"]["StandInPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @enum {string} */
+        SeatHandedToBotTypeEnum: "seat_handed_to_bot";
+        /** @enum {string} */
+        SeatReturnReasonEnum: "action" | "request" | "timer_off";
+        /** @description A seat's player is back from its stand-in bot. */
+        SeatReturnedEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `seat_returned` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "seat_returned";
+            /** @description The seat whose player is back. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The event's details. */
+            payload: components["schemas"]["SeatReturnedPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        SeatReturnedPayload: {
+            /** @description The player acted, made a request, or the timer was turned off. */
+            reason: components["schemas"]["SeatReturnReasonEnum"];
+        };
+        /** @description A seat's player is back from its stand-in bot. */
+        SeatReturnedReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `seat_returned` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "seat_returned";
+            /** @description The seat whose player is back. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The event's details. */
+            payload: components["schemas"]["SeatReturnedPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @enum {string} */
+        SeatReturnedTypeEnum: "seat_returned";
         /**
          * @description * `player` - Player
          *     * `bot` - Bot
@@ -2504,12 +3532,40 @@ export interface components {
             /** @description No hand: a spectator's view. */
             state: (components["schemas"]["TableView"] | components["schemas"]["NullEnum"]) | null;
         };
+        /** @description For `seat_handed_to_bot` and `game_abandoned`. */
+        StandInPayload: {
+            /** @description The seat's run of timeouts. */
+            consecutive: number;
+        };
         /**
          * @description * `end_round` - end_round
          *     * `play_on` - play_on
          * @enum {string}
          */
         StockExhaustedEnum: "end_round" | "play_on";
+        /**
+         * @description First, without `id`: the game's version now (a spectator of a delayed game: the
+         *     version it may see) and where the stream resumes.
+         */
+        SyncFrame: {
+            /**
+             * @description `sync` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "sync";
+            /** @description The frame's `data:` line (one JSON object). */
+            data: components["schemas"]["SyncFrameData"];
+        };
+        SyncFrameData: {
+            /** @description The game's version now. */
+            version: number;
+            /** @description `<move seq>-<table seq>` the stream resumes after. */
+            cursor: string;
+            /** @description True when it resumes after the cursor you gave. */
+            resumed: boolean;
+        };
+        /** @enum {string} */
+        SyncFrameEventEnum: "sync";
         /**
          * @description First message once authenticated: the game's version now (a spectator of a
          *     delayed game: the version it may see) and where the socket resumes.
@@ -2522,9 +3578,11 @@ export interface components {
              * @enum {string}
              */
             type: "sync";
+            /** @description The game's version now. */
             version: number;
             /** @description `<move seq>-<table seq>` the socket resumes after. */
             cursor: string;
+            /** @description True when it resumes after the cursor you gave. */
             resumed: boolean;
         };
         /**
@@ -2565,6 +3623,28 @@ export interface components {
              */
             created_at: string;
         };
+        /** @description Chat, a concession, rematch news, a settings change (muted seats' chat left out). */
+        TableEventFrame: {
+            /** @description The frame's `id:` line: the cursor after it (`<move seq>-<table seq>`); resume from here. */
+            id: string;
+            /**
+             * @description `table_event` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            event: "table_event";
+            /** @description The frame's `data:` line (one JSON object). */
+            data: components["schemas"]["TableEventFrameData"];
+        };
+        TableEventFrameData: {
+            /** @description The game version when it happened. */
+            version: number;
+            /** @description Its number among the table events (apart from moves). */
+            table_seq: number;
+            /** @description The table event, as in `GET .../table/events/`. */
+            event: components["schemas"]["TableEvent"];
+        };
+        /** @enum {string} */
+        TableEventFrameEventEnum: "table_event";
         /**
          * @description * `chat` - Chat
          *     * `conceded` - Conceded
@@ -2595,8 +3675,11 @@ export interface components {
             type: "table_event";
             /** @description The cursor after it: resume from here. */
             id: string;
+            /** @description The game version when it happened. */
             version: number;
+            /** @description Its number among the table events (apart from moves). */
             table_seq: number;
+            /** @description The table event, as in `GET .../table/events/`. */
             event: components["schemas"]["TableEvent"];
         };
         /**
@@ -2672,6 +3755,72 @@ export interface components {
             /** @description Actions you may send now (empty unless you are to act). Melds and pile takes are listed canonically per rank; other valid combinations are accepted too. */
             legal_actions: components["schemas"]["Action"][];
         };
+        /** @description A seat took the discard pile. */
+        TakePileEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `take_pile` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "take_pile";
+            /** @description The acting seat. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The action as played. */
+            payload: components["schemas"]["TakePilePayload"];
+            /** @description What happened, as you may see it (see `Effect`). */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @description Take the discard pile. */
+        TakePilePayload: {
+            /** @description The cards from the hand used with the top card. */
+            cards: string[];
+            /** @description Each group: its rank and the cards from the hand. */
+            melds: components["schemas"]["LoggedMeld"][];
+            /** @description `take_pile` */
+            type: components["schemas"]["TakePileTypeEnum"];
+        };
+        /** @description A seat took the discard pile. */
+        TakePileReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `take_pile` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "take_pile";
+            /** @description The acting seat. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The action as played. */
+            payload: components["schemas"]["TakePilePayload"];
+            /** @description What happened, as you may see it (see `Effect`). */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @enum {string} */
+        TakePileTypeEnum: "take_pile";
         TeamRoundScore: {
             /** @description The team's number. */
             team: number;
@@ -2720,6 +3869,8 @@ export interface components {
          * @enum {string}
          */
         TimeoutOutcomeEnum: "bot" | "abandon";
+        /** @enum {string} */
+        TimeoutViaEnum: "task" | "sweep" | "request";
         TimerDetail: {
             /** @description The game's id. */
             game: number;
@@ -2751,6 +3902,120 @@ export interface components {
              */
             created_at: string;
         };
+        /** @description A seat accepted the proposal. */
+        TimerOffAcceptedEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `timer_off_accepted` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "timer_off_accepted";
+            /** @description The seat that accepted. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The event's details. */
+            payload: components["schemas"]["EmptyPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @description A seat accepted the proposal. */
+        TimerOffAcceptedReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `timer_off_accepted` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "timer_off_accepted";
+            /** @description The seat that accepted. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The event's details. */
+            payload: components["schemas"]["EmptyPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @enum {string} */
+        TimerOffAcceptedTypeEnum: "timer_off_accepted";
+        /** @description A seat declined the proposal; it is withdrawn. */
+        TimerOffDeclinedEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `timer_off_declined` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "timer_off_declined";
+            /** @description The seat that declined. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The event's details. */
+            payload: components["schemas"]["EmptyPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @description A seat declined the proposal; it is withdrawn. */
+        TimerOffDeclinedReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `timer_off_declined` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "timer_off_declined";
+            /** @description The seat that declined. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The event's details. */
+            payload: components["schemas"]["EmptyPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @enum {string} */
+        TimerOffDeclinedTypeEnum: "timer_off_declined";
         TimerOffProposal: {
             /** @description The seat that proposed it. */
             proposed_by: number;
@@ -2764,6 +4029,63 @@ export interface components {
              */
             proposed_at: string;
         };
+        /** @description A seat proposed to turn the turn timer off. */
+        TimerOffProposedEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `timer_off_proposed` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "timer_off_proposed";
+            /** @description The seat that proposed it. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The event's details. */
+            payload: components["schemas"]["EmptyPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @description A seat proposed to turn the turn timer off. */
+        TimerOffProposedReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `timer_off_proposed` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "timer_off_proposed";
+            /** @description The seat that proposed it. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The event's details. */
+            payload: components["schemas"]["EmptyPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @enum {string} */
+        TimerOffProposedTypeEnum: "timer_off_proposed";
         TimerSeat: {
             /** @description The seat number. */
             index: number;
@@ -2772,6 +4094,137 @@ export interface components {
             /** @description A bot plays this seat until its player makes a request again. */
             stand_in: boolean;
         };
+        /** @description Every player agreed: the turn timer is off. */
+        TimerTurnedOffEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `timer_turned_off` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "timer_turned_off";
+            /** @description Always null. */
+            seat: number | null;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The event's details. */
+            payload: components["schemas"]["TimerTurnedOffPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        TimerTurnedOffPayload: {
+            /** @description The seats with a player, who all agreed. */
+            seats: number[];
+            /** @description The turn time it had. */
+            turn_seconds: number | null;
+        };
+        /** @description Every player agreed: the turn timer is off. */
+        TimerTurnedOffReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `timer_turned_off` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "timer_turned_off";
+            /** @description Always null. */
+            seat: number | null;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The event's details. */
+            payload: components["schemas"]["TimerTurnedOffPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @enum {string} */
+        TimerTurnedOffTypeEnum: "timer_turned_off";
+        /** @description A turn ran out of time; the moves the timer played for it follow. */
+        TurnTimedOutEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `turn_timed_out` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "turn_timed_out";
+            /** @description The seat that lost its turn. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The event's details. */
+            payload: components["schemas"]["TurnTimedOutPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        TurnTimedOutPayload: {
+            /**
+             * Format: date-time
+             * @description The deadline that passed.
+             */
+            deadline: string;
+            /** @description What noticed it: the timer's task, the periodic sweep, or a request. */
+            via: components["schemas"]["TimeoutViaEnum"];
+            /** @description The seat's run of timeouts. */
+            consecutive: number;
+        };
+        /** @description A turn ran out of time; the moves the timer played for it follow. */
+        TurnTimedOutReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `turn_timed_out` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "turn_timed_out";
+            /** @description The seat that lost its turn. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The event's details. */
+            payload: components["schemas"]["TurnTimedOutPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @enum {string} */
+        TurnTimedOutTypeEnum: "turn_timed_out";
         /**
          * @description The turn timer. Draw a countdown from `deadline` and `server_time` (not the client's
          *     clock). When the deadline passes (plus `grace_ms`) the seat's turn is completed for it
@@ -4917,7 +6370,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["EventStreamFrame"];
+                    "text/event-stream": components["schemas"]["LiveStreamFrame"];
                 };
             };
             /**

@@ -11,6 +11,7 @@ export type Seat = S["Seat"];
 export type Action = S["ActionRequest"];
 export type MeldGroup = S["MeldGroupRequest"];
 export type GameEvent = S["GameEvent"];
+export type Effect = S["Effect"];
 export type GameEventList = S["GameEventList"];
 export type Scorecard = S["Scorecard"];
 export type ScorecardRound = S["ScorecardRound"];

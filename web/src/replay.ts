@@ -1,17 +1,17 @@
 // The table rebuilt from the move log as one viewer may see it (the events feed is already
 // redacted for the requester: a seat sees its own draws, everyone sees discards and melds).
 // Used for the step-by-step replay and for the activity log's sentences.
-import type { GameEvent, Seat } from "./api";
+import type { Effect, GameEvent, Seat } from "./api";
 import { labels, rankOf, removeCards } from "./cards";
 
-type Effect = Record<string, unknown> & { kind: string; seat: number | null };
+type RoundEnded = Extract<Effect, { kind: "round_ended" }>;
 
 export interface RoundEnd {
   round: number;
-  reason: string;
+  reason: RoundEnded["reason"];
   went_out: number | null;
   concealed: boolean;
-  teams: Record<string, number>[];
+  teams: RoundEnded["teams"];
   scores: number[];
   hands: string[][];
 }
@@ -62,120 +62,107 @@ function clone(t: ReplayTable): ReplayTable {
   };
 }
 
-function strings(v: unknown): string[] {
-  return Array.isArray(v) ? v.map(String) : [];
-}
-
-function groups(v: unknown): { rank: string; cards: string[] }[] {
-  if (!Array.isArray(v)) return [];
-  return v.map((g: { rank?: string | null; cards?: unknown }) => {
-    const cards = strings(g.cards);
-    const natural = cards.find((c) => c !== "JK" && rankOf(c) !== "2");
-    return { rank: g.rank ?? (natural ? rankOf(natural) : "W"), cards };
-  });
-}
+/** An event of the log or of a replay (the same effects). */
+type EffectsOf = Pick<GameEvent, "effects" | "seat">;
 
 /** Apply one event to the table (returns a new table). */
 export function applyEvent(
   table: ReplayTable,
-  event: GameEvent,
+  event: EffectsOf,
   teamOf: (seat: number) => number,
   viewer: number | null,
 ): ReplayTable {
   const t = clone(table);
   t.lastSeat = event.seat;
-  for (const raw of event.effects) {
-    const e = raw as Effect;
-    const seat = e.seat ?? -1;
-    const mine = viewer !== null && seat === viewer && t.hand !== null;
+  for (const e of event.effects) {
+    const mine = (seat: number) => viewer !== null && seat === viewer && t.hand !== null;
     switch (e.kind) {
       case "round_started": {
-        t.round = Number(e.round);
-        t.dealer = Number(e.dealer);
-        t.pile = strings(e.upcards);
-        t.stock = Number(e.stock_count);
-        t.handCounts = (e.hand_counts as number[]) ?? t.handCounts;
+        t.round = e.round;
+        t.dealer = e.dealer;
+        t.pile = [...e.upcards];
+        t.stock = e.stock_count;
+        t.handCounts = [...e.hand_counts];
         t.melds = t.melds.map(() => ({}));
         t.redThrees = t.redThrees.map(() => []);
-        t.hand = "hand" in e ? strings(e.hand) : null;
+        t.hand = e.hand ? [...e.hand] : null;
         break;
       }
       case "card_drawn": {
-        const n = Number(e.count);
-        t.stock -= n;
-        t.handCounts[seat] += n;
-        if (mine) t.hand!.push(...strings(e.cards));
+        t.stock -= e.count;
+        t.handCounts[e.seat] += e.count;
+        if (mine(e.seat)) t.hand!.push(...(e.cards ?? []));
         break;
       }
       case "red_three_revealed": {
-        const n = Number(e.replacements ?? 0);
-        t.redThrees[teamOf(seat)].push(String(e.card));
-        t.stock -= n;
-        t.handCounts[seat] += n - 1;
-        if (mine) t.hand = [...removeCards(t.hand!, [String(e.card)]), ...strings(e.drawn)];
+        t.redThrees[teamOf(e.seat)].push(e.card);
+        t.stock -= e.replacements;
+        t.handCounts[e.seat] += e.replacements - 1;
+        if (mine(e.seat)) t.hand = [...removeCards(t.hand!, [e.card]), ...(e.drawn ?? [])];
         break;
       }
       case "card_discarded": {
-        t.pile.push(String(e.card));
-        t.handCounts[seat] -= 1;
-        if (mine) t.hand = removeCards(t.hand!, [String(e.card)]);
+        t.pile.push(e.card);
+        t.handCounts[e.seat] -= 1;
+        if (mine(e.seat)) t.hand = removeCards(t.hand!, [e.card]);
         break;
       }
       case "melded": {
-        const team = teamOf(seat);
-        for (const g of groups(e.melds)) {
+        const team = teamOf(e.seat);
+        for (const g of e.melds) {
           (t.melds[team][g.rank] ??= []).push(...g.cards);
-          t.handCounts[seat] -= g.cards.length;
-          if (mine) t.hand = removeCards(t.hand!, g.cards);
+          t.handCounts[e.seat] -= g.cards.length;
+          if (mine(e.seat)) t.hand = removeCards(t.hand!, g.cards);
         }
         break;
       }
       case "pile_taken": {
-        const team = teamOf(seat);
-        const top = String(e.top);
-        const withCards = strings(e.with);
-        (t.melds[team][rankOf(top)] ??= []).push(top, ...withCards);
-        let fromHand = withCards.length;
-        const extra = groups(e.melds);
-        for (const g of extra) {
+        const team = teamOf(e.seat);
+        (t.melds[team][rankOf(e.top)] ??= []).push(e.top, ...e.with);
+        let fromHand = e.with.length;
+        for (const g of e.melds) {
           (t.melds[team][g.rank] ??= []).push(...g.cards);
           fromHand += g.cards.length;
         }
-        t.redThrees[team].push(...strings(e.red_threes));
-        t.handCounts[seat] += Number(e.cards_to_hand ?? 0) - fromHand;
+        t.redThrees[team].push(...e.red_threes);
+        t.handCounts[e.seat] += e.cards_to_hand - fromHand;
         t.pile = [];
-        if (mine) {
-          t.hand = removeCards(t.hand!, [...withCards, ...extra.flatMap((g) => g.cards)]);
-          t.hand.push(...strings(e.cards));
+        if (mine(e.seat)) {
+          t.hand = removeCards(t.hand!, [...e.with, ...e.melds.flatMap((g) => g.cards)]);
+          t.hand.push(...(e.cards ?? []));
         }
         break;
       }
       case "round_ended": {
-        t.scores = (e.scores as number[]) ?? t.scores;
+        t.scores = [...e.scores];
         t.lastRound = {
-          round: Number(e.round),
-          reason: String(e.reason),
-          went_out: (e.went_out as number | null) ?? null,
-          concealed: Boolean(e.concealed),
-          teams: (e.teams as Record<string, number>[]) ?? [],
+          round: e.round,
+          reason: e.reason,
+          went_out: e.went_out,
+          concealed: e.concealed,
+          teams: e.teams,
           scores: t.scores,
-          hands: (e.hands as string[][]) ?? [],
+          hands: e.hands,
         };
         break;
       }
       case "game_ended": {
-        t.winner = (e.winner_team as number | null) ?? null;
-        t.scores = (e.scores as number[]) ?? t.scores;
+        t.winner = e.winner_team;
+        t.scores = [...e.scores];
         break;
       }
-      default:
+      case "pile_declined":
+      case "partner_asked":
+      case "partner_answered":
         break;
+      default:
+        e satisfies never; // every kind of the schema is handled
     }
   }
   return t;
 }
 
-const REASONS: Record<string, string> = {
+const REASONS: Record<RoundEnded["reason"], string> = {
   went_out: "went out",
   stock_exhausted: "the stock ran out",
   last_red_three: "the last stock card was a red three",
@@ -188,66 +175,61 @@ export function describe(
   teamName: (team: number) => string = (team) => `team ${team + 1}`,
 ): string[] {
   const out: string[] = event.type === "game_started" ? ["The game started."] : [];
-  for (const raw of event.effects) {
-    const e = raw as Effect;
-    const who = e.seat === null ? "" : nameOf(e.seat);
+  for (const e of event.effects) {
     switch (e.kind) {
       case "round_started":
         out.push(
-          `Round ${e.round} dealt by ${nameOf(Number(e.dealer))}; upcard ${labels(strings(e.upcards))}` +
+          `Round ${e.round} dealt by ${nameOf(e.dealer)}; upcard ${labels(e.upcards)}` +
             (e.pile_frozen ? " (pile frozen)." : "."),
         );
         break;
       case "card_drawn":
         out.push(
-          "cards" in e
-            ? `${who} drew ${labels(strings(e.cards))}.`
-            : `${who} drew ${e.count === 1 ? "a card" : `${e.count} cards`}.`,
+          e.cards
+            ? `${nameOf(e.seat)} drew ${labels(e.cards)}.`
+            : `${nameOf(e.seat)} drew ${e.count === 1 ? "a card" : `${e.count} cards`}.`,
         );
         break;
       case "red_three_revealed":
-        out.push(`${who} revealed a red three ${labels([String(e.card)])}.`);
+        out.push(`${nameOf(e.seat)} revealed a red three ${labels([e.card])}.`);
         break;
       case "card_discarded":
-        out.push(`${who} discarded ${labels([String(e.card)])}.`);
+        out.push(`${nameOf(e.seat)} discarded ${labels([e.card])}.`);
         break;
       case "melded":
-        out.push(
-          `${who} melded ${groups(e.melds)
-            .map((g) => labels(g.cards))
-            .join(" | ")}.`,
-        );
+        out.push(`${nameOf(e.seat)} melded ${e.melds.map((g) => labels(g.cards)).join(" | ")}.`);
         break;
       case "pile_taken":
         out.push(
-          `${who} took the pile with ${labels([String(e.top), ...strings(e.with)])}` +
+          `${nameOf(e.seat)} took the pile with ${labels([e.top, ...e.with])}` +
             ` (${e.cards_to_hand} cards to hand).`,
         );
         break;
       case "pile_declined":
-        out.push(`${who} declined the pile.`);
+        out.push(`${nameOf(e.seat)} declined the pile.`);
         break;
       case "partner_asked":
-        out.push(`${who} asked ${nameOf(Number(e.partner))} for permission to go out.`);
+        out.push(`${nameOf(e.seat)} asked ${nameOf(e.partner)} for permission to go out.`);
         break;
       case "partner_answered":
-        out.push(`${who} answered ${e.allow ? "yes" : "no"}.`);
+        out.push(`${nameOf(e.seat)} answered ${e.allow ? "yes" : "no"}.`);
         break;
       case "round_ended": {
-        const reason = REASONS[String(e.reason)] ?? String(e.reason);
-        const scores = (e.scores as number[]) ?? [];
+        const reason = REASONS[e.reason];
         out.push(
           e.reason === "went_out" && e.went_out !== null
-            ? `Round ${e.round} over: ${nameOf(Number(e.went_out))} ${reason}${e.concealed ? " concealed" : ""}. Scores ${scores.join(" – ")}.`
-            : `Round ${e.round} over: ${reason}. Scores ${scores.join(" – ")}.`,
+            ? `Round ${e.round} over: ${nameOf(e.went_out)} ${reason}${e.concealed ? " concealed" : ""}. Scores ${e.scores.join(" – ")}.`
+            : `Round ${e.round} over: ${reason}. Scores ${e.scores.join(" – ")}.`,
         );
         break;
       }
       case "game_ended":
-        out.push(`Game over: ${teamName(Number(e.winner_team))} won.`);
+        out.push(`Game over: ${teamName(e.winner_team)} won.`);
         break;
-      default:
-        out.push(`${who} ${e.kind.replace(/_/g, " ")}.`);
+      default: {
+        const other: { kind: string; seat: number | null } = e; // a kind newer than this client
+        out.push(`${other.seat === null ? "" : nameOf(other.seat)} ${other.kind.replace(/_/g, " ")}.`);
+      }
     }
   }
   return out;

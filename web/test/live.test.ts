@@ -48,7 +48,7 @@ class FakeSocket implements SocketLike {
 }
 
 const ev = (seq: number): GameEvent =>
-  ({ seq, type: "draw", seat: 1, source: "bot", created_at: "", payload: {}, effects: [] }) as GameEvent;
+  ({ seq, type: "draw", seat: 1, source: "bot", created_at: "", payload: { type: "draw" }, effects: [] }) as GameEvent;
 const tev = (seq: number): TableEvent =>
   ({ seq, kind: "chat", seat: 1, player: null, data: { phrase: "hi" }, created_at: "" }) as TableEvent;
 const gameMsg = (seq: number, table = 0) => ({ type: "game_event", id: `${seq}-${table}`, version: seq, event: ev(seq) });
