@@ -1,9 +1,35 @@
 // Builds the client into a Django static folder so that `make run` needs only Python.
 // Fixed file names keep the committed assets' diffs readable (WhiteNoise serves them).
-import { defineConfig } from "vite";
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { defineConfig, type Plugin } from "vite";
+import { renderMarkdown } from "./src/markdown";
+
+const RULE_BOOK = fileURLToPath(new URL("../docs/rules.md", import.meta.url));
+
+/** `virtual:rule-book`: the repository's rule book (docs/rules.md) rendered to HTML at build
+ * time, with its headings, so the "How to play" panel always says what the rule book says.
+ * Its headings sit under the panel's <h2>: # becomes <h3>. */
+function ruleBook(): Plugin {
+  const id = "virtual:rule-book";
+  return {
+    name: "rule-book",
+    resolveId: (source) => (source === id ? `\0${id}` : null),
+    load(loaded) {
+      if (loaded !== `\0${id}`) return null;
+      if (!existsSync(RULE_BOOK)) {
+        this.warn(`${RULE_BOOK} is missing: the "How to play" panel has no rule book`);
+        return "export default { html: '', headings: [] };";
+      }
+      this.addWatchFile(RULE_BOOK);
+      return `export default ${JSON.stringify(renderMarkdown(readFileSync(RULE_BOOK, "utf8"), "rules-", 2))};`;
+    },
+  };
+}
 
 export default defineConfig({
   base: "/static/client/",
+  plugins: [ruleBook()],
   build: {
     outDir: "../games/static/client",
     emptyOutDir: true,

@@ -238,3 +238,34 @@ def server_url(request: pytest.FixtureRequest) -> str:
     long-poll), then of ``asgi_server`` (the page follows the game over the socket)."""
     server = "live_server" if request.param == "wsgi" else "asgi_server"
     return str(request.getfixturevalue(server).url)
+
+
+# ----------------------------------------------------------------------------- axe-core
+# axe-core's minified build, vendored with its licence (MPL-2.0) so that a fresh clone's
+# `make test` needs no npm; web/package.json pins the same version (test_axe_vendored.py).
+AXE_JS = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
+BLOCKING_IMPACTS = ("serious", "critical")
+
+
+def axe_violations(page: Any, impacts: tuple[str, ...] = BLOCKING_IMPACTS) -> list[dict[str, Any]]:
+    """axe-core's WCAG 2.x A/AA (and best-practice) violations of the page as it is now, of
+    the given impacts: ``[{"id", "impact", "help", "nodes": [selector, ...]}]``."""
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE_JS))
+    found = page.evaluate(
+        """async () => {
+          const result = await axe.run(document, { resultTypes: ["violations"] });
+          return result.violations.map((v) => ({
+            id: v.id, impact: v.impact, help: v.help,
+            nodes: v.nodes.map((n) => n.target.join(" ")),
+          }));
+        }"""
+    )
+    return [v for v in found if v["impact"] in impacts]
+
+
+def describe_violations(violations: list[dict[str, Any]]) -> str:
+    return "\n".join(
+        f"{v['impact']} {v['id']}: {v['help']} ({len(v['nodes'])}: {', '.join(v['nodes'][:4])})"
+        for v in violations
+    )

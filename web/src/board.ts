@@ -1,8 +1,9 @@
 // The table drawn from a plain model, shared by the live game and the replay.
 import type { GameDetail, Seat, TableView } from "./api";
-import { cardEl, isBlackThree, isRedThree, isWild, labels } from "./cards";
+import { cardEl, cardName, cardNames, isBlackThree, isRedThree, isWild, labels, rankName } from "./cards";
 import { h } from "./dom";
 import { seatName } from "./replay";
+import { plural } from "./words";
 
 export interface BoardMeld {
   rank: string;
@@ -52,7 +53,7 @@ export function tableModel(g: Pick<GameDetail, "seats" | "your_seat">, s: TableV
       melds: t.melds.map((m) => ({ ...boardMeld(m.rank, m.cards), canasta: m.canasta_kind ?? null })),
       redThrees: t.red_threes,
       note: t.opened
-        ? `${t.canastas} canasta${t.canastas === 1 ? "" : "s"}`
+        ? plural(t.canastas, "canasta")
         : `needs ${t.initial_meld_minimum} to open`,
     })),
   };
@@ -89,72 +90,168 @@ export interface BoardHandlers {
   meldTargets?: boolean;
 }
 
+export type Position = "bottom" | "left" | "top" | "right";
+
+/** Where each seat sits around the table, seen from the viewer's chair (a spectator sits in
+ * seat 0's): you at the bottom, the next to play on your left, your partner across. */
+export function seatPositions(players: number, viewer: number | null): Position[] {
+  const me = viewer ?? 0;
+  const around: Record<number, Position[]> = {
+    2: ["bottom", "top"],
+    3: ["bottom", "left", "right"],
+    4: ["bottom", "left", "top", "right"],
+  };
+  const order = around[players] ?? around[4];
+  const out: Position[] = [];
+  for (let seat = 0; seat < players; seat++) out[seat] = order[(seat - me + players) % players] ?? "top";
+  return out;
+}
+
+/** A meld in words: "Kings, natural canasta, 7 cards: King of hearts, ...". */
+export function meldDescription(meld: BoardMeld): string {
+  const kind = meld.canasta ? `, ${meld.canasta} canasta` : "";
+  return `${rankName(meld.rank)}${kind}, ${plural(meld.cards.length, "card")}: ${cardNames(meld.cards)}`;
+}
+
+/** The discard pile in words: its size, top card and whether it is frozen or blocked. */
+export function pileDescription(model: BoardModel): string {
+  const parts = [plural(model.pileSize, "card")];
+  if (model.pileTop) parts.push(`top card ${cardName(model.pileTop)}`);
+  if (model.pileFrozen) parts.push("frozen");
+  else if (model.pileFrozenForYou) parts.push("frozen for your side");
+  if (model.pileBlocked) parts.push("blocked");
+  return parts.join(", ");
+}
+
+function isPartner(model: BoardModel, seat: number): boolean {
+  const v = model.viewer;
+  return v !== null && seat !== v && model.seats[seat]?.team === model.seats[v]?.team;
+}
+
+function seatEl(model: BoardModel, seat: number, position: Position): HTMLElement {
+  const s = model.seats[seat];
+  const name = seatName(model.seats, seat, model.viewer);
+  const relation =
+    model.viewer === null || seat === model.viewer ? "" : isPartner(model, seat) ? "partner" : "opponent";
+  const bot = s?.kind === "bot" ? `bot, ${s.bot_level ?? "easy"}` : "";
+  const count = plural(model.handCounts[seat] ?? 0, "card");
+  const active = model.active === seat;
+  const spokenText = [
+    name,
+    relation && `your ${relation}`,
+    bot,
+    count,
+    active ? (seat === model.viewer ? "your turn" : "to play") : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
+  return h(
+    "div",
+    { class: `seat pos-${position} ${active ? "active" : ""} ${relation}`, testid: `seat-${seat}` },
+    h("span", { class: "sr-only" }, spokenText),
+    h(
+      "span",
+      { class: "seat-face", "aria-hidden": "true" },
+      h("span", { class: "seat-name" }, name),
+      relation ? h("span", { class: "tag" }, relation) : "",
+      bot ? h("span", { class: "tag" }, s?.bot_level ?? "bot") : "",
+      h("span", { class: "count" }, h("span", { class: "back-icon" }, ""), count),
+      active ? h("span", { class: "turn-mark" }, "▶ to play") : "",
+    ),
+  );
+}
+
 function meldEl(team: number, meld: BoardMeld, handlers: BoardHandlers, own: boolean): HTMLElement {
   const kind = meld.canasta ? `canasta ${meld.canasta}` : "";
   const clickable = own && handlers.meldTargets && handlers.onMeld;
-  const el = h(
-    clickable ? "button" : "div",
-    {
-      class: `meld ${kind} ${clickable ? "target" : ""}`,
-      testid: `meld-${team}-${meld.rank}`,
-      title: clickable ? `Lay the selected cards off on your ${meld.rank}s` : labels(meld.cards),
-      onclick: clickable ? () => handlers.onMeld!(team, meld.rank) : undefined,
-    },
-    h("span", { class: "meld-cards" }, ...meld.cards.map((c) => cardEl(c, "mini"))),
+  const described = meldDescription(meld);
+  const face = [
+    h("span", { class: "meld-cards", "aria-hidden": "true" }, ...meld.cards.map((c) => cardEl(c, "meld-card"))),
     h(
       "span",
-      { class: "meld-info" },
+      { class: "meld-info", "aria-hidden": "true" },
       `${meld.rank === "W" ? "wild" : meld.rank} ×${meld.cards.length}`,
       meld.canasta ? h("b", {}, meld.canasta === "natural" ? " natural canasta" : " mixed canasta") : "",
     ),
+  ];
+  // Named by their (hidden) text, which says what the visible cards show.
+  if (clickable) {
+    return h(
+      "button",
+      {
+        class: `meld ${kind} target`,
+        testid: `meld-${team}-${meld.rank}`,
+        title: `Lay the selected cards off on your ${rankName(meld.rank)}`,
+        onclick: () => handlers.onMeld!(team, meld.rank),
+      },
+      h("span", { class: "sr-only" }, `Lay the selected cards off on ${described}`),
+      ...face,
+    );
+  }
+  return h(
+    "div",
+    { class: `meld ${kind}`, testid: `meld-${team}-${meld.rank}`, title: labels(meld.cards) },
+    h("span", { class: "sr-only" }, described),
+    ...face,
   );
-  return el;
+}
+
+function teamEl(model: BoardModel, t: BoardModel["teams"][number], handlers: BoardHandlers): HTMLElement {
+  const own = model.viewer !== null && t.seats.includes(model.viewer);
+  const headingId = `team-heading-${t.team}`;
+  return h(
+    "section",
+    { class: `team ${own ? "own" : ""}`, testid: `team-${t.team}`, "aria-labelledby": headingId },
+    h(
+      "header",
+      {},
+      h("h3", { class: "team-name", id: headingId }, teamName(model, t.team)),
+      h("span", { class: "team-score", testid: `score-${t.team}` }, h("span", { class: "sr-only" }, "score "), `${t.score}`),
+    ),
+    t.note ? h("div", { class: "team-note" }, t.note) : "",
+    t.redThrees.length
+      ? h(
+          "div",
+          { class: "red-threes", testid: `red-threes-${t.team}` },
+          "Red threes ",
+          ...t.redThrees.map((c) => cardEl(c, "mini")),
+        )
+      : "",
+    t.melds.length
+      ? h(
+          "ul",
+          { class: "melds", "aria-label": `Melds: ${plural(t.melds.length, "meld")}` },
+          ...t.melds.map((m) => h("li", {}, meldEl(t.team, m, handlers, own))),
+        )
+      : h("p", { class: "melds none" }, "No melds yet"),
+  );
 }
 
 export function renderBoard(model: BoardModel, handlers: BoardHandlers = {}): HTMLElement {
   const players = model.handCounts.length;
-  const others: number[] = [];
-  const start = model.viewer ?? 0;
-  for (let i = 0; i < players; i++) {
-    const seat = (start + i) % players;
-    if (seat !== model.viewer) others.push(seat);
-  }
-  const seatsRow = h(
-    "div",
-    { class: "seats" },
-    ...others.map((seat) => {
-      const s = model.seats[seat];
-      const partner =
-        model.viewer !== null &&
-        s !== undefined &&
-        model.seats[model.viewer] !== undefined &&
-        s.team === model.seats[model.viewer].team;
-      return h(
-        "div",
-        {
-          class: `seat ${model.active === seat ? "active" : ""} ${partner ? "partner" : ""}`,
-          testid: `seat-${seat}`,
-        },
-        h("span", { class: "seat-name" }, seatName(model.seats, seat, model.viewer)),
-        partner ? h("span", { class: "tag" }, "partner") : "",
-        s?.kind === "bot" ? h("span", { class: "tag" }, s.bot_level ?? "bot") : "",
-        h("span", { class: "count" }, `${model.handCounts[seat]} card${model.handCounts[seat] === 1 ? "" : "s"}`),
-      );
-    }),
-  );
+  const positions = seatPositions(players, model.viewer);
+  const seats = positions.map((position, seat) => seatEl(model, seat, position));
 
-  const stock = h(
-    handlers.onStock ? "button" : "div",
-    {
-      class: `stock ${handlers.stockEnabled ? "enabled" : ""}`,
-      testid: "stock",
-      disabled: handlers.onStock ? !handlers.stockEnabled : undefined,
-      onclick: handlers.onStock,
-      title: "Stock: tap to draw when it is your turn",
-    },
-    h("span", { class: "back" }, ""),
-    h("span", { class: "label" }, `Stock ${model.stock}`),
-  );
+  // The stock and the pile are named by a text for screen readers (what pressing them does,
+  // the pile's size, top card and state); what is printed is hidden from them.
+  const stockFace = [
+    h("span", { class: "sr-only" }, `${handlers.onStock ? "Draw from the stock" : "Stock"}: ${plural(model.stock, "card")}`),
+    h("span", { class: "back", "aria-hidden": "true" }, ""),
+    h("span", { class: "label", "aria-hidden": "true" }, "Stock ", h("b", {}, String(model.stock))),
+  ];
+  const stock = handlers.onStock
+    ? h(
+        "button",
+        {
+          class: `stock ${handlers.stockEnabled ? "enabled" : ""}`,
+          testid: "stock",
+          disabled: !handlers.stockEnabled,
+          onclick: handlers.onStock,
+          title: "Stock: draw from it when it is your turn",
+        },
+        ...stockFace,
+      )
+    : h("div", { class: "stock", testid: "stock" }, ...stockFace);
   const pileFlagsEl = h(
     "span",
     { class: "flags" },
@@ -165,54 +262,42 @@ export function renderBoard(model: BoardModel, handlers: BoardHandlers = {}): HT
         : "",
     model.pileBlocked ? h("span", { class: "flag blocked", testid: "pile-blocked" }, "blocked") : "",
   );
-  const pile = h(
-    handlers.onPile ? "button" : "div",
-    {
-      class: `pile ${handlers.pileEnabled ? "enabled" : ""} ${model.pileFrozen ? "is-frozen" : ""}`,
-      testid: "pile",
-      disabled: handlers.onPile ? !handlers.pileEnabled : undefined,
-      onclick: handlers.onPile,
-      title: "Discard pile: tap to take it with the selected cards",
-    },
+  const pileFace = [
+    h("span", { class: "sr-only" }, `${handlers.onPile ? "Take the discard pile" : "Discard pile"}: ${pileDescription(model)}`),
     model.pileTop ? cardEl(model.pileTop) : h("span", { class: "empty" }, "empty"),
-    h("span", { class: "label" }, `Pile ${model.pileSize}`),
+    h("span", { class: "label" }, "Pile ", h("b", {}, String(model.pileSize))),
     pileFlagsEl,
-  );
+  ];
+  for (const el of pileFace.slice(1)) el.setAttribute("aria-hidden", "true");
+  const pile = handlers.onPile
+    ? h(
+        "button",
+        {
+          class: `pile ${handlers.pileEnabled ? "enabled" : ""} ${model.pileFrozen ? "is-frozen" : ""}`,
+          testid: "pile",
+          disabled: !handlers.pileEnabled,
+          onclick: handlers.onPile,
+          title: "Discard pile: take it with the selected cards",
+        },
+        ...pileFace,
+      )
+    : h("div", { class: `pile ${model.pileFrozen ? "is-frozen" : ""}`, testid: "pile" }, ...pileFace);
 
-  const order = [...model.teams].sort((a, b) => {
-    const mine = (t: { seats: number[] }) => (model.viewer !== null && t.seats.includes(model.viewer) ? 0 : 1);
-    return mine(a) - mine(b) || a.team - b.team;
-  });
-  const teams = h(
-    "div",
-    { class: "teams" },
-    ...order.map((t) => {
-      const own = model.viewer !== null && t.seats.includes(model.viewer);
-      return h(
-        "section",
-        { class: `team ${own ? "own" : ""}`, testid: `team-${t.team}` },
-        h(
-          "header",
-          {},
-          h("span", { class: "team-name" }, teamName(model, t.team)),
-          h("span", { class: "team-score", testid: `score-${t.team}` }, `${t.score}`),
-        ),
-        t.note ? h("div", { class: "team-note" }, t.note) : "",
-        t.redThrees.length
-          ? h(
-              "div",
-              { class: "red-threes", testid: `red-threes-${t.team}` },
-              "Red threes ",
-              ...t.redThrees.map((c) => cardEl(c, "mini")),
-            )
-          : "",
-        h(
-          "div",
-          { class: "melds" },
-          t.melds.length ? t.melds.map((m) => meldEl(t.team, m, handlers, own)) : h("span", { class: "none" }, "No melds yet"),
-        ),
-      );
-    }),
+  const bottom = model.viewer ?? 0;
+  const usTeam = model.seats[bottom]?.team ?? 0;
+  const us = model.teams.filter((t) => t.team === usTeam);
+  const them = model.teams.filter((t) => t.team !== usTeam);
+  const at = (position: Position) => seats.filter((_el, seat) => positions[seat] === position);
+  return h(
+    "section",
+    { class: `board players-${players}`, "aria-labelledby": "board-heading" },
+    h("h2", { class: "sr-only", id: "board-heading" }, "The table"),
+    h("div", { class: "area-top" }, ...at("top")),
+    h("div", { class: "area-left" }, ...at("left")),
+    h("div", { class: "area-right" }, ...at("right")),
+    h("div", { class: "area-them" }, ...them.map((t) => teamEl(model, t, handlers))),
+    h("div", { class: "center area-center" }, stock, pile),
+    h("div", { class: "area-us" }, ...us.map((t) => teamEl(model, t, handlers))),
+    h("div", { class: "area-bottom" }, ...at("bottom")),
   );
-  return h("div", { class: "board" }, seatsRow, h("div", { class: "center" }, stock, pile), teams);
 }

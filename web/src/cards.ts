@@ -62,6 +62,40 @@ export function labels(cards: readonly string[]): string {
   return cards.map(label).join(" ");
 }
 
+// Number cards keep their digits ("5 of hearts": read "five of hearts", and the name holds
+// the "5" printed on the card, for speech input); the others are words.
+const RANK_WORD: Record<string, [string, string]> = {
+  "2": ["2", "Twos"], "3": ["3", "Threes"], "4": ["4", "Fours"], "5": ["5", "Fives"],
+  "6": ["6", "Sixes"], "7": ["7", "Sevens"], "8": ["8", "Eights"], "9": ["9", "Nines"],
+  "10": ["10", "Tens"], J: ["Jack", "Jacks"], Q: ["Queen", "Queens"], K: ["King", "Kings"],
+  A: ["Ace", "Aces"], W: ["Wild card", "Wild cards"],
+};
+const SUIT_WORD: Record<string, string> = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
+
+/** A card in words, for screen readers: "King of hearts", "10 of spades", "Joker". */
+export function cardName(card: string): string {
+  if (card === "JK") return "Joker";
+  const rank = RANK_WORD[rankOf(card)]?.[0] ?? rankOf(card);
+  return `${rank} of ${SUIT_WORD[suitOf(card)] ?? suitOf(card)}`;
+}
+
+export function cardNames(cards: readonly string[]): string {
+  return cards.map(cardName).join(", ");
+}
+
+/** A meld's rank in words: "Kings", "Sevens", "Wild cards" ("W"). */
+export function rankName(rank: string): string {
+  return RANK_WORD[rank]?.[1] ?? rank;
+}
+
+/** Text with the short labels of cards ("Q♥", "10♠") spelled out ("Queen of hearts"). */
+export function spoken(text: string): string {
+  return text.replace(/\b(10|[2-9JQKA])([♣♦♥♠])/g, (_m, rank: string, symbol: string) => {
+    const suit = Object.keys(SUIT_SYMBOL).find((k) => SUIT_SYMBOL[k] === symbol) ?? "";
+    return cardName(`${rank}${suit}`);
+  });
+}
+
 /** Remove each of ``cards`` once from ``from`` (a multiset difference). */
 export function removeCards(from: readonly string[], cards: readonly string[]): string[] {
   const out = [...from];
@@ -72,16 +106,45 @@ export function removeCards(from: readonly string[], cards: readonly string[]): 
   return out;
 }
 
-/** A card element; ``extra`` classes such as "selected". */
+/** A card element, named in words for screen readers; ``extra`` classes such as "mini". */
 export function cardEl(card: string, extra = ""): HTMLElement {
   const el = document.createElement("span");
   el.className = `card ${isRed(card) ? "red" : "black"} ${card === "JK" ? "joker" : ""} ${extra}`;
   el.dataset.card = card;
-  if (card === "JK") {
-    el.innerHTML = '<span class="rank">JK</span><span class="suit">★</span>';
-  } else {
-    el.innerHTML = `<span class="rank">${rankOf(card)}</span><span class="suit">${SUIT_SYMBOL[suitOf(card)]}</span>`;
-  }
-  el.title = label(card);
+  el.setAttribute("role", "img");
+  el.setAttribute("aria-label", cardName(card));
+  el.title = cardName(card);
+  el.append(...cardFace(card));
   return el;
+}
+
+/** The face of a card, drawn by CSS from data-face (a picture: the card's name is what
+ * screen readers and speech input get). */
+export function cardFace(card: string): HTMLElement[] {
+  const rank = document.createElement("span");
+  rank.className = "rank";
+  rank.dataset.face = card === "JK" ? "Joker" : rankOf(card);
+  const suit = document.createElement("span");
+  suit.className = "suit";
+  suit.dataset.face = card === "JK" ? "★" : (SUIT_SYMBOL[suitOf(card)] ?? suitOf(card));
+  for (const part of [rank, suit]) part.setAttribute("aria-hidden", "true");
+  return [rank, suit];
+}
+
+/** Text with card labels ("Q♥") as nodes that screen readers read in words. */
+export function cardText(text: string): (string | HTMLElement)[] {
+  const out: (string | HTMLElement)[] = [];
+  let last = 0;
+  for (const m of text.matchAll(/\b(10|[2-9JQKA])([♣♦♥♠])/g)) {
+    out.push(text.slice(last, m.index));
+    const el = document.createElement("span");
+    el.setAttribute("role", "img");
+    el.setAttribute("aria-label", spoken(m[0]));
+    el.className = /[♦♥]/.test(m[2]) ? "card-text red" : "card-text";
+    el.textContent = m[0];
+    out.push(el);
+    last = (m.index ?? 0) + m[0].length;
+  }
+  out.push(text.slice(last));
+  return out.filter((x) => x !== "");
 }

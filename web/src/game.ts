@@ -4,6 +4,7 @@
 import {
   type Action,
   ApiError,
+  type Rules,
   type ChatPhrase,
   forget,
   api,
@@ -18,12 +19,16 @@ import {
   token,
   type ActionResult,
 } from "./api";
+import { announce } from "./announce";
 import { renderBoard, tableModel } from "./board";
-import { cardEl, labels, removeCards, sortCards } from "./cards";
+import { cardEl, cardFace, cardName, cardText, isRed, labels, removeCards, sortCards } from "./cards";
+import { type Dialog, openDialog } from "./dialog";
 import { clear, h } from "./dom";
+import { openHelp } from "./help";
 import { actionBody, LiveFeed, LiveLost, type Transport } from "./live";
 import { autoGroups, pileTake, stagedGroups } from "./play";
 import { describe, seatName } from "./replay";
+import { plural } from "./words";
 
 /** Long-poll length (the server holds a request until there is news) and the shortest loop:
  * the last resort when neither the socket nor the stream can be opened. */
@@ -77,7 +82,12 @@ export class GameScreen {
   private message: Message | null = null;
   private busy = false;
   private aborter = new AbortController();
-  private modal: HTMLElement | null = null;
+  private modal: Dialog | null = null;
+  /** What had focus before a redraw, to give it back (see render). */
+  private focusWanted: string | null = null;
+  /** The last turn announced, so that each turn is read out once. */
+  private spokenTurn = "";
+  private rules: Rules | null = null;
   private disposed = false;
   /** The turn timer's deadline on this page's clock (performance.now()), from `seconds_left`. */
   private deadline: number | null = null;
@@ -309,7 +319,7 @@ export class GameScreen {
       }
       this.message = {
         kind: "info",
-        text: `Rematch accepted: waiting for ${status.waiting_for.length} more player(s).`,
+        text: `Rematch accepted: waiting for ${plural(status.waiting_for.length, "more player")}.`,
       };
     } catch (err) {
       this.showError(err, false);
@@ -402,6 +412,7 @@ export class GameScreen {
     }
     this.log = this.log.slice(0, LOG_SIZE);
     if (initial) return;
+    this.announceMoves(fresh);
     const ended = fresh.flatMap((ev) => ev.effects).filter((e) => e.kind === "round_ended");
     if (!ended.length) return;
     this.summary = this.showRoundSummary((ended[ended.length - 1].hands as string[][]) ?? []);
@@ -652,14 +663,27 @@ export class GameScreen {
 
   private openModal(body: HTMLElement): void {
     this.closeModal();
-    this.modal = h("div", { class: "modal", onclick: (e: Event) => e.target === this.modal && this.closeModal() }, body);
-    document.body.append(this.modal);
+    const dialog = openDialog(
+      body,
+      () => {
+        if (this.modal === dialog) this.modal = null;
+      },
+      () => this.focusFallback(),
+    );
+    this.modal = dialog;
   }
 
   private closeModal(): void {
-    this.modal?.remove();
+    this.modal?.close();
     this.modal = null;
   }
+
+  private help = async (): Promise<void> => {
+    if (!this.rules) this.rules = await api.rules().catch(() => null);
+    openHelp({ rules: this.rules, options: (this.game?.options as Record<string, unknown> | undefined) ?? null }, () =>
+      this.focusFallback(),
+    );
+  };
 
   private myTeam(): number | null {
     const g = this.game;
@@ -676,12 +700,57 @@ export class GameScreen {
   private render(): void {
     if (this.disposed || !this.game) return;
     const scroll = window.scrollY;
+    const focused = focusKey(this.root);
+    if (focused) this.focusWanted = focused;
     clear(this.root);
     const g = this.game;
     this.root.append(this.header(g));
     if (g.status === "lobby" || !g.state) this.root.append(this.lobby(g));
     else this.root.append(this.table(g, g.state));
     window.scrollTo(0, scroll);
+    this.restoreFocus();
+    this.announceTurn();
+  }
+
+  /** A redraw replaces every element: give focus back to the same control (the same card,
+   * the same button), or, when it is gone or disabled once the move is done, to the hand. */
+  private restoreFocus(): void {
+    const key = this.focusWanted;
+    if (!key || this.modal || document.querySelector(".modal")) return;
+    const el = findByKey(this.root, key);
+    if (el && !(el as HTMLButtonElement).disabled) {
+      el.focus({ preventScroll: true });
+      this.focusWanted = null;
+    } else if (!this.busy) {
+      this.focusWanted = null;
+      this.focusFallback();
+    }
+  }
+
+  /** Focus somewhere useful: your hand's first card, else the status line. */
+  private focusFallback(): void {
+    const target =
+      this.root.querySelector<HTMLElement>("[data-testid=hand-card]") ??
+      this.root.querySelector<HTMLElement>("[data-testid=status]");
+    target?.focus({ preventScroll: true });
+  }
+
+  /** Say whose turn it is when that changes (the live region, announce.ts). */
+  private announceTurn(): void {
+    const g = this.game;
+    const s = g?.state;
+    if (!g || !s || g.status === "lobby" || this.busy) return;
+    const key = `${g.status}|${s.round}|${s.to_act}|${s.phase}`;
+    if (key === this.spokenTurn) return;
+    const first = this.spokenTurn === "";
+    this.spokenTurn = key;
+    if (first && !this.myTurn) return;
+    announce(this.statusLine(g, s));
+  }
+
+  /** Read the moves out as they arrive (cards in words). */
+  private announceMoves(events: GameEvent[]): void {
+    for (const ev of events) announce(...describe(ev, this.nameOf, (t) => this.teamLabel(t)));
   }
 
   private header(g: GameDetail): HTMLElement {
@@ -689,9 +758,9 @@ export class GameScreen {
     return h(
       "header",
       { class: "game-header" },
-      h("a", { href: "#/", class: "home", title: "Lobby" }, "♠ Canasta"),
+      h("a", { href: "#/", class: "home", title: "Lobby", "aria-label": "Canasta: back to the lobby" }, "♠ Canasta"),
       h(
-        "span",
+        "h1",
         { class: "game-title" },
         `Table #${g.id}`,
         s ? ` · round ${s.round}` : "",
@@ -700,6 +769,7 @@ export class GameScreen {
       h(
         "span",
         { class: "header-buttons" },
+        h("button", { testid: "help-button", onclick: () => void this.help() }, "How to play"),
         g.status !== "lobby" ? h("button", { testid: "scorecard-button", onclick: () => void this.showScorecard() }, "Scores") : "",
         g.status !== "lobby" ? h("a", { class: "button", href: `#/replay/${g.id}`, testid: "replay-button" }, "Replay") : "",
         g.status === "active" && g.your_seat !== null
@@ -758,7 +828,7 @@ export class GameScreen {
         ? h(
             "div",
             { class: "row" },
-            empty ? h("label", {}, fill, ` fill ${empty} open seat(s) with bots `, level) : "",
+            empty ? h("label", {}, fill, ` fill ${plural(empty, "open seat")} with bots `, level) : "",
             h(
               "button",
               {
@@ -856,41 +926,52 @@ export class GameScreen {
       meldTargets: this.can("meld") && sel.length > 0 && !this.busy,
     });
 
+    // Each card is a toggle button named in words ("King of hearts", pressed when selected);
+    // the arrow keys move along the hand.
     const handEl = h(
       "div",
-      { class: "hand", testid: "hand" },
+      { class: "hand", testid: "hand", role: "group", "aria-label": `Your hand: ${plural(hand.length, "card")}` },
       ...hand.map((c, i) => {
-        const el = cardEl(c, `big ${this.selected.has(i) ? "selected" : ""}`);
-        el.setAttribute("role", "button");
-        el.tabIndex = 0;
-        el.dataset.testid = `hand-card`;
-        el.setAttribute("aria-pressed", String(this.selected.has(i)));
-        el.onclick = () => {
-          if (this.selected.has(i)) this.selected.delete(i);
-          else this.selected.add(i);
-          this.render();
-          this.root.querySelectorAll<HTMLElement>("[data-testid=hand-card]")[i]?.focus({ preventScroll: true });
-        };
-        el.onkeydown = (e: KeyboardEvent) => {
-          if (e.key === "Enter" || e.key === " ") {
-            e.preventDefault();
-            el.click();
-          }
-        };
-        return el;
+        const selected = this.selected.has(i);
+        return h(
+          "button",
+          {
+            type: "button",
+            class: `card big ${isRed(c) ? "red" : "black"} ${c === "JK" ? "joker" : ""} ${selected ? "selected" : ""}`,
+            testid: "hand-card",
+            "data-card": c,
+            "aria-label": cardName(c),
+            "aria-pressed": String(selected),
+            title: cardName(c),
+            onclick: () => {
+              if (this.selected.has(i)) this.selected.delete(i);
+              else this.selected.add(i);
+              this.render();
+            },
+            onkeydown: (e: KeyboardEvent) => {
+              const step = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
+              if (!step) return;
+              e.preventDefault();
+              const cards = this.root.querySelectorAll<HTMLElement>("[data-testid=hand-card]");
+              cards[(i + step + cards.length) % cards.length]?.focus();
+            },
+          },
+          ...cardFace(c),
+        );
       }),
     );
 
-    const btn = (testid: string, text: string, enabled: boolean, onclick: () => void, cls = "") =>
-      h("button", { testid, class: cls, disabled: !enabled || this.busy, onclick }, text);
+    const btn = (testid: string, text: string, enabled: boolean, onclick: () => void, cls = "", label = "") =>
+      h("button", { testid, class: cls, disabled: !enabled || this.busy, onclick, "aria-label": label || undefined }, text);
+    const selection = sel.length ? `: ${sel.map(cardName).join(", ")}` : "";
 
     const actions = h(
       "div",
       { class: "actions", testid: "actions" },
       btn("draw", "Draw", this.can("draw"), this.draw),
-      btn("take-pile", sel.length || this.staged.length ? "Take pile with selected" : "Take pile", this.can("take_pile"), this.takePile),
-      btn("meld", "Meld selected", this.can("meld") && (sel.length > 0 || this.staged.length > 0), this.meld, "primary"),
-      btn("discard", "Discard", discardOk, this.discard, "primary"),
+      btn("take-pile", sel.length || this.staged.length ? "Take pile with selected" : "Take pile", this.can("take_pile"), this.takePile, "", sel.length ? `Take pile with selected${selection}` : ""),
+      btn("meld", "Meld selected", this.can("meld") && (sel.length > 0 || this.staged.length > 0), this.meld, "primary", sel.length ? `Meld selected${selection}` : ""),
+      btn("discard", "Discard", discardOk, this.discard, "primary", sel.length === 1 ? `Discard ${cardName(sel[0])}` : ""),
       this.legal("ask_partner").length || s.permission !== "none"
         ? btn("ask-partner", "Ask partner to go out", this.can("ask_partner"), () => void this.act({ type: "ask_partner" }))
         : "",
@@ -898,8 +979,8 @@ export class GameScreen {
       this.can("answer_partner") ? btn("answer-no", "No", true, () => void this.act({ type: "answer_partner", allow: false })) : "",
       this.can("decline_pile") ? btn("decline-pile", "Decline the pile", true, () => void this.act({ type: "decline_pile" })) : "",
       this.can("end_round") ? btn("end-round", "End the round", true, () => void this.act({ type: "end_round" }), "primary") : "",
-      btn("stage", "Group", mine && sel.length > 0 && (this.can("meld") || this.can("take_pile")), this.stage),
-      btn("clear", "Clear", sel.length > 0 || this.staged.length > 0, this.clearSelection),
+      btn("stage", "Group", mine && sel.length > 0 && (this.can("meld") || this.can("take_pile")), this.stage, "", sel.length ? `Group${selection}` : ""),
+      btn("clear", "Clear", sel.length > 0 || this.staged.length > 0, this.clearSelection, "", "Clear the selection"),
     );
 
     const staged = this.staged.length
@@ -907,7 +988,7 @@ export class GameScreen {
           "div",
           { class: "staged", testid: "staged" },
           "Set aside: ",
-          ...this.staged.map((g2) => h("span", { class: "group" }, ...g2.map((c) => cardEl(c, "mini")))),
+          ...this.staged.map((g2) => h("span", { class: "group", role: "group", "aria-label": `Group: ${g2.map(cardName).join(", ")}` }, ...g2.map((c) => cardEl(c, "mini")))),
         )
       : "";
 
@@ -920,14 +1001,14 @@ export class GameScreen {
           { class: "suggestions", testid: "suggestions" },
           h("span", { class: "muted" }, "Possible: "),
           ...suggestions.map((a) =>
-            h("button", { class: "chip", testid: `suggest-${a.type}`, disabled: this.busy, onclick: () => void this.act(a) }, actionText(a)),
+            h("button", { class: "chip", testid: `suggest-${a.type}`, disabled: this.busy, onclick: () => void this.act(a) }, ...cardText(actionText(a))),
           ),
         )
       : "";
 
     const status = h(
       "div",
-      { class: `status ${mine && !this.busy ? "mine" : ""}`, testid: "status", "aria-busy": this.busy ? "true" : "false" },
+      { class: `status ${mine && !this.busy ? "mine" : ""}`, testid: "status", tabindex: -1, "aria-busy": this.busy ? "true" : "false" },
       this.busy ? "…" : this.statusLine(g, s),
       this.deadline !== null && g.timer?.seat !== null && g.timer?.seat !== undefined
         ? h(
@@ -939,13 +1020,13 @@ export class GameScreen {
         : "",
     );
 
-    const handCount = g.your_seat !== null ? `${s.hand?.length ?? 0} cards` : "";
+    const handCount = g.your_seat !== null ? plural(s.hand?.length ?? 0, "card") : "";
     const youSection =
       g.your_seat !== null
         ? h(
             "section",
-            { class: `you ${mine ? "active" : ""}` },
-            h("header", {}, h("span", {}, "Your hand"), h("span", { class: "count", testid: "hand-count" }, handCount)),
+            { class: `you ${mine ? "active" : ""}`, "aria-labelledby": "your-hand-title" },
+            h("header", {}, h("h2", { id: "your-hand-title" }, "Your hand"), h("span", { class: "count", testid: "hand-count" }, handCount)),
             staged,
             handEl,
             g.status === "active" ? h("div", { class: "action-bar" }, this.messageEl(), actions) : this.messageEl(),
@@ -964,7 +1045,7 @@ export class GameScreen {
         "details",
         { class: "log", open: true },
         h("summary", {}, "What happened"),
-        h("ul", { testid: "log" }, ...this.log.slice(0, 15).map((line) => h("li", {}, line))),
+        h("ul", { testid: "log" }, ...this.log.slice(0, 15).map((line) => h("li", {}, ...cardText(line)))),
       ),
       g.status === "finished"
         ? h(
@@ -981,6 +1062,25 @@ export class GameScreen {
         : "",
     );
   }
+}
+
+/** A key for the element in focus that survives a redraw: its test id, its card and which of
+ * the same it is. */
+function focusKey(root: HTMLElement): string | null {
+  const el = document.activeElement;
+  if (!(el instanceof HTMLElement) || el === root || !root.contains(el)) return null;
+  const testid = el.dataset.testid;
+  if (!testid) return el.id ? `#${el.id}` : null;
+  const card = el.dataset.card ?? "";
+  const same = [...root.querySelectorAll<HTMLElement>(`[data-testid="${testid}"]`)].filter((x) => (x.dataset.card ?? "") === card);
+  return `${testid}|${card}|${same.indexOf(el)}`;
+}
+
+function findByKey(root: HTMLElement, key: string): HTMLElement | null {
+  if (key.startsWith("#")) return root.querySelector<HTMLElement>(`#${CSS.escape(key.slice(1))}`);
+  const [testid, card, n] = key.split("|");
+  const same = [...root.querySelectorAll<HTMLElement>(`[data-testid="${testid}"]`)].filter((x) => (x.dataset.card ?? "") === card);
+  return same[Number(n)] ?? null;
 }
 
 /** What a re-render depends on besides the moves (seats fill up in the lobby, status). */
@@ -1012,7 +1112,7 @@ export function roundTable(card: Scorecard, round: number, teamLabel: (t: number
   return h(
     "table",
     { class: "scores" },
-    h("thead", {}, h("tr", {}, h("th", {}, ""), ...r.teams.map((t) => h("th", {}, teamLabel(t.team))))),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, h("span", { class: "sr-only" }, "Score")), ...r.teams.map((t) => h("th", { scope: "col" }, teamLabel(t.team))))),
     h(
       "tbody",
       {},
@@ -1020,7 +1120,7 @@ export function roundTable(card: Scorecard, round: number, teamLabel: (t: number
         h(
           "tr",
           { class: key === "total" || key === "cumulative" ? "sum" : "" },
-          h("th", {}, text),
+          h("th", { scope: "row" }, text),
           ...r.teams.map((t) => h("td", {}, String((t as Record<string, number>)[key]))),
         ),
       ),
@@ -1035,7 +1135,7 @@ export function scorecardTable(card: Scorecard, teamLabel: (t: number) => string
     h(
       "thead",
       {},
-      h("tr", {}, h("th", {}, "Round"), ...card.teams.map((t) => h("th", { colspan: 2 }, teamLabel(t.team)))),
+      h("tr", {}, h("th", { scope: "col" }, "Round"), ...card.teams.map((t) => h("th", { scope: "colgroup", colspan: 2 }, teamLabel(t.team)))),
     ),
     h(
       "tbody",
@@ -1044,14 +1144,14 @@ export function scorecardTable(card: Scorecard, teamLabel: (t: number) => string
         h(
           "tr",
           {},
-          h("th", {}, String(r.round)),
+          h("th", { scope: "row" }, String(r.round)),
           ...r.teams.flatMap((t) => [
             h("td", { title: COMPONENTS.map(([k, txt]) => `${txt}: ${(t as Record<string, number>)[k]}`).join("\n") }, `${t.total >= 0 ? "+" : ""}${t.total}`),
             h("td", { class: "sum" }, String(t.cumulative)),
           ]),
         ),
       ),
-      h("tr", { class: "sum" }, h("th", {}, "Total"), ...card.totals.map((x) => h("td", { colspan: 2 }, String(x)))),
+      h("tr", { class: "sum" }, h("th", { scope: "row" }, "Total"), ...card.totals.map((x) => h("td", { colspan: 2 }, String(x)))),
     ),
   );
 }

@@ -16,9 +16,13 @@ import {
   signUp,
   token,
 } from "./api";
+import { closeDialogs } from "./dialog";
 import { clear, h } from "./dom";
 import { GameScreen } from "./game";
+import { openHelp } from "./help";
+import { optionExplanation, optionTitle, presetExplanation } from "./options";
 import { ReplayScreen } from "./replayView";
+import { plural } from "./words";
 
 const root = document.getElementById("app")!;
 let screen: { dispose(): void } | null = null;
@@ -38,6 +42,25 @@ function messageBox(): HTMLElement {
 function say(box: HTMLElement, text: string, kind: "error" | "info" = "error"): void {
   box.className = `message ${kind}`;
   box.textContent = text;
+}
+
+// ---------------------------------------------------------------------------- how to play
+let rulesCache: Rules | null = null;
+
+/** "How to play": the rule book and every rule option (with the server's explanations when
+ * signed in). */
+function helpButton(): HTMLElement {
+  return h(
+    "button",
+    {
+      testid: "help-button",
+      onclick: async () => {
+        if (!rulesCache && token()) rulesCache = await api.rules().catch(() => null);
+        openHelp({ rules: rulesCache });
+      },
+    },
+    "How to play",
+  );
 }
 
 // ---------------------------------------------------------------------------- sign-up
@@ -64,41 +87,30 @@ function renderSignUp(): void {
         }
       },
     },
-    h("h2", {}, "Play Canasta against bots or friends"),
+    h("h1", {}, "Play Canasta against bots or friends"),
     h("p", {}, "Pick a name to play as a guest; no password needed."),
     h("div", { class: "row" }, name, h("button", { class: "primary", type: "submit", testid: "sign-up" }, "Play")),
     box,
   );
-  root.append(form);
+  root.append(
+    h(
+      "header",
+      { class: "game-header" },
+      h("span", { class: "home" }, "♠ Canasta"),
+      h("span", { class: "game-title" }, ""),
+      h("span", { class: "header-buttons" }, helpButton()),
+    ),
+    form,
+  );
   name.focus();
 }
 
 // ---------------------------------------------------------------------------- create a table
-const OPTION_TEXT: Record<string, string> = {
-  players: "Players",
-  draw_count: "Cards drawn per turn",
-  canastas_to_go_out: "Canastas needed to go out",
-  target_score: "Target score",
-  wild_ratio: "Wild cards in a meld",
-  pile_new_meld_needs_two_naturals: "Pile: new meld needs a natural pair",
-  pile_to_canasta: "Pile top card may go on a canasta",
-  one_card_pile_restriction: "One card in hand may not take a one-card pile",
-  red_three_reveal: "Red threes revealed",
-  stock_exhausted: "When the stock runs out",
-  ask_partner_to_go_out: "May ask partner to go out",
-  first_upcard_black_three_turns: "Black three upcard is covered",
-  red_three_discard: "Red threes may be discarded",
-  max_wilds_per_meld: "Most wild cards per meld",
-  wild_canasta: "Wild canastas",
-  concealed_requires_canasta: "Concealed going out needs a canasta",
-  last_red_three: "Red three as last stock card",
-};
-
 function createForm(rules: Rules): HTMLElement {
   const box = messageBox();
   const presetSel = h(
     "select",
-    { id: "preset", testid: "preset" },
+    { id: "preset", testid: "preset", "aria-describedby": "preset-help" },
     ...Object.keys(rules.presets).map((p) => h("option", { value: p }, p.replace("_", " "))),
   ) as HTMLSelectElement;
   const seatsBox = h("div", { class: "seat-choices", testid: "seat-choices" });
@@ -131,7 +143,16 @@ function createForm(rules: Rules): HTMLElement {
       if (name === "players") input.addEventListener("change", buildSeats);
       inputs.set(name, input);
       if (name === "target_score") continue; // shown above the fold
-      optionsBox.append(h("label", { for: `opt-${name}` }, h("span", {}, OPTION_TEXT[name] ?? name), input));
+      const explained = optionExplanation(rules, name);
+      if (explained) input.setAttribute("aria-describedby", `opt-${name}-help`);
+      optionsBox.append(
+        h(
+          "div",
+          { class: "option" },
+          h("label", { for: `opt-${name}` }, h("span", {}, optionTitle(name)), input),
+          explained ? h("small", { class: "hint", id: `opt-${name}-help` }, explained) : "",
+        ),
+      );
     }
     buildSeats();
   }
@@ -157,6 +178,12 @@ function createForm(rules: Rules): HTMLElement {
     }
   }
 
+  const presetHelp = h("small", { class: "hint", id: "preset-help", testid: "preset-help" });
+  const explainPreset = () => {
+    presetHelp.textContent = presetExplanation(rules, presetSel.value);
+  };
+  presetSel.addEventListener("change", explainPreset);
+  explainPreset();
   presetSel.addEventListener("change", buildOptions);
   buildOptions();
   const target = inputs.get("target_score")!;
@@ -211,7 +238,7 @@ function createForm(rules: Rules): HTMLElement {
     "form",
     { class: "panel create", onsubmit: create, testid: "create-form" },
     h("h2", {}, "New table"),
-    h("div", { class: "options-grid" }, h("label", { for: "preset" }, h("span", {}, "Rules"), presetSel), h("label", { for: "opt-target_score" }, h("span", {}, "Target score"), targetSlot), h("label", { for: "turn-seconds" }, h("span", {}, "Turn timer"), timerSel)),
+    h("div", { class: "options-grid" }, h("div", { class: "option" }, h("label", { for: "preset" }, h("span", {}, "Rules"), presetSel), presetHelp), h("label", { for: "opt-target_score" }, h("span", {}, "Target score"), targetSlot), h("label", { for: "turn-seconds" }, h("span", {}, "Turn timer"), timerSel)),
     seatsBox,
     h("details", {}, h("summary", {}, "More rule options"), optionsBox),
     h("label", { class: "inline" }, isPublic, " list the table publicly (otherwise friends join with its code)"),
@@ -259,8 +286,8 @@ function gamesList(title: string, games: GameSummary[], open: boolean): HTMLElem
               {},
               h("a", { href: `#/game/${g.id}` }, `#${g.id} ${g.preset.replace("_", " ")}`),
               ` · ${g.status} · to ${g.target_score}`,
-              open ? ` · ${g.free_seats} free` : "",
-              g.status === "finished" ? h("a", { class: "button small", href: `#/replay/${g.id}` }, "replay") : "",
+              open ? ` · ${plural(g.free_seats, "free seat")}` : "",
+              g.status === "finished" ? h("a", { class: "button small", href: `#/replay/${g.id}`, "aria-label": `Replay table #${g.id}` }, "replay") : "",
               open
                 ? h("button", { class: "small", onclick: async () => {
                     try {
@@ -269,7 +296,7 @@ function gamesList(title: string, games: GameSummary[], open: boolean): HTMLElem
                     } catch (err) {
                       alert(problemText(err));
                     }
-                  } }, "join")
+                  }, "aria-label": `Join table #${g.id}` }, "join")
                 : "",
             ),
           ),
@@ -288,13 +315,14 @@ async function renderHome(): Promise<void> {
       "header",
       { class: "game-header" },
       h("span", { class: "home" }, "♠ Canasta"),
-      h("span", { class: "game-title" }, `Hello, ${playerName() ?? "player"}`),
-      h("span", { class: "header-buttons" }, h("button", { onclick: () => { forget(); route(); } }, "Change name"), h("a", { class: "button", href: "/api/docs/" }, "API")),
+      h("h1", { class: "game-title" }, `Hello, ${playerName() ?? "player"}`),
+      h("span", { class: "header-buttons" }, helpButton(), h("button", { onclick: () => { forget(); route(); } }, "Change name"), h("a", { class: "button", href: "/api/docs/" }, "API")),
     ),
   );
   let rules: Rules;
   try {
     rules = await api.rules();
+    rulesCache = rules;
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) {
       forget();
@@ -330,7 +358,7 @@ async function joinByLink(code: string): Promise<void> {
 function route(): void {
   screen?.dispose();
   screen = null;
-  document.querySelectorAll(".modal").forEach((m) => m.remove());
+  closeDialogs();
   clear(root);
   const hash = location.hash.replace(/^#/, "") || "/";
   const game = hash.match(/^\/game\/(\d+)/);

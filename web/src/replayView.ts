@@ -1,11 +1,13 @@
 // Step-by-step replay of a game. With the replay service (GET /games/{id}/replay/?at=N) each
 // step is the server's own rebuild of the table (every hand once the game is finished); without
 // it the table is rebuilt here from the move log (GET /games/{id}/events/) as you may see it.
+import { announce } from "./announce";
 import { ApiError, allEvents, api, type GameDetail, type GameEvent, type ReplayState } from "./api";
 import { type BoardModel, boardMeld, pileFlags, renderBoard, tableModel } from "./board";
-import { cardEl, sortCards } from "./cards";
+import { cardEl, cardText, sortCards } from "./cards";
 import { clear, h } from "./dom";
 import { applyEvent, describe, emptyTable, type ReplayTable, seatName } from "./replay";
+import { plural } from "./words";
 
 interface RoundEnd {
   round: number;
@@ -36,6 +38,8 @@ export class ReplayScreen {
   private timer: number | undefined;
   private disposed = false;
   private error = "";
+  /** The step last read out (announce.ts). */
+  private spokenStep = 0;
 
   constructor(
     private readonly root: HTMLElement,
@@ -90,6 +94,7 @@ export class ReplayScreen {
   }
 
   private onKey = (e: KeyboardEvent) => {
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return; // the slider steps itself
     if (e.key === "ArrowRight") void this.go(this.step + 1);
     if (e.key === "ArrowLeft") void this.go(this.step - 1);
   };
@@ -171,13 +176,19 @@ export class ReplayScreen {
       round = t.round;
     }
     const roundEnd = roundEndOf(event);
+    const said = describe(event, nameOf, (team) =>
+      g.seats.filter((s) => s.team === team).map((s) => nameOf(s.index)).join(" & "),
+    ).join(" ");
+    if (this.spokenStep !== 0 && this.spokenStep !== this.step) announce(`Step ${this.step}: ${said}`);
+    this.spokenStep = this.step;
+    const focused = document.activeElement instanceof HTMLElement ? document.activeElement.dataset.testid : undefined;
     clear(this.root);
     this.root.append(
       h(
         "header",
         { class: "game-header" },
-        h("a", { href: "#/", class: "home" }, "♠ Canasta"),
-        h("span", { class: "game-title" }, `Replay of table #${g.id}`, g.status !== "finished" ? " (in progress)" : ""),
+        h("a", { href: "#/", class: "home", "aria-label": "Canasta: back to the lobby" }, "♠ Canasta"),
+        h("h1", { class: "game-title" }, `Replay of table #${g.id}`, g.status !== "finished" ? " (in progress)" : ""),
         h("span", { class: "header-buttons" }, h("a", { class: "button", href: `#/game/${g.id}` }, "Back to the table")),
       ),
       h(
@@ -206,9 +217,7 @@ export class ReplayScreen {
         h(
           "div",
           { class: "status", testid: "replay-text" },
-          describe(event, nameOf, (team) =>
-            g.seats.filter((s) => s.team === team).map((s) => nameOf(s.index)).join(" & "),
-          ).join(" "),
+          ...cardText(said),
           round ? h("span", { class: "muted" }, ` (round ${round})`) : "",
         ),
         model ? renderBoard(model) : h("p", { class: "loading" }, "Loading…"),
@@ -216,7 +225,7 @@ export class ReplayScreen {
           ? h(
               "section",
               { class: "you", testid: "replay-hands" },
-              h("header", {}, h("span", {}, "Every hand (the game is over)")),
+              h("header", {}, h("h2", {}, "Every hand (the game is over)")),
               ...hands.map((hand, seat) =>
                 h(
                   "div",
@@ -230,7 +239,7 @@ export class ReplayScreen {
             ? h(
                 "section",
                 { class: "you" },
-                h("header", {}, h("span", {}, "Your hand"), h("span", { class: "count" }, `${myHand.length} cards`)),
+                h("header", {}, h("h2", {}, "Your hand"), h("span", { class: "count" }, plural(myHand.length, "card"))),
                 h("div", { class: "hand", testid: "hand" }, ...sortCards(myHand).map((c) => cardEl(c, "big"))),
               )
             : "",
@@ -250,5 +259,7 @@ export class ReplayScreen {
           : "",
       ),
     );
+    // The controls are drawn anew: keep the keyboard on the one that was pressed.
+    if (focused) this.root.querySelector<HTMLElement>(`[data-testid="${focused}"]`)?.focus({ preventScroll: true });
   }
 }
