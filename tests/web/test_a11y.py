@@ -50,13 +50,18 @@ def tab_to(page: Any, testid: str, limit: int = 80, back: bool = False) -> None:
     raise AssertionError(f"{testid} is not reachable with {'Shift+' if back else ''}Tab")
 
 
-def start_against_bots(page: Any, base: str, name: str = "Ada", seed: str | None = None) -> int:
-    """A table of four (you and three bots), started; with ``seed``, dealt from it."""
+def start_against_bots(
+    page: Any, base: str, name: str = "Ada", seed: str | None = None, in_lobby: Any = None
+) -> int:
+    """A table of four (you and three bots), started; with ``seed``, dealt from it (and
+    ``in_lobby(page)`` called while the table waits)."""
     sign_up(page, base, name)
     if seed:
         page.select_option("#seat-3", "open")
         page.get_by_test_id("create-game").click()
         expect(page.get_by_test_id("lobby")).to_be_visible()
+        if in_lobby:
+            in_lobby(page)
         game_id = int(page.url.rstrip("/").rsplit("/", 1)[1])
         Game.objects.filter(pk=game_id).update(seed=seed)
         page.get_by_test_id("start-game").click()
@@ -80,8 +85,8 @@ def test_home_page(live_server: Any, page: Any, js_errors: list[str]) -> None:
     assert not js_errors, js_errors
 
 
-def test_table_during_play(live_server: Any, page: Any, js_errors: list[str]) -> None:
-    start_against_bots(page, live_server.url, seed=SEED)
+def test_table_during_play(live_server: Any, page: Any, shots: Any, js_errors: list[str]) -> None:
+    start_against_bots(page, live_server.url, seed=SEED, in_lobby=assert_no_blocking_violations)
     assert_no_blocking_violations(page)
     page.get_by_test_id("draw").click()
     expect(page.get_by_test_id("status")).to_contain_text("discard")
@@ -94,9 +99,11 @@ def test_table_during_play(live_server: Any, page: Any, js_errors: list[str]) ->
     expect(page.locator(".meld").first).to_be_visible()
     page.get_by_test_id("hand-card").first.click()
     assert_no_blocking_violations(page)
+    shots(page, "table-seats", full_page=True)
     page.get_by_test_id("help-button").click()
     expect(page.get_by_role("dialog", name="How to play")).to_be_visible()
     assert_no_blocking_violations(page)
+    shots(page, "how-to-play")
     assert not js_errors, js_errors
 
 
@@ -154,7 +161,9 @@ def test_replay(live_server: Any, page: Any, js_errors: list[str]) -> None:
 
 
 # ----------------------------------------------------------------------------- the keyboard
-def test_a_turn_with_the_keyboard_alone(live_server: Any, page: Any, js_errors: list[str]) -> None:
+def test_a_turn_with_the_keyboard_alone(
+    live_server: Any, page: Any, shots: Any, js_errors: list[str]
+) -> None:
     page.goto(live_server.url + "/")
     expect(page.locator("#display-name")).to_be_focused()
     page.keyboard.type("Kim")
@@ -191,6 +200,7 @@ def test_a_turn_with_the_keyboard_alone(live_server: Any, page: Any, js_errors: 
         page.keyboard.press("Space")  # unselect it
         page.keyboard.press("ArrowRight")
     assert chosen, "no card could be discarded"
+    shots(page, "keyboard-focus")
     tab_to(page, "discard")
     expect(discard).to_have_accessible_name(re.compile(rf"^Discard {CARD_NAME}$"))
     page.keyboard.press("Enter")

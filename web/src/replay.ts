@@ -3,6 +3,7 @@
 // Used for the step-by-step replay and for the activity log's sentences.
 import type { Effect, GameEvent, Seat } from "./api";
 import { labels, rankOf, removeCards } from "./cards";
+import { plural } from "./words";
 
 type RoundEnded = Extract<Effect, { kind: "round_ended" }>;
 
@@ -202,7 +203,7 @@ export function describe(
       case "pile_taken":
         out.push(
           `${nameOf(e.seat)} took the pile with ${labels([e.top, ...e.with])}` +
-            ` (${e.cards_to_hand} cards to hand).`,
+            ` (${plural(e.cards_to_hand, "card")} to hand).`,
         );
         break;
       case "pile_declined":

@@ -1,9 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { describe as suite, expect, it } from "vitest";
+import type { GameEvent } from "../src/api";
 import { type BoardModel, meldDescription, pileDescription, seatPositions } from "../src/board";
 import { cardName, cardNames, rankName, spoken } from "../src/cards";
+import { describe } from "../src/replay";
 import { plural } from "../src/words";
 
-describe("words", () => {
+suite("words", () => {
   it("says 1 card, 2 cards, 0 cards", () => {
     expect(plural(1, "card")).toBe("1 card");
     expect(plural(2, "card")).toBe("2 cards");
@@ -26,7 +28,7 @@ describe("words", () => {
   });
 });
 
-describe("the table in words", () => {
+suite("the table in words", () => {
   it("seats the partner across and the opponents left and right", () => {
     expect(seatPositions(4, 0)).toEqual(["bottom", "left", "top", "right"]);
     expect(seatPositions(4, 2)).toEqual(["top", "right", "bottom", "left"]);
@@ -52,5 +54,18 @@ describe("the table in words", () => {
     expect(pileDescription({ ...model, pileFrozen: false, pileFrozenForYou: true, pileBlocked: true, pileSize: 4 })).toBe(
       "4 cards, top card Queen of spades, frozen for your side, blocked",
     );
+  });
+});
+
+suite("the log in words", () => {
+  it("counts the cards a pile take puts in the hand in the singular too", () => {
+    const take = (n: number) =>
+      ({
+        seq: 1, type: "take_pile", seat: 1, source: "bot", created_at: "", payload: {},
+        effects: [{ kind: "pile_taken", seat: 1, top: "KH", with: ["KS", "KD"], melds: [], cards_to_hand: n, red_threes: [] }],
+      }) as unknown as GameEvent;
+    const name = (seat: number) => `Bot ${seat + 1}`;
+    expect(describe(take(1), name)).toEqual(["Bot 2 took the pile with K♥ K♠ K♦ (1 card to hand)."]);
+    expect(describe(take(4), name)[0]).toContain("(4 cards to hand)");
   });
 });
