@@ -17,10 +17,7 @@ function ruleBook(): Plugin {
     resolveId: (source) => (source === id ? `\0${id}` : null),
     load(loaded) {
       if (loaded !== `\0${id}`) return null;
-      if (!existsSync(RULE_BOOK)) {
-        this.warn(`${RULE_BOOK} is missing: the "How to play" panel has no rule book`);
-        return "export default { html: '', headings: [] };";
-      }
+      if (!existsSync(RULE_BOOK)) this.error(`${RULE_BOOK} is missing: the "How to play" panel is the rule book`);
       this.addWatchFile(RULE_BOOK);
       return `export default ${JSON.stringify(renderMarkdown(readFileSync(RULE_BOOK, "utf8"), "rules-", 2))};`;
     },
