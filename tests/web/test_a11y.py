@@ -112,6 +112,9 @@ def play_until_a_round_ends(page: Any) -> None:
         page.wait_for_function(MY_TURN_OR_DONE, timeout=60_000)
         if page.get_by_test_id("round-summary").count():
             return
+        if page.get_by_test_id("answer-yes").count():  # the partner asks to go out
+            page.get_by_test_id("answer-yes").click()
+            continue
         if page.get_by_test_id("draw").is_enabled():
             page.get_by_test_id("draw").click()
             expect(page.get_by_test_id("status")).to_contain_text("discard")
