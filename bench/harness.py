@@ -33,7 +33,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,6 +52,41 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+@contextmanager
+def listening_process(
+    command: list[str], env: dict[str, str], log_path: Path, port: int, name: str = "server"
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``command`` in a process group of its own (output to ``log_path``), once ``port``
+    accepts connections (60 s at most; its log is in the error otherwise); stopped after (the
+    group: a server's workers too), SIGKILL if SIGTERM takes over 10 s."""
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            with suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
+                break
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"{name} did not start:\n{log_path.read_text()}")
+            time.sleep(0.1)
+        yield process
+    finally:
+        with suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -11,14 +11,10 @@ the replay and the timeline: every event and effect arrives as the generated cla
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import os
-import signal
-import socket
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -100,40 +96,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = server_env(work / "db.sqlite3")
     run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], env)
     port = harness.free_port()
-    log = work / "server.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "canasta_service.asgi:application",
-                f"--host={HOST}",
-                f"--port={port}",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            with contextlib.suppress(OSError), socket.create_connection((HOST, port), 0.5):
-                break
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"uvicorn did not start:\n{log.read_text()}")
-            time.sleep(0.2)
+    command = [sys.executable, "-m", "uvicorn", "canasta_service.asgi:application"]
+    command += [f"--host={HOST}", f"--port={port}"]
+    with harness.listening_process(command, env, work / "server.log", port, "uvicorn"):
         yield f"http://{HOST}:{port}"
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
 
 
 class Generated:

@@ -399,33 +399,10 @@ def server(request: pytest.FixtureRequest, migrated: Path) -> Iterator[Served]:
         tmpdir.mkdir()
         port = harness.free_port()
         args = [a.format(host=HOST, port=port) for a in SERVINGS[name]]
+        env = {**server_env(database), "TMPDIR": str(tmpdir)}
         log_path = Path(tmp) / "server.log"
-        with log_path.open("wb") as log:
-            process = subprocess.Popen(
-                [sys.executable, *args],
-                cwd=ROOT,
-                env={**server_env(database), "TMPDIR": str(tmpdir)},
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                with contextlib.suppress(OSError), socket.create_connection((HOST, port), 0.5):
-                    break
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"{name} did not start:\n{log_path.read_text()}")
-                time.sleep(0.2)
-            yield Served(name, port, process.pid, database, tmpdir)
-        finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=10)
+        with harness.listening_process([sys.executable, *args], env, log_path, port, name) as p:
+            yield Served(name, port, p.pid, database, tmpdir)
 
 
 @pytest.fixture(scope="module")

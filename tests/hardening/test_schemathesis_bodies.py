@@ -26,11 +26,8 @@ import http.client
 import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,33 +103,10 @@ def server_env(database: Path) -> dict[str, str]:
 def serving(name: str, database: Path) -> Iterator[str]:
     """A ``name`` server on ``database``; its base URL."""
     port = harness.free_port()
-    log_path = database.with_suffix(".log")
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, *(a.format(host=HOST, port=port) for a in SERVINGS[name])],
-            cwd=ROOT,
-            env=server_env(database),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            with contextlib.suppress(OSError), socket.create_connection((HOST, port), 0.5):
-                break
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"{name} did not start:\n{log_path.read_text()}")
-            time.sleep(0.1)
+    command = [sys.executable, *(a.format(host=HOST, port=port) for a in SERVINGS[name])]
+    env = server_env(database)
+    with harness.listening_process(command, env, database.with_suffix(".log"), port, name):
         yield f"http://{HOST}:{port}"
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
 
 
 def api(base_url: str, method: str, path: str, token: str = "", body: Any = None) -> Any:
