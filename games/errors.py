@@ -90,6 +90,12 @@ MEMBERS: dict[str, Member] = {
             "card_not_in_hand",
         ),
         Member("engine_message", "string", "The rules engine's message.", "You do not hold QH."),
+        Member(
+            "game_id",
+            "integer",
+            "The table the quick-play match seated you at.",
+            42,
+        ),
         Member("rules_version", "string", "The rules version the game is pinned to.", "0"),
         Member(
             "supported_rules_versions",
@@ -266,6 +272,45 @@ _SERVICE = (
         403,
         "Not the game's creator",
         "Only the player who created the table may do this.",
+    ),
+    # Competitive play: rated tables and quick-play queues (games.services.ratings, matchmaking).
+    _spec(
+        "rated_humans_only",
+        422,
+        "Humans only at rated tables",
+        "A rated table seats people only: no bot seats, and it cannot be started with bots.",
+    ),
+    _spec(
+        "rated_custom_options",
+        422,
+        "Custom options at a rated table",
+        "A rated table plays a standard preset as it is, without custom options.",
+    ),
+    _spec(
+        "already_queued",
+        409,
+        "Already queued",
+        "You are already waiting in a quick-play queue; leave it first.",
+    ),
+    _spec(
+        "queued_for_match",
+        409,
+        "Waiting for a match",
+        "You are waiting in a quick-play queue; leave it before you sit at a table.",
+    ),
+    _spec(
+        "at_table",
+        409,
+        "At a table",
+        "You have a seat at a table in the lobby or in play; leave or finish it before you queue.",
+    ),
+    _spec("not_queued", 404, "Not queued", "You are not waiting in a quick-play queue."),
+    _spec(
+        "queue_matched",
+        409,
+        "Already matched",
+        "Your match is made: its table is waiting for you.",
+        "game_id",
     ),
     _spec(
         "idempotency_key_reused",
@@ -571,6 +616,35 @@ class SeatsEmpty(ServiceError, code="seats_empty"):
 
 class AlreadySeated(ServiceError, code="already_seated"):
     pass
+
+
+class RatedHumansOnly(ServiceError, code="rated_humans_only"):
+    pass
+
+
+class RatedCustomOptions(ServiceError, code="rated_custom_options"):
+    pass
+
+
+class AlreadyQueued(ServiceError, code="already_queued"):
+    pass
+
+
+class QueuedForMatch(ServiceError, code="queued_for_match"):
+    pass
+
+
+class AtTable(ServiceError, code="at_table"):
+    pass
+
+
+class NotQueued(ServiceError, code="not_queued"):
+    pass
+
+
+class QueueMatched(ServiceError, code="queue_matched"):
+    def __init__(self, game_id: int) -> None:
+        super().__init__(extra={"game_id": game_id})
 
 
 class InvalidSeat(ServiceError, code="invalid_seat"):

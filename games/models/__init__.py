@@ -6,12 +6,21 @@ and ``RoundScore`` are projections of the log, written in the same transaction a
 
 from games.models.game import BotLevel, Game, GameStatus, Seat, TimeoutOutcome
 from games.models.log import EventSource, GameEvent, IdempotencyRecord
+from games.models.matchmaking import QueueEntry
 from games.models.ops import WorkerProbe
 from games.models.players import Player, PlayerRelation, RelationKind
 from games.models.projections import Meld, RoundScore
+from games.models.ratings import (
+    FORMAT_OF_PLAYERS,
+    Rating,
+    RatingChange,
+    RatingFormat,
+    rating_format_of,
+)
 from games.models.table import ChatMute, GameTable, TableEvent, TableEventKind
 
 __all__ = [
+    "FORMAT_OF_PLAYERS",
     "BotLevel",
     "ChatMute",
     "EventSource",
@@ -22,6 +31,10 @@ __all__ = [
     "IdempotencyRecord",
     "Meld",
     "Player",
+    "QueueEntry",
+    "Rating",
+    "RatingChange",
+    "RatingFormat",
     "PlayerRelation",
     "RelationKind",
     "RoundScore",
@@ -30,4 +43,5 @@ __all__ = [
     "TableEventKind",
     "TimeoutOutcome",
     "WorkerProbe",
+    "rating_format_of",
 ]

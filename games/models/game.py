@@ -38,6 +38,10 @@ class Game(models.Model):
     rules_version = models.CharField(max_length=16)
     seed = models.CharField(max_length=64, help_text="Secret until the game ends.")
     is_public = models.BooleanField(default=True)
+    rated = models.BooleanField(
+        default=False,
+        help_text="A rated game: humans only, a standard preset, its result changes ratings once.",
+    )
     join_code = models.CharField(max_length=16, unique=True)
     created_by = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="games_created")
     to_act = models.SmallIntegerField(null=True, blank=True, help_text="Seat to act (cache).")
