@@ -8,8 +8,9 @@ from games.models.players import Player
 
 class QueueEntry(models.Model):
     """One player waiting in a quick-play queue (a player is in one queue at most: the
-    one-to-one). The pairing run (``games.services.matchmaking``) sets ``game`` when it seats
-    the player; the entry then says where the match is until the player queues again."""
+    one-to-one). The pairing run (``games.services.matchmaking``) sets ``match`` and
+    ``matched_at`` when it pairs the player, then ``game`` once the match's table is dealt; the
+    entry then says where the match is until the player queues again."""
 
     player = models.OneToOneField(Player, on_delete=models.CASCADE, related_name="queue_entry")
     preset = models.CharField(max_length=32)
@@ -22,6 +23,12 @@ class QueueEntry(models.Model):
     )
     rating = models.FloatField(help_text="The player's mu in the format when they queued.")
     joined_at = models.DateTimeField(db_index=True)
+    match = models.UUIDField(
+        null=True,
+        blank=True,
+        db_index=True,
+        help_text="Set by the pairing run: the entries of one match share it (their table follows).",
+    )
     game = models.ForeignKey(
         Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="queue_entries"
     )
@@ -32,7 +39,7 @@ class QueueEntry(models.Model):
         indexes = [
             models.Index(
                 fields=["preset", "rated", "rating"],
-                condition=models.Q(game__isnull=True, matched_at__isnull=True),
+                condition=models.Q(match__isnull=True),
                 name="queue_waiting_idx",
             )
         ]
