@@ -31,6 +31,7 @@ from games.api.live import (
     wait_bound,
     wait_for_news,
 )
+from games.api.ratings import PlayerRatingSerializer, RatedGameSerializer
 from games.api.serializers import (
     GameDetailSerializer,
     PlayerRefSerializer,
@@ -43,6 +44,7 @@ from games.presence import PRESENCE_WINDOW_SECONDS
 from games.realtime.feed import TABLE_ONLY, db_call
 from games.selectors.games import game_get_visible
 from games.selectors.live import Cursor
+from games.selectors.ratings import PROFILE_RATED_GAMES_MAX
 from games.selectors.table import (
     CHAT_BURST,
     CHAT_WINDOW_SECONDS,
@@ -282,6 +284,16 @@ class PlayerProfileSerializer(Base):
         many=True, help_text=f"The latest finished games that count (at most {PROFILE_GAMES_MAX})."
     )
     you = ProfileRelationSerializer(help_text="Whether you blocked or favour this player.")
+    ratings = PlayerRatingSerializer(
+        many=True,
+        help_text="Their rating in every format (a format never played rated: the starting "
+        "rating, provisional, no rank).",
+    )
+    rated_games = RatedGameSerializer(
+        many=True,
+        help_text=f"Their latest rated games, newest first (at most {PROFILE_RATED_GAMES_MAX}), "
+        "with the rating changes.",
+    )
 
 
 # ============================================================================== views
@@ -573,10 +585,11 @@ class PlayerProfileApi(APIView):
     @extend_schema(
         operation_id="players_profile",
         tags=["players"],
-        summary="A player's profile: record and finished games",
+        summary="A player's profile: record, finished games, ratings",
         description="Won / lost / conceded counts over the finished games played on this "
         "service (imported games do not count and are not listed), the latest of them with "
-        "their replay links, and whether you blocked or favour this player.",
+        "their replay links, whether you blocked or favour this player, their rating in every "
+        "format (with the leaderboard rank) and their latest rated games with the rating changes.",
         parameters=[PLAYER_ID],
         responses={200: PlayerProfileSerializer, **problem_responses(AUTH, "player_not_found")},
     )

@@ -2,7 +2,7 @@
 
 from django.urls import path, register_converter
 
-from games.api import live, live_messages, replay, table, timers, views
+from games.api import live, live_messages, ratings, replay, table, timers, views
 
 
 class JoinCodeConverter:
@@ -18,6 +18,8 @@ class JoinCodeConverter:
 
 
 register_converter(JoinCodeConverter, "join_code")
+# A rating format (games/api/ratings.py): any other value is no such URL, 404 not_found.
+register_converter(ratings.RatingFormatConverter, "rating_format")
 
 urlpatterns = [
     path("players/", views.PlayerCreateApi.as_view(), name="player-create"),
@@ -99,5 +101,21 @@ urlpatterns = [
     ),
     path(
         "players/<int:player_id>/profile/", table.PlayerProfileApi.as_view(), name="player-profile"
+    ),
+    # Leaderboards and rating histories (games/api/ratings.py).
+    path(
+        "leaderboards/<rating_format:rating_format>/",
+        ratings.LeaderboardApi.as_view(),
+        name="leaderboard",
+    ),
+    path(
+        "leaderboards/<rating_format:rating_format>/around-me/",
+        ratings.LeaderboardAroundApi.as_view(),
+        name="leaderboard-around-me",
+    ),
+    path(
+        "players/<int:player_id>/ratings/<rating_format:rating_format>/history/",
+        ratings.RatingHistoryApi.as_view(),
+        name="player-rating-history",
     ),
 ]

@@ -27,6 +27,7 @@ from games.models import (
 from games.presence import PRESENCE_WINDOW_SECONDS, presence_seen
 from games.selectors.games import game_replay_state, game_state_get, seat_view
 from games.selectors.horizon import spectator_horizon, table_get
+from games.selectors.ratings import player_rated_games, player_ratings_get
 
 # The quick-chat phrases: a fixed list, so no free text and nothing to moderate. Clients show
 # ``text`` (or their own translation of the id).
@@ -223,7 +224,8 @@ def player_profile_get(*, player_id: int, viewer: Player) -> dict[str, Any]:
     games with links to the replays. Only games played on this service count: an imported game
     (``Game.imported_from``) replays someone's cards at whichever seat the importer chose, so it
     is neither counted nor listed. Private games count in the record but are listed only to
-    someone who sat at them."""
+    someone who sat at them. With them, the player's rating in every format (defaults where
+    never rated) and their latest rated games with the rating changes."""
     player = player_get(player_id)
     seats = list(
         Seat.objects.filter(
@@ -286,4 +288,6 @@ def player_profile_get(*, player_id: int, viewer: Player) -> dict[str, Any]:
         "record": {"played": len(seats), "won": won, "lost": lost, "conceded": conceded},
         "games": listed,
         "you": relation,
+        "ratings": player_ratings_get(player=player),
+        "rated_games": player_rated_games(player=player),
     }
