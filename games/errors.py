@@ -93,8 +93,9 @@ MEMBERS: dict[str, Member] = {
         Member(
             "game_id",
             "integer",
-            "The table the quick-play match seated you at.",
+            "The table the quick-play match seated you at (null while it is being dealt).",
             42,
+            nullable=True,
         ),
         Member("rules_version", "string", "The rules version the game is pinned to.", "0"),
         Member(
@@ -643,7 +644,7 @@ class NotQueued(ServiceError, code="not_queued"):
 
 
 class QueueMatched(ServiceError, code="queue_matched"):
-    def __init__(self, game_id: int) -> None:
+    def __init__(self, game_id: int | None) -> None:
         super().__init__(extra={"game_id": game_id})
 
 

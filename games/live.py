@@ -19,6 +19,11 @@ Two transports:
 The hub re-subscribes when Redis comes back and then wakes every local waiter (a notification
 may have been lost meanwhile); waiters also re-read now and then on their own (the feed of
 ``games.realtime.feed`` every ``RECHECK_SECONDS``).
+
+Players have a channel too (``canasta:player:<id>``, ``player_notify`` / ``player_listening``),
+for what concerns a player rather than a game: their quick-play queue status
+(``games.services.matchmaking``). Same transports, same hub, the same "a wake-up only means
+read again".
 """
 
 from __future__ import annotations
@@ -39,10 +44,13 @@ from django.db.models.signals import post_save
 logger = logging.getLogger(__name__)
 
 CHANNEL_PREFIX = "canasta:game:"
+PLAYER_CHANNEL_PREFIX = "canasta:player:"
 
 # ------------------------------------------------------------------------------ local waiters
+_Waiters = dict[int, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]]
 _lock = threading.Lock()
-_waiters: dict[int, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = defaultdict(set)
+_waiters: _Waiters = defaultdict(set)  # by game id
+_player_waiters: _Waiters = defaultdict(set)  # by player id
 
 
 def waiter_count(game_id: int | None = None) -> int:
@@ -56,13 +64,20 @@ def waiter_count(game_id: int | None = None) -> int:
 def _wake_all_local() -> None:
     with _lock:
         games = list(_waiters)
+        players = list(_player_waiters)
     for game_id in games:
         _wake_local(game_id)
+    for player_id in players:
+        _wake_in(_player_waiters, player_id)
 
 
 def _wake_local(game_id: int) -> None:
+    _wake_in(_waiters, game_id)
+
+
+def _wake_in(waiters: _Waiters, key: int) -> None:
     with _lock:
-        targets = list(_waiters.get(game_id, ()))
+        targets = list(waiters.get(key, ()))
     for loop, event in targets:
         with contextlib.suppress(RuntimeError):  # the waiter's loop has closed meanwhile
             loop.call_soon_threadsafe(event.set)
@@ -112,6 +127,24 @@ def notify_on_commit(game_id: int) -> None:
     transaction.on_commit(lambda: notify(game_id))
 
 
+def player_notify(player_id: int) -> None:
+    """Tell every waiter of ``player_id`` (in every server process) that something of theirs
+    changed (their queue status). Never raises, like ``notify``."""
+    if _redis_url() is None:
+        _wake_in(_player_waiters, player_id)
+        return
+    try:
+        _redis_publisher().publish(f"{PLAYER_CHANNEL_PREFIX}{player_id}", "1")
+    except Exception:  # noqa: BLE001 - a notification must never break a commit
+        logger.warning("live: publishing a change of player %s failed", player_id, exc_info=True)
+        _wake_in(_player_waiters, player_id)
+
+
+def player_notify_on_commit(player_id: int) -> None:
+    """``player_notify`` once the current transaction commits (at once outside one)."""
+    transaction.on_commit(lambda: player_notify(player_id))
+
+
 def _game_event_saved(sender: Any, instance: Any, created: bool, **kwargs: Any) -> None:
     if created:
         notify_on_commit(instance.game_id)
@@ -144,7 +177,7 @@ class _Hub:
             client = aioredis.Redis.from_url(url, socket_connect_timeout=2)
             pubsub = client.pubsub()
             try:
-                await pubsub.psubscribe(f"{CHANNEL_PREFIX}*")
+                await pubsub.psubscribe(f"{CHANNEL_PREFIX}*", f"{PLAYER_CHANNEL_PREFIX}*")
                 self.failed = False
                 self.ready.set()
                 if subscribed_before:
@@ -158,8 +191,13 @@ class _Hub:
                     channel = message.get("channel", b"")
                     if isinstance(channel, bytes):
                         channel = channel.decode()
+                    waiters = (
+                        _player_waiters
+                        if str(channel).startswith(PLAYER_CHANNEL_PREFIX)
+                        else _waiters
+                    )
                     with contextlib.suppress(ValueError):
-                        _wake_local(int(str(channel).rsplit(":", 1)[-1]))
+                        _wake_in(waiters, int(str(channel).rsplit(":", 1)[-1]))
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 - waiters re-check on their own meanwhile
@@ -214,17 +252,31 @@ class Listener:
 @contextlib.asynccontextmanager
 async def listening(game_id: int) -> AsyncIterator[Listener]:
     """Register as a waiter of ``game_id`` for the block. Read the database only inside it."""
+    async with _listening_in(_waiters, game_id) as listener:
+        yield listener
+
+
+@contextlib.asynccontextmanager
+async def player_listening(player_id: int) -> AsyncIterator[Listener]:
+    """Register as a waiter of player ``player_id`` for the block (woken by
+    ``player_notify``). Read the database only inside it."""
+    async with _listening_in(_player_waiters, player_id) as listener:
+        yield listener
+
+
+@contextlib.asynccontextmanager
+async def _listening_in(waiters: _Waiters, key: int) -> AsyncIterator[Listener]:
     loop = asyncio.get_running_loop()
     entry = (loop, asyncio.Event())
     with _lock:
-        _waiters[game_id].add(entry)
+        waiters[key].add(entry)
     try:
         await _hub_ensure()
         yield Listener(entry[1])
     finally:
         with _lock:
-            waiting = _waiters.get(game_id)
+            waiting = waiters.get(key)
             if waiting is not None:
                 waiting.discard(entry)
                 if not waiting:
-                    del _waiters[game_id]
+                    del waiters[key]
