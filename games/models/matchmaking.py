@@ -2,7 +2,7 @@
 
 from django.db import models
 
-from games.models.game import Game
+from games.models.game import BotLevel, Game
 from games.models.players import Player
 
 
@@ -20,6 +20,12 @@ class QueueEntry(models.Model):
         null=True,
         blank=True,
         help_text="Casual queues: fill the table with bots after this many seconds (null: never).",
+    )
+    bot_level = models.CharField(
+        max_length=8,
+        choices=BotLevel.choices,
+        default=BotLevel.MEDIUM,
+        help_text="Casual queues: the level of the bots that fill the table.",
     )
     rating = models.FloatField(help_text="The player's mu in the format when they queued.")
     joined_at = models.DateTimeField(db_index=True)
