@@ -38,6 +38,70 @@ export type EndMessage = S["EndMessage"];
 export type ActionResultMessage = S["ActionResultMessage"];
 export type ActionMessage = S["ActionMessageRequest"];
 
+// Competitive play (issue 17): ratings, the quick-play queue, leaderboards.
+export type RatingFormat = "partnership" | "two_player" | "three_player";
+export type Preset = "classic" | "hoyle" | "two_player" | "three_player";
+export type QueueRequest = {
+  preset: Preset;
+  rated: boolean;
+  bots_after_seconds: number | null;
+  bot_level?: BotLevel;
+};
+export type QueueStatus = {
+  status: "waiting" | "matched";
+  preset: Preset;
+  format: RatingFormat;
+  rated: boolean;
+  joined_at: string;
+  waited_seconds: number;
+  rating_window: number | null;
+  bots_at: string | null;
+  game_id: number | null;
+};
+export type LeaderboardEntry = {
+  rank: number;
+  player_id: number;
+  display_name: string;
+  rating: number;
+  mu: number;
+  sigma: number;
+  games: number;
+  wins: number;
+  provisional: boolean;
+};
+export type Leaderboard = { format: RatingFormat; total: number; entries: LeaderboardEntry[] };
+export type AroundMe = Leaderboard & { me?: LeaderboardEntry | null };
+export type ProfileRating = {
+  format: RatingFormat;
+  rating: number;
+  mu: number;
+  sigma: number;
+  games: number;
+  wins: number;
+  provisional: boolean;
+  rank: number | null;
+};
+export type RatedGame = {
+  game_id: number;
+  format: RatingFormat;
+  finished_at: string | null;
+  rank: number;
+  rating_before: number;
+  rating_after: number;
+  change: number;
+};
+export type PlayerProfile = S["PlayerProfile"] & { ratings?: ProfileRating[]; rated_games?: RatedGame[] };
+export type RatingChange = {
+  seat: number;
+  player_id: number;
+  rating_before: number;
+  rating_after: number;
+  change: number;
+  provisional: boolean;
+};
+/** A game's detail with its rated flag and, once over, its rating changes. */
+export type RatedGameDetail = GameDetail & { rated?: boolean; rating_changes?: RatingChange[] | null };
+
 const TOKEN_KEY = "canasta.token";
 const NAME_KEY = "canasta.name";
 const ID_KEY = "canasta.playerId";
@@ -172,7 +236,24 @@ export const api = {
   concede: (id: number) => call<GameDetail>("POST", `/games/${id}/concede/`),
   rematch: (id: number) => call<RematchStatus>("POST", `/games/${id}/rematch/`),
   replayAt: (id: number, at: number) => call<ReplayState>("GET", `/games/${id}/replay/?at=${at}`),
+  profile: (id: number) => call<PlayerProfile>("GET", `/players/${id}/profile/`),
+  /** Quick play: join the queue (201), its status (a long-poll with ``wait``), leave it. */
+  queueJoin: (body: QueueRequest) => call<QueueStatus>("POST", "/queue/", body),
+  queueStatus: (wait = 0, signal?: AbortSignal) =>
+    call<QueueStatus>("GET", `/queue/${wait ? `?wait=${wait}` : ""}`, undefined, signal),
+  queueLeave: () => call<null>("DELETE", "/queue/"),
+  leaderboard: (format: RatingFormat, limit = 20, offset = 0) =>
+    call<Leaderboard>("GET", `/leaderboards/${format}/?limit=${limit}&offset=${offset}`),
+  aroundMe: (format: RatingFormat, size = 5) =>
+    call<AroundMe>("GET", `/leaderboards/${format}/around-me/?size=${size}`),
 };
+
+/** The table a refusal points to (409 `queue_matched` carries the match's `game_id`). */
+export function problemGameId(err: unknown): number | null {
+  if (!(err instanceof ApiError)) return null;
+  const id = (err.problem as { game_id?: unknown }).game_id;
+  return typeof id === "number" ? id : null;
+}
 
 /** A random key (idempotency keys): crypto.getRandomValues works on plain http too. */
 export function randomKey(): string {

@@ -18,6 +18,8 @@ import {
   type TableView,
   token,
   type ActionResult,
+  type RatedGameDetail,
+  type RatingChange,
 } from "./api";
 import { announce } from "./announce";
 import { renderBoard, tableModel } from "./board";
@@ -27,6 +29,7 @@ import { clear, h } from "./dom";
 import { openHelp } from "./help";
 import { actionBody, LiveFeed, LiveLost, type Transport } from "./live";
 import { autoGroups, pileTake, stagedGroups } from "./play";
+import { ratingChangeLines } from "./ratings";
 import { describe, seatName } from "./replay";
 import { plural } from "./words";
 
@@ -600,6 +603,7 @@ export class GameScreen {
     const last = card.rounds[card.rounds.length - 1];
     if (!last) return;
     const finished = card.status === "finished";
+    const changes = finished ? await this.ratingChanges() : [];
     const title = finished
       ? `Game over: ${card.winner_team === this.myTeam() ? "your side wins!" : `team ${(card.winner_team ?? 0) + 1} wins`}`
       : `Round ${last.round} is over`;
@@ -616,6 +620,7 @@ export class GameScreen {
         h("h2", {}, title),
         h("p", {}, why),
         roundTable(card, last.round, (t) => this.teamLabel(t)),
+        changes.length ? this.ratingChangesEl(changes) : "",
         hands.some((hand) => hand.length)
           ? h(
               "div",
@@ -639,6 +644,22 @@ export class GameScreen {
           finished ? h("a", { class: "button", href: `#/replay/${this.id}`, testid: "summary-replay" }, "Replay") : "",
         ),
       ),
+    );
+  }
+
+  /** A rated game's rating changes, once it is over (read again: the last move applied them). */
+  private async ratingChanges(): Promise<RatingChange[]> {
+    let g = this.game as RatedGameDetail | null;
+    if (g?.rated && !g.rating_changes?.length) g = await api.game(this.id).catch(() => g);
+    return g?.rated ? (g.rating_changes ?? []) : [];
+  }
+
+  private ratingChangesEl(changes: RatingChange[]): HTMLElement {
+    return h(
+      "div",
+      { class: "rating-changes", testid: "rating-changes" },
+      h("h3", {}, "Rating changes"),
+      h("ul", {}, ...ratingChangeLines(changes, this.nameOf).map((line) => h("li", {}, line))),
     );
   }
 
@@ -763,6 +784,7 @@ export class GameScreen {
         "h1",
         { class: "game-title" },
         `Table #${g.id}`,
+        (g as RatedGameDetail).rated ? " · rated" : "",
         s ? ` · round ${s.round}` : "",
         ` · to ${g.options.target_score}`,
       ),
@@ -795,7 +817,7 @@ export class GameScreen {
     return h(
       "div",
       { class: "panel lobby", testid: "lobby" },
-      h("h2", {}, `Waiting to start (${g.preset})`),
+      h("h2", {}, `Waiting to start (${g.preset}${(g as RatedGameDetail).rated ? ", rated: people only" : ""})`),
       g.join_code
         ? h(
             "p",
@@ -828,14 +850,14 @@ export class GameScreen {
         ? h(
             "div",
             { class: "row" },
-            empty ? h("label", {}, fill, ` fill ${plural(empty, "open seat")} with bots `, level) : "",
+            empty && !(g as RatedGameDetail).rated ? h("label", {}, fill, ` fill ${plural(empty, "open seat")} with bots `, level) : "",
             h(
               "button",
               {
                 class: "primary",
                 testid: "start-game",
                 onclick: () =>
-                  void this.lobbyCall(() => api.start(g.id, { fill_with_bots: fill.checked, bot_level: level.value as "easy" })),
+                  void this.lobbyCall(() => api.start(g.id, { fill_with_bots: fill.checked && !(g as RatedGameDetail).rated, bot_level: level.value as "easy" })),
               },
               "Start the game",
             ),
@@ -1047,6 +1069,9 @@ export class GameScreen {
         h("summary", {}, "What happened"),
         h("ul", { testid: "log" }, ...this.log.slice(0, 15).map((line) => h("li", {}, ...cardText(line)))),
       ),
+      g.status === "finished" && (g as RatedGameDetail).rating_changes?.length
+        ? this.ratingChangesEl((g as RatedGameDetail).rating_changes!)
+        : "",
       g.status === "finished"
         ? h(
             "p",

@@ -3,6 +3,9 @@
 //   #/game/{id}     the table (or its waiting room)
 //   #/replay/{id}   the move log step by step
 //   #/join/{code}   join a table through its link
+//   #/play          quick play: the queue (rated or casual)
+//   #/leaderboard/{format}[/{offset}]   the leaderboard of a rating format
+//   #/player/{id|me}                    a player's profile and ratings
 import "./style.css";
 import {
   ApiError,
@@ -20,7 +23,12 @@ import { closeDialogs } from "./dialog";
 import { clear, h } from "./dom";
 import { GameScreen } from "./game";
 import { openHelp } from "./help";
+import { LeaderboardScreen } from "./leaderboard";
+import { pageHeader } from "./nav";
 import { optionExplanation, optionTitle, presetExplanation } from "./options";
+import { PlayerScreen } from "./profile";
+import { QuickPlayScreen } from "./quickplay";
+import { isFormat } from "./ratings";
 import { ReplayScreen } from "./replayView";
 import { plural } from "./words";
 
@@ -117,6 +125,9 @@ function createForm(rules: Rules): HTMLElement {
   const optionsBox = h("div", { class: "options-grid" });
   const inputs = new Map<string, HTMLInputElement | HTMLSelectElement>();
   const isPublic = h("input", { type: "checkbox", id: "is-public" }) as HTMLInputElement;
+  const rated = h("input", { type: "checkbox", id: "rated", testid: "rated", "aria-describedby": "rated-help" }) as HTMLInputElement;
+  const ratedHelp = h("small", { class: "hint", id: "rated-help", testid: "rated-help" });
+  const moreOptions = h("details", {}, h("summary", {}, "More rule options"), optionsBox);
   const timerSel = h(
     "select",
     { id: "turn-seconds", testid: "turn-seconds" },
@@ -176,6 +187,26 @@ function createForm(rules: Rules): HTMLElement {
         ),
       );
     }
+    applyRated();
+  }
+
+  /** A rated table: the preset's standard rules and people only (every other seat open). */
+  function applyRated(): void {
+    const on = rated.checked;
+    ratedHelp.textContent = on
+      ? "Rated: standard rules and people only; the other seats wait for players (share the code or list the table). The result changes everyone's rating."
+      : "";
+    for (const input of inputs.values()) {
+      if (input.id === "opt-target_score" || input.id === "opt-players") continue;
+      input.disabled = on;
+    }
+    inputs.get("target_score")!.disabled = on;
+    inputs.get("players")!.disabled = on;
+    moreOptions.hidden = on;
+    for (const sel of seatsBox.querySelectorAll<HTMLSelectElement>("select")) {
+      if (on) sel.value = "open";
+      sel.disabled = on;
+    }
   }
 
   const presetHelp = h("small", { class: "hint", id: "preset-help", testid: "preset-help" });
@@ -185,6 +216,11 @@ function createForm(rules: Rules): HTMLElement {
   presetSel.addEventListener("change", explainPreset);
   explainPreset();
   presetSel.addEventListener("change", buildOptions);
+  rated.addEventListener("change", () => {
+    if (!rated.checked) return applyRated();
+    buildOptions(); // back to the preset's own rules
+    targetSlot.replaceChildren(inputs.get("target_score")!);
+  });
   buildOptions();
   const target = inputs.get("target_score")!;
   presetSel.addEventListener("change", () => {
@@ -205,7 +241,7 @@ function createForm(rules: Rules): HTMLElement {
           : spec.type === "int"
             ? Number(input.value)
             : input.value;
-      if (value !== presetValues()[name]) options[name] = value;
+      if (value !== presetValues()[name] && !rated.checked) options[name] = value;
     }
     const bots: { seat: number; level: BotLevel }[] = [];
     let open = 0;
@@ -214,7 +250,7 @@ function createForm(rules: Rules): HTMLElement {
       if (v === "open") open++;
       else bots.push({ seat, level: v as BotLevel });
     }
-    const body: GameCreateRequest = {
+    const body: GameCreateRequest & { rated?: boolean } = {
       preset: preset as GameCreateRequest["preset"],
       options: options as GameCreateRequest["options"],
       is_public: isPublic.checked,
@@ -223,7 +259,8 @@ function createForm(rules: Rules): HTMLElement {
       spectate: false,
       turn_seconds: timerSel.value ? Number(timerSel.value) : null,
       timeout_limit: 3,
-      timeout_outcome: "bot",
+      timeout_outcome: rated.checked ? "abandon" : "bot",
+      ...(rated.checked ? { rated: true } : {}),
     };
     try {
       let game = await api.createGame(body);
@@ -240,8 +277,9 @@ function createForm(rules: Rules): HTMLElement {
     h("h2", {}, "New table"),
     h("div", { class: "options-grid" }, h("div", { class: "option" }, h("label", { for: "preset" }, h("span", {}, "Rules"), presetSel), presetHelp), h("label", { for: "opt-target_score" }, h("span", {}, "Target score"), targetSlot), h("label", { for: "turn-seconds" }, h("span", {}, "Turn timer"), timerSel)),
     seatsBox,
-    h("details", {}, h("summary", {}, "More rule options"), optionsBox),
+    moreOptions,
     h("label", { class: "inline" }, isPublic, " list the table publicly (otherwise friends join with its code)"),
+    h("div", { class: "option" }, h("label", { class: "inline" }, rated, " rated (counts for the leaderboard)"), ratedHelp),
     h("div", { class: "row" }, h("button", { class: "primary", type: "submit", testid: "create-game" }, "Create and play")),
     box,
   );
@@ -285,6 +323,7 @@ function gamesList(title: string, games: GameSummary[], open: boolean): HTMLElem
               "li",
               {},
               h("a", { href: `#/game/${g.id}` }, `#${g.id} ${g.preset.replace("_", " ")}`),
+              (g as { rated?: boolean }).rated ? " · rated" : "",
               ` · ${g.status} · to ${g.target_score}`,
               open ? ` · ${plural(g.free_seats, "free seat")}` : "",
               g.status === "finished" ? h("a", { class: "button small", href: `#/replay/${g.id}`, "aria-label": `Replay table #${g.id}` }, "replay") : "",
@@ -311,12 +350,12 @@ async function renderHome(): Promise<void> {
     return;
   }
   root.append(
-    h(
-      "header",
-      { class: "game-header" },
-      h("span", { class: "home" }, "♠ Canasta"),
-      h("h1", { class: "game-title" }, `Hello, ${playerName() ?? "player"}`),
-      h("span", { class: "header-buttons" }, helpButton(), h("button", { onclick: () => { forget(); route(); } }, "Change name"), h("a", { class: "button", href: "/api/docs/" }, "API")),
+    pageHeader(
+      `Hello, ${playerName() ?? "player"}`,
+      "home",
+      helpButton(),
+      h("button", { onclick: () => { forget(); route(); } }, "Change name"),
+      h("a", { class: "button", href: "/api/docs/" }, "API"),
     ),
   );
   let rules: Rules;
@@ -364,7 +403,11 @@ function route(): void {
   const game = hash.match(/^\/game\/(\d+)/);
   const replay = hash.match(/^\/replay\/(\d+)/);
   const join = hash.match(/^\/join\/([A-Za-z0-9]+)/);
-  if ((game || replay) && !token()) {
+  const play = /^\/play\/?$/.test(hash);
+  const board = hash.match(/^\/leaderboard(?:\/([a-z_]+))?(?:\/(\d+))?\/?$/);
+  const player = hash.match(/^\/player\/(\d+|me)\/?$/);
+  const format = board?.[1] ?? "partnership";
+  if ((game || replay || play || board || player) && !token()) {
     renderSignUp();
     return;
   }
@@ -378,6 +421,18 @@ function route(): void {
     void s.mount();
   } else if (join) {
     void joinByLink(join[1]);
+  } else if (play) {
+    const s = new QuickPlayScreen(root);
+    screen = s;
+    void s.mount();
+  } else if (board && isFormat(format)) {
+    const s = new LeaderboardScreen(root, format, Number(board[2] ?? 0));
+    screen = s;
+    void s.mount();
+  } else if (player) {
+    const s = new PlayerScreen(root, player[1] === "me" ? "me" : Number(player[1]));
+    screen = s;
+    void s.mount();
   } else {
     void renderHome();
   }

@@ -1,0 +1,26 @@
+// The header of the lobby's pages: the way home, the page's title and the links to quick play,
+// the leaderboard and your ratings (the current one marked with aria-current).
+import { myPlayerId } from "./api";
+import { h } from "./dom";
+
+export type Place = "home" | "play" | "leaderboard" | "ratings" | "player";
+
+export function pageHeader(title: string, place: Place, ...extra: HTMLElement[]): HTMLElement {
+  const link = (href: string, text: string, here: boolean, testid: string) =>
+    h("a", { class: here ? "button primary" : "button", href, testid, "aria-current": here ? "page" : undefined }, text);
+  const me = myPlayerId();
+  return h(
+    "header",
+    { class: "game-header" },
+    place === "home" ? h("span", { class: "home" }, "♠ Canasta") : h("a", { class: "home", href: "#/", "aria-label": "Canasta: back to the lobby" }, "♠ Canasta"),
+    h("h1", { class: "game-title" }, title),
+    h(
+      "nav",
+      { class: "header-buttons", "aria-label": "Competitive play" },
+      link("#/play", "Play now", place === "play", "nav-play"),
+      link("#/leaderboard/partnership", "Leaderboard", place === "leaderboard", "nav-leaderboard"),
+      link(`#/player/${me ?? "me"}`, "My ratings", place === "ratings", "nav-ratings"),
+    ),
+    ...(extra.length ? [h("span", { class: "header-buttons" }, ...extra)] : []),
+  );
+}

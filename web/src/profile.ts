@@ -1,0 +1,105 @@
+// A player's profile (#/player/{id}, #/player/me): the record, a rating per format (rank,
+// games, provisional) and the latest rated games with their rating changes.
+import { ApiError, api, myPlayerId, type PlayerProfile, type ProfileRating, type RatedGame } from "./api";
+import { clear, h } from "./dom";
+import { pageHeader } from "./nav";
+import { changeText, changeWords, formatName, ordinal, ratingText } from "./ratings";
+
+function problemText(err: unknown): string {
+  return err instanceof ApiError ? err.problem.detail || err.problem.title : String(err);
+}
+
+export function ratingsTable(ratings: ProfileRating[]): HTMLElement {
+  return h(
+    "div",
+    { class: "table-scroll" },
+    h(
+      "table",
+      { class: "board", testid: "ratings" },
+      h("caption", { class: "sr-only" }, "Ratings per format"),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Format"), h("th", { scope: "col" }, "Rating"), h("th", { scope: "col" }, "Rank"), h("th", { scope: "col" }, "Games"), h("th", { scope: "col" }, "Wins"))),
+      h(
+        "tbody",
+        {},
+        ...ratings.map((r) =>
+          h(
+            "tr",
+            { testid: `rating-${r.format}` },
+            h("th", { scope: "row" }, h("a", { href: `#/leaderboard/${r.format}` }, formatName(r.format))),
+            h("td", {}, ratingText(r.rating, r.provisional), r.provisional ? h("span", { class: "sr-only" }, " provisional") : ""),
+            h("td", {}, r.rank === null ? "—" : ordinal(r.rank)),
+            h("td", {}, String(r.games)),
+            h("td", {}, String(r.wins)),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+export function ratedGamesList(games: RatedGame[]): HTMLElement {
+  if (!games.length) return h("p", { class: "muted" }, "No rated games yet.");
+  return h(
+    "ul",
+    { class: "games", testid: "rated-games" },
+    ...games.map((g) =>
+      h(
+        "li",
+        {},
+        h("a", { href: `#/replay/${g.game_id}`, "aria-label": `Replay table #${g.game_id}` }, `#${g.game_id}`),
+        ` ${formatName(g.format)} · ${ordinal(g.rank)} · ${g.rating_before} → ${g.rating_after} `,
+        h("span", { class: g.change > 0 ? "change up" : g.change < 0 ? "change down" : "change", "aria-label": `rating ${changeWords(g.change)}` }, changeText(g.change)),
+      ),
+    ),
+  );
+}
+
+export class PlayerScreen {
+  private disposed = false;
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly who: number | "me",
+  ) {}
+
+  async mount(): Promise<void> {
+    const body = h("div", { class: "profile" }, h("p", { class: "loading" }, "Loading the profile…"));
+    let id = this.who;
+    const mine = id === "me" || id === myPlayerId();
+    this.root.append(pageHeader(mine ? "My ratings" : "Player", mine ? "ratings" : "player"), body);
+    let profile: PlayerProfile;
+    try {
+      if (id === "me") id = (await api.me()).id;
+      profile = await api.profile(id);
+    } catch (err) {
+      if (this.disposed) return;
+      clear(body);
+      body.append(h("p", { class: "message error", testid: "message" }, problemText(err)));
+      return;
+    }
+    if (this.disposed) return;
+    clear(body);
+    const r = profile.record;
+    body.append(
+      h(
+        "section",
+        { class: "panel", "aria-labelledby": "profile-name", testid: "profile" },
+        h("h2", { id: "profile-name" }, mine ? `${profile.display_name} (you)` : profile.display_name),
+        h("p", {}, `Played ${r.played}: won ${r.won}, lost ${r.lost}${r.conceded ? ` (${r.conceded} conceded)` : ""}.`),
+      ),
+      h(
+        "section",
+        { class: "panel", "aria-labelledby": "ratings-title" },
+        h("h2", { id: "ratings-title" }, "Ratings"),
+        profile.ratings
+          ? [ratingsTable(profile.ratings), h("p", { class: "muted" }, "A question mark: provisional, fewer than 10 rated games in that format.")]
+          : h("p", { class: "muted" }, "This server keeps no ratings."),
+      ),
+      h("section", { class: "panel", "aria-labelledby": "rated-title" }, h("h2", { id: "rated-title" }, "Recent rated games"), ratedGamesList(profile.rated_games ?? [])),
+    );
+  }
+
+  dispose(): void {
+    this.disposed = true;
+  }
+}
