@@ -27,6 +27,7 @@ from games.engine import ACTION_TYPES, GAME_STARTED, PRESETS
 from games.engine.history import (
     GAME_ABANDONED,
     GAME_CONCEDED,
+    RATINGS_CHANGED,
     SEAT_HANDED_TO_BOT,
     SEAT_RETURNED,
     TIMER_FACTS,
@@ -36,12 +37,18 @@ from games.engine.history import (
     TIMER_TURNED_OFF,
     TURN_TIMED_OUT,
 )
-from games.models import BotLevel, EventSource
+from games.models import BotLevel, EventSource, RatingFormat
 
 Base = serializers.Serializer[Any]
 
 # game_started, the engine's actions, then the facts of the table (games.engine.history).
-EVENT_TYPES: list[str] = [GAME_STARTED, *ACTION_TYPES, *TIMER_FACTS, GAME_CONCEDED]
+EVENT_TYPES: list[str] = [
+    GAME_STARTED,
+    *ACTION_TYPES,
+    *TIMER_FACTS,
+    GAME_CONCEDED,
+    RATINGS_CHANGED,
+]
 
 
 def camel(name: str) -> str:
@@ -350,6 +357,11 @@ class GameStartedSeatSerializer(Base):
 class GameStartedPayloadSerializer(Base):
     preset = serializers.ChoiceField(choices=list(PRESETS), help_text="The game's preset.")
     rules_version = serializers.CharField(help_text="The rules the game is played under.")
+    rated = serializers.BooleanField(
+        required=False,
+        help_text="A rated game (its result changes ratings); absent in logs from before rated "
+        "play: not rated.",
+    )
     seed_commitment = serializers.CharField(help_text="SHA-256 of the game's seed.")
     seats = GameStartedSeatSerializer(many=True, help_text="Who sits where as the game starts.")
 
@@ -440,6 +452,34 @@ class GameConcededPayloadSerializer(Base):
     winner_team = serializers.IntegerField(min_value=0, help_text="The team that wins.")
 
 
+class RatingChangedSerializer(Base):
+    """One player's rating change (ratings are public)."""
+
+    seat = serializers.IntegerField(min_value=0, max_value=3, help_text="The player's seat.")
+    player = serializers.IntegerField(help_text="The player's id.")
+    team = serializers.IntegerField(min_value=0, help_text="The seat's team.")
+    rank = serializers.IntegerField(
+        min_value=1, help_text="The side's place: 1 first (sides with equal scores share one)."
+    )
+    mu_before = serializers.FloatField(help_text="The skill estimate before the game.")
+    sigma_before = serializers.FloatField(help_text="Its uncertainty before the game.")
+    mu_after = serializers.FloatField(help_text="The skill estimate after the game.")
+    sigma_after = serializers.FloatField(help_text="Its uncertainty after the game.")
+    rating_before = serializers.IntegerField(
+        help_text="The shown rating before: round(1000 + 40 (mu - 3 sigma))."
+    )
+    rating_after = serializers.IntegerField(help_text="The shown rating after.")
+
+
+class RatingsChangedPayloadSerializer(Base):
+    format = EnumRefField(
+        "RatingFormatEnum",
+        RatingFormat.values,
+        help_text="The format rated (by the number of players).",
+    )
+    changes = RatingChangedSerializer(many=True, help_text="Every player's change, by seat.")
+
+
 PAYLOADS: dict[str, type[Base]] = {
     GAME_STARTED: GameStartedPayloadSerializer,
     "draw": DrawPayloadSerializer,
@@ -459,6 +499,7 @@ PAYLOADS: dict[str, type[Base]] = {
     TIMER_OFF_DECLINED: EmptyPayloadSerializer,
     TIMER_TURNED_OFF: TimerTurnedOffPayloadSerializer,
     GAME_CONCEDED: GameConcededPayloadSerializer,
+    RATINGS_CHANGED: RatingsChangedPayloadSerializer,
 }
 
 # ============================================================================== events
@@ -473,6 +514,7 @@ _SEAT_TEXT = {
     TIMER_OFF_ACCEPTED: "The seat that accepted.",
     TIMER_OFF_DECLINED: "The seat that declined.",
     GAME_CONCEDED: "The seat that conceded.",
+    RATINGS_CHANGED: "Always null.",
 }
 _DOC = {
     GAME_STARTED: "Event 1: the game started and the first round was dealt.",
@@ -493,6 +535,8 @@ _DOC = {
     TIMER_OFF_DECLINED: "A seat declined the proposal; it is withdrawn.",
     TIMER_TURNED_OFF: "Every player agreed: the turn timer is off.",
     GAME_CONCEDED: "A seat conceded the game for its team.",
+    RATINGS_CHANGED: "A rated game ended: its result changed the players' ratings (once, after "
+    "the event that ended it; a concession or an abandonment ranks the side that left last).",
 }
 
 
@@ -512,7 +556,8 @@ def _event(kind: str, family: str) -> type[Base]:
         serializers.IntegerField(min_value=0, max_value=3, help_text="The acting seat.")
         if is_action
         else serializers.IntegerField(
-            allow_null=kind in (GAME_STARTED, TIMER_TURNED_OFF), help_text=_SEAT_TEXT[kind]
+            allow_null=kind in (GAME_STARTED, TIMER_TURNED_OFF, RATINGS_CHANGED),
+            help_text=_SEAT_TEXT[kind],
         )
     )
     fields["source"] = source_field()
@@ -542,7 +587,7 @@ GAME_EVENT = DiscriminatedUnion(
     description="A move-log entry, by `type`: `game_started` (event 1, the deal), an action of "
     "a seat (`payload`: the action as played; `effects`: what it caused, as you may see it), or "
     "a fact of the table (a turn timed out, a stand-in bot, the timer turned off, a "
-    "concession, an abandonment), which has no effects.",
+    "concession, an abandonment, a rated game's rating changes), which has no effects.",
     component_name="GameEvent",
     serializers=GAME_EVENTS,
     resource_type_field_name="type",

@@ -18,6 +18,7 @@ from games.engine import ACTION_TYPES, PRESETS, describe_options
 from games.engine.actions import MAX_CARDS_IN_ACTION
 from games.engine.history import TIMER_FACTS
 from games.models import BotLevel, GameStatus, TimeoutOutcome
+from games.selectors.ratings import PROVISIONAL_GAMES
 from games.services.deadlines import TIMEOUT_LIMIT_MAX, TURN_SECONDS_MAX, TURN_SECONDS_MIN
 
 Base = serializers.Serializer[Any]
@@ -421,6 +422,23 @@ class TimerDetailSerializer(Base):
 STATUS_TEXT = "`lobby` (waiting for players), `active` (being played), `finished` or `abandoned`."
 
 
+RATED_TEXT = "A rated game: people only, a standard preset; its result changes ratings."
+
+
+class RatingChangeLineSerializer(Base):
+    """One player's rating change in a rated game (ratings are public)."""
+
+    seat = serializers.IntegerField(min_value=0, max_value=3, help_text="The player's seat.")
+    player_id = serializers.IntegerField(help_text="The player's id.")
+    rating_before = serializers.IntegerField(help_text="The shown rating before the game.")
+    rating_after = serializers.IntegerField(help_text="The shown rating after the game.")
+    change = serializers.IntegerField(help_text="`rating_after - rating_before`.")
+    provisional = serializers.BooleanField(
+        help_text=f"Fewer than {PROVISIONAL_GAMES} rated games in the format yet, this one "
+        "included."
+    )
+
+
 class GameDetailSerializer(Base):
     id = serializers.IntegerField(help_text="The game's id.")
     preset = serializers.CharField(help_text="The preset its options started from.")
@@ -429,6 +447,7 @@ class GameDetailSerializer(Base):
     is_public = serializers.BooleanField(
         help_text="Listed in the lobby; a private table is joined with its `join_code`."
     )
+    rated = serializers.BooleanField(help_text=RATED_TEXT)
     version = serializers.IntegerField(
         help_text="Seq of the last event; send it as `expected_version` with an action."
     )
@@ -459,6 +478,12 @@ class GameDetailSerializer(Base):
     )
     state = TableViewSerializer(allow_null=True, help_text="Null until the game starts.")
     timer = TurnTimerSerializer(help_text="The turn timer (deadline and server time).")
+    rating_changes = RatingChangeLineSerializer(
+        many=True,
+        allow_null=True,
+        help_text="Once a rated game is over (finished or abandoned): each player's rating "
+        "change, by seat. Null for a casual game and while a rated one is played.",
+    )
 
 
 class GameSummarySerializer(Base):
@@ -470,6 +495,7 @@ class GameSummarySerializer(Base):
     is_public = serializers.BooleanField(
         help_text="Listed for everyone; false only in your own games (`mine=true`)."
     )
+    rated = serializers.BooleanField(help_text=RATED_TEXT)
     free_seats = serializers.IntegerField(help_text="Seats nobody has taken yet.")
     version = serializers.IntegerField(
         help_text="The game's version (its last event); a delayed spectator's horizon."
@@ -545,7 +571,15 @@ class GameCreateSerializer(Base):
         choices=TimeoutOutcome.choices,
         default=TimeoutOutcome.BOT,
         help_text="`bot`: a bot plays the seat until its player is back; `abandon`: the game "
-        "is abandoned.",
+        "is abandoned (always at a rated table).",
+    )
+    rated = serializers.BooleanField(
+        default=False,
+        help_text="A rated table: the preset as it is (no `options` that differ from it: 422 "
+        "`rated_custom_options`), people only (no `bots`, no start with bots: 422 "
+        "`rated_humans_only`); its timer abandons the game for a seat that runs out of time "
+        "`timeout_limit` times in a row, and concession or abandonment is a loss for the side "
+        "that left. Its result changes the players' ratings once.",
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:

@@ -78,6 +78,9 @@ GAME_CREATE_PROBLEMS = (
     AUTH,
     "seat_taken",
     "game_full",
+    "queued_for_match",
+    "rated_custom_options",
+    "rated_humans_only",
 )
 JOIN_PROBLEMS = (
     BODY,
@@ -89,6 +92,7 @@ JOIN_PROBLEMS = (
     "already_seated",
     "game_full",
     "seat_taken",
+    "queued_for_match",
 )
 GAME_LEAVE_PROBLEMS = (AUTH, "not_seated", "not_found", "game_already_started")
 START_PROBLEMS = (
@@ -98,6 +102,7 @@ START_PROBLEMS = (
     "not_found",
     "game_already_started",
     "seats_empty",
+    "rated_humans_only",
 )
 ACTION_PROBLEMS = (
     "invalid_action",
@@ -262,7 +267,10 @@ class GameListCreateApi(GenericAPIView[Any]):
         summary="Create a table",
         description="A new table in the lobby. Seats come from the preset's (or the options') "
         "`players`; `bots` reserves seats for bots; you sit at `seat` unless `spectate`. "
-        "Private tables (`is_public: false`) are not listed and need the `join_code`.",
+        "Private tables (`is_public: false`) are not listed and need the `join_code`. A "
+        "`rated` table plays the preset as it is, with people only; its result changes the "
+        "players' ratings (`rating_changes` in the game once it is over). While you wait in a "
+        "quick-play queue you create no table (409 `queued_for_match`).",
         request=GameCreateSerializer,
         responses={201: GameDetailSerializer, **problem_responses(GAME_CREATE_PROBLEMS)},
         examples=[examples.GAME_CREATE, examples.GAME_CREATE_BOTS],
@@ -285,6 +293,7 @@ class GameListCreateApi(GenericAPIView[Any]):
                 timeout_limit=v["timeout_limit"],
                 timeout_outcome=v["timeout_outcome"],
             ),
+            rated=v["rated"],
         )
         return game_detail_response(game, player, status.HTTP_201_CREATED)
 
@@ -397,7 +406,8 @@ class GameStartApi(APIView):
         tags=["seats"],
         summary="Start the game (creator only)",
         description="Deals the first round. Empty seats are refused (409 `seats_empty`) unless "
-        "`fill_with_bots`, which gives them to bots of `bot_level`.",
+        "`fill_with_bots`, which gives them to bots of `bot_level` (never at a rated table: 422 "
+        "`rated_humans_only`).",
         parameters=[GAME_ID],
         request=GameStartSerializer,
         responses={200: GameDetailSerializer, **problem_responses(START_PROBLEMS)},

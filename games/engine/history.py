@@ -3,10 +3,10 @@
 The move log holds two kinds of entries in one ordered sequence: the engine's actions (event 1,
 ``game_started``, deals; each action after it is applied by the rules) and the table's facts,
 which change no card: a turn lost to the timer, a seat handed to a stand-in bot and given back,
-the timer turned off, a concession, an abandonment. ``GameRecord.fold`` rebuilds from the log
-alone everything a game is: its state, who sits where (and for whom a bot stands in), the turn
-timer's switch, and how and why it ended. Everything else stored about a game is a cache of
-this, and the replay verifier compares them.
+the timer turned off, a concession, an abandonment, a rated game's rating changes.
+``GameRecord.fold`` rebuilds from the log alone everything a game is: its state, who sits where
+(and for whom a bot stands in), the turn timer's switch, and how and why it ended. Everything
+else stored about a game is a cache of this, and the replay verifier compares them.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ TIMER_OFF_ACCEPTED = "timer_off_accepted"
 TIMER_OFF_DECLINED = "timer_off_declined"
 TIMER_TURNED_OFF = "timer_turned_off"
 GAME_CONCEDED = "game_conceded"
+# A rated game's result applied to its players' ratings (after the entry that ended it).
+RATINGS_CHANGED = "ratings_changed"
 
 # The turn timer's part of the log (what GET /games/{id}/timer/ lists).
 TIMER_FACTS: tuple[str, ...] = (
@@ -42,7 +44,7 @@ TIMER_FACTS: tuple[str, ...] = (
     TIMER_OFF_DECLINED,
     TIMER_TURNED_OFF,
 )
-TABLE_FACTS: frozenset[str] = frozenset((*TIMER_FACTS, GAME_CONCEDED))
+TABLE_FACTS: frozenset[str] = frozenset((*TIMER_FACTS, GAME_CONCEDED, RATINGS_CHANGED))
 ENTRY_TYPES: frozenset[str] = frozenset((GAME_STARTED, *ACTION_TYPES, *TABLE_FACTS))
 
 # How a game ended.

@@ -20,6 +20,7 @@ from games.hot_sql import game_read
 from games.models import Game, GameStatus, Player, Seat
 from games.selectors.horizon import game_record_at, horizon_of, spectator_horizon
 from games.selectors.log import rules_version_check
+from games.selectors.rating_changes import game_rating_changes_get
 from games.selectors.seating import seat_index_of, seats_of
 from games.selectors.timers import timer_view
 
@@ -103,6 +104,7 @@ def game_detail_get(
         "options": game.options,
         "status": game.status,
         "is_public": game.is_public,
+        "rated": game.rated,
         "version": horizon,
         "rules_version": game.rules_version,
         "created_by": {"id": game.created_by.pk, "display_name": game.created_by.display_name},
@@ -117,6 +119,7 @@ def game_detail_get(
         "winner_team": game.winner_team,
         "state": table,
         "timer": timer or timer_view(game, seats),
+        "rating_changes": game_rating_changes_get(game),  # public: ratings hide no card
     }
 
 
@@ -179,6 +182,7 @@ def game_summary(game: Game, player: Player | None = None) -> dict[str, Any]:
         "target_score": game.options.get("target_score"),
         "status": game.status,
         "is_public": game.is_public,
+        "rated": game.rated,
         "free_seats": sum(1 for s in seats if s.is_empty),
         "version": version,
         "created_by": {"id": game.created_by.pk, "display_name": game.created_by.display_name},

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db import transaction
@@ -28,8 +28,10 @@ from games.models import (
     GameStatus,
     Player,
     PlayerRelation,
+    QueueEntry,
     RelationKind,
     Seat,
+    TimeoutOutcome,
 )
 from games.selectors.seating import seat_index_of
 from games.services.bots import bot_turn_register
@@ -74,6 +76,13 @@ def join_block_check(game: Game, player: Player) -> None:
         raise errors.PlayerBlocked()
 
 
+def queued_check(player: Player) -> None:
+    """Refuse (409 ``queued_for_match``) a player waiting in a quick-play queue: the pairing
+    run may seat them at any moment (a matched entry no longer waits)."""
+    if QueueEntry.objects.filter(player=player, match__isnull=True).exists():
+        raise errors.QueuedForMatch()
+
+
 @dataclass(frozen=True)
 class BotSeatSpec:
     seat: int
@@ -90,16 +99,28 @@ def game_create(
     seat: int | None = None,
     spectate: bool = False,
     timer: TimerOptions | None = None,
+    rated: bool = False,
 ) -> Game:
     """A new table in the lobby.
 
     The number of seats is the options' ``players``. ``bots`` reserves seats for bots; the
     creator sits at ``seat`` (by default the lowest seat not given to a bot) unless ``spectate``.
+    A ``rated`` table plays its preset as it is (an option that differs from the preset's: 422
+    ``rated_custom_options``) with people only (a bot seat: 422 ``rated_humans_only``), and its
+    turn timer abandons the game for a seat that runs out of time ``timeout_limit`` times in a
+    row (``timeout_outcome`` is ``abandon`` whatever was asked). A player waiting in a
+    quick-play queue creates no table (409 ``queued_for_match``).
     """
     try:
         opts = make_options(preset, options or {})
     except EngineError as exc:
         raise errors.engine_error(exc) from None
+    if rated:
+        if opts.to_dict() != make_options(preset, {}).to_dict():
+            raise errors.RatedCustomOptions()
+        if bots:
+            raise errors.RatedHumansOnly()
+        timer = replace(timer or TimerOptions(), timeout_outcome=TimeoutOutcome.ABANDON)
     bots = list(bots or [])
     bot_levels: dict[int, str] = {}
     for spec in bots:
@@ -125,8 +146,10 @@ def game_create(
             if seat in bot_levels:
                 raise errors.SeatTaken(f"Seat {seat} is given to a bot.")
             creator_seat = seat
+    timer_fields = (timer or TimerOptions()).fields()  # the turn timer (games.timers)
     now = timezone.now()
     with transaction.atomic():
+        queued_check(creator)
         game = Game.objects.create(
             preset=preset,
             options=opts.to_dict(),
@@ -135,9 +158,10 @@ def game_create(
             rules_version=RULES_VERSION,
             seed=secrets.token_hex(32),
             is_public=is_public,
+            rated=rated,
             join_code=join_code_new(),
             created_by=creator,
-            **(timer or TimerOptions()).fields(),  # the turn timer (games.timers)
+            **timer_fields,
         )
         teams = opts.teams
         seats = Seat.objects.bulk_create(
@@ -166,7 +190,8 @@ def game_join(
 ) -> Game:
     """Sit ``player`` at a table in the lobby: by id (public, or private with its code) or by
     join code alone. ``seat`` picks a seat, by default the lowest free one. A private table
-    without its code is 404 ``not_found`` to whoever is not at it (``outsider_check``)."""
+    without its code is 404 ``not_found`` to whoever is not at it (``outsider_check``); a
+    player waiting in a quick-play queue is refused (409 ``queued_for_match``)."""
     with transaction.atomic():
         if game_id is None:
             code = (join_code or "").strip().upper()
@@ -181,6 +206,7 @@ def game_join(
         seats = list(game.seats.select_for_update().order_by("index"))
         if any(s.player_id == player.pk for s in seats):
             raise errors.AlreadySeated()
+        queued_check(player)
         join_block_check(game, player)
         if seat is None:
             free = [s for s in seats if s.is_empty]
@@ -234,6 +260,8 @@ def game_start(
             raise errors.GameAlreadyStarted()
         seats = list(game.seats.select_for_update().order_by("index"))
         empty = [s for s in seats if s.is_empty]
+        if empty and fill_with_bots and game.rated:
+            raise errors.RatedHumansOnly("A rated game starts with a person in every seat.")
         if empty and not fill_with_bots:
             raise errors.SeatsEmpty(
                 f"Seats {', '.join(str(s.index) for s in empty)} are empty; start with "
@@ -256,6 +284,7 @@ def game_start(
             payload={
                 "preset": game.preset,
                 "rules_version": game.rules_version,
+                "rated": game.rated,
                 "seed_commitment": seed_commitment(game.seed),
                 # Who sits where as the game starts (the log's seating; later changes are
                 # facts of the log: games.engine.history).

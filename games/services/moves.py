@@ -36,6 +36,7 @@ from games.services.bots import bot_fallback_choose, bot_turn_register
 from games.services.deadlines import grace, turn_timer_arm
 from games.services.locks import game_lock
 from games.services.projections import projections_write
+from games.services.ratings import ranks_by_score, ratings_apply
 
 # A move changes only these columns of the game row (the rest are written by the lobby, the
 # timer and the table services).
@@ -181,6 +182,8 @@ def move_apply(
                 game.finished_at = timezone.now()
             projections_write(game, state)
             turn_timer_arm(game, seats, acted=seat, source=source)  # next deadline (games.timers)
+            if state.game_over and game.rated:  # the result, once: this move ended the game
+                ratings_apply(game, seats, ranks_by_score(state.scores))
             row_update(game, MOVE_FIELDS)  # game.save(update_fields=MOVE_FIELDS), the same
             result = ActionResult(game=game, event=event, seat=seat)
             if player is not None:

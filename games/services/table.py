@@ -33,7 +33,7 @@ from games.models import (
 )
 from games.presence import presence_note
 from games.selectors.games import game_state_get
-from games.selectors.seating import seat_index_of
+from games.selectors.seating import seat_index_of, seats_of
 from games.selectors.table import (
     CHAT_BURST,
     CHAT_WINDOW_SECONDS,
@@ -48,6 +48,7 @@ from games.selectors.table import (
 from games.services.facts import fact_append
 from games.services.lobby import game_start, join_code_new
 from games.services.locks import game_lock
+from games.services.ratings import ranks_with_last, ratings_apply
 from games.services.seating import seats_written
 
 
@@ -165,7 +166,8 @@ def game_concede(*, game_id: int, player: Player) -> Game:
     A ``game_conceded`` event in the move log (seat, team, winner), so the log alone says how
     the game ended; the table feed carries a ``conceded`` notice for its readers. With two teams
     the other team wins; with three, the leading one of the others (the lowest team number on a
-    tie).
+    tie). At a rated table the conceding side ranks last and the ratings change in this
+    transaction (a ``ratings_changed`` fact after the concession).
     """
     with transaction.atomic():
         game = game_lock(game_id)
@@ -191,6 +193,8 @@ def game_concede(*, game_id: int, player: Player) -> Game:
         game.winner_team = winner
         game.to_act = None
         game.turn_deadline = None
+        if game.rated:  # the side that left loses (games.services.ratings)
+            ratings_apply(game, seats_of(game), ranks_with_last(scores, seat.team))
         game.save(
             update_fields=[
                 "status",
@@ -251,8 +255,19 @@ def _rematch_create(old: Game, old_table: GameTable) -> Game:
         rules_version=RULES_VERSION,
         seed=secrets.token_hex(32),
         is_public=old.is_public,
+        rated=old.rated,  # a rated table's rematch is rated (same humans, same preset) ...
         join_code=join_code_new(),
         created_by=old.created_by,
+        # ... and keeps its turn timer, which abandons the game for a side that stays away.
+        **(
+            {
+                "turn_seconds": old.turn_seconds,
+                "timeout_limit": old.timeout_limit,
+                "timeout_outcome": old.timeout_outcome,
+            }
+            if old.rated
+            else {}
+        ),
     )
     new_seats = Seat.objects.bulk_create(
         [

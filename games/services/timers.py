@@ -7,7 +7,8 @@ is completed for it: a minimal play (draw if not yet drawn, discard the least us
 a partner's question with no), each action applied like any other and logged with source
 ``timer``; the timer log says why (``turn_timed_out``). After ``timeout_limit`` consecutive
 timeouts the seat is handed to a bot (``stand_in``: the medium bot plays it, source ``bot``,
-until the player acts again) or the game is abandoned (``timeout_outcome``).
+until the player acts again) or the game is abandoned (``timeout_outcome``; always at a rated
+table, where the abandoning side loses: ``games.services.ratings``).
 
 Three paths apply an expiry, and any of them may run any number of times:
 
@@ -57,10 +58,12 @@ from games.engine.history import (
 )
 from games.errors import ServiceError
 from games.models import EventSource, Game, GameStatus, Player, Seat, TimeoutOutcome
+from games.selectors.seating import seats_of
 from games.services.bots import bot_player_get
 from games.services.deadlines import grace, seat_back, turn_timer_arm
 from games.services.facts import fact_append
 from games.services.moves import move_apply
+from games.services.ratings import ranks_with_last, ratings_apply
 from games.services.seating import seat_save
 
 logger = logging.getLogger(__name__)
@@ -145,6 +148,9 @@ def turn_timer_expire_apply(
             game.turn_deadline = None
             game.to_act = None
             game.finished_at = now
+            if game.rated:  # the side whose seat stayed away loses (games.services.ratings)
+                scores = GameState.from_dict(game.snapshot or {}).scores
+                ratings_apply(game, seats_of(game), ranks_with_last(scores, seat.team))
             game.save(
                 update_fields=["status", "turn_deadline", "to_act", "finished_at", "updated_at"]
             )
