@@ -19,7 +19,7 @@ export function leaderboardTable(entries: LeaderboardEntry[], caption: string, t
     { class: "table-scroll" },
     h(
       "table",
-      { class: "board", testid },
+      { class: "ranking", testid },
       h("caption", { class: "sr-only" }, caption),
       h(
         "thead",

@@ -15,7 +15,7 @@ export function ratingsTable(ratings: ProfileRating[]): HTMLElement {
     { class: "table-scroll" },
     h(
       "table",
-      { class: "board", testid: "ratings" },
+      { class: "ranking", testid: "ratings" },
       h("caption", { class: "sr-only" }, "Ratings per format"),
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Format"), h("th", { scope: "col" }, "Rating"), h("th", { scope: "col" }, "Rank"), h("th", { scope: "col" }, "Games"), h("th", { scope: "col" }, "Wins"))),
       h(

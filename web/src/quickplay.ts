@@ -7,7 +7,7 @@ import { ApiError, api, type BotLevel, type Preset, problemGameId, type QueueSta
 import { clear, h } from "./dom";
 import { pageHeader } from "./nav";
 import { presetExplanation } from "./options";
-import { BOT_WAITS, botsText, formatName, presetFormat, presetName, QUEUE_PRESETS, queueRequest, queueView, waitedText, waitedWords } from "./ratings";
+import { BOT_WAITS, botsText, formatName, presetFormat, presetName, QUEUE_PRESETS, queueRequest, queueView, waitedText, waitedWords, windowText } from "./ratings";
 
 const LONG_POLL_S = 25;
 const MIN_LOOP_MS = 1000;
@@ -192,14 +192,16 @@ export class QuickPlayScreen {
     return (this.status?.waited_seconds ?? 0) + (performance.now() - this.readAt) / 1000;
   }
 
-  /** Once a second: the time waited and the bots' countdown (text only: no redraw, no focus
-   * lost, nothing read out). */
+  /** Once a second and after each read: the time waited, the rating window and the bots'
+   * countdown (text only: no redraw, no focus lost, nothing read out). */
   private tick(): void {
     if (!this.status) return;
     const waited = this.body.querySelector<HTMLElement>("[data-testid=queue-waited]");
     if (waited) waited.textContent = waitedText(this.waited());
     const bots = this.body.querySelector<HTMLElement>("[data-testid=queue-bots]");
     if (bots) bots.textContent = botsText(this.status.bots_at, new Date(), this.status.rated);
+    const range = this.body.querySelector<HTMLElement>("[data-testid=queue-window]");
+    if (range) range.textContent = windowText(this.status.rated, this.status.rating_window);
   }
 
   /** Follow the queue's status until matched and dealt (or gone). */
@@ -233,7 +235,7 @@ export class QuickPlayScreen {
           this.show();
           return;
         }
-        if (next.status !== before.status || next.rating_window !== before.rating_window) {
+        if (next.status !== before.status) {
           if (next.status === "matched") announce("Players found: dealing the table.");
           this.showWaiting();
         } else {

@@ -96,9 +96,17 @@ export function queueView(status: QueueStatus | null, now: Date = new Date()): Q
     kind: "waiting",
     title: `Looking for players: ${what}`,
     waited: status.waited_seconds,
-    window: status.rating_window !== null ? `Pairing with players rated within ${status.rating_window} points of you (the window widens as you wait).` : "Casual: any players.",
+    window: windowText(status.rated, status.rating_window),
     bots: botsText(status.bots_at, now, status.rated),
   };
+}
+
+/** The rating window in words (a rated queue's window is unlimited after a long wait). */
+export function windowText(rated: boolean, window: number | null): string {
+  if (!rated) return "Casual: any players.";
+  return window === null
+    ? "Pairing with players of any rating (you have waited long enough)."
+    : `Pairing with players rated within ${window} points of you (the window widens as you wait).`;
 }
 
 export function botsText(botsAt: string | null, now: Date, rated: boolean): string {

@@ -72,6 +72,10 @@ describe("queue status → what the page shows", () => {
     expect(view).toMatchObject({ kind: "waiting", title: "Looking for players: Casual classic, Partnership (4 players)", window: "Casual: any players." });
     if (view.kind === "waiting") expect(view.bots).toBe("Bots fill the empty seats in 10 seconds if nobody comes.");
   });
+  it("says when a rated window is unlimited", () => {
+    const view = queueView(status({ rating_window: null, waited_seconds: 130 }), NOW);
+    expect(view.kind === "waiting" && view.window).toBe("Pairing with players of any rating (you have waited long enough).");
+  });
   it("says when bots are due or not coming", () => {
     expect(botsText("2026-11-22T23:59:59Z", NOW, false)).toBe("Bots fill the empty seats now.");
     expect(botsText(null, NOW, false)).toBe("Waiting for people only (no bots).");
