@@ -288,7 +288,18 @@ TURN_TIMER_QUEUE = env_str("TURN_TIMER_QUEUE")
 # (more than a task's 60 s hard time limit, so a turn still being computed is left alone).
 BOT_TURN_SWEEP_SECONDS = env_int("BOT_TURN_SWEEP_SECONDS", default=15, minimum=1, maximum=3600)
 BOT_TURN_STALL_SECONDS = env_int("BOT_TURN_STALL_SECONDS", default=75, minimum=1, maximum=86400)
+# Quick play (games/services/matchmaking.py): beat runs the pairing every
+# MATCHMAKING_PAIR_SECONDS; a run that waited a whole interval is dropped (the next one pairs).
+# Without a broker there is no beat: MATCHMAKING_IN_PROCESS (on by default then) pairs in the
+# web process when a player joins a queue and while they read their queue status.
+MATCHMAKING_PAIR_SECONDS = env_int("MATCHMAKING_PAIR_SECONDS", default=2, minimum=1, maximum=60)
+MATCHMAKING_IN_PROCESS = env_bool("MATCHMAKING_IN_PROCESS", default=CELERY_TASK_ALWAYS_EAGER)
 CELERY_BEAT_SCHEDULE = {
+    "matchmaking-pair": {
+        "task": "games.matchmaking_pair",
+        "schedule": float(MATCHMAKING_PAIR_SECONDS),
+        "options": {"expires": float(MATCHMAKING_PAIR_SECONDS)},
+    },
     "bot-turns-sweep": {
         "task": "bots.bot_turns_sweep",
         "schedule": float(BOT_TURN_SWEEP_SECONDS),

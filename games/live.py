@@ -140,6 +140,25 @@ def player_notify(player_id: int) -> None:
         _wake_in(_player_waiters, player_id)
 
 
+def players_notify(player_ids: list[int]) -> None:
+    """``player_notify`` for many players, in one round trip to Redis (a pipeline)."""
+    if not player_ids:
+        return
+    if _redis_url() is None:
+        for player_id in player_ids:
+            _wake_in(_player_waiters, player_id)
+        return
+    try:
+        pipe = _redis_publisher().pipeline(transaction=False)
+        for player_id in player_ids:
+            pipe.publish(f"{PLAYER_CHANNEL_PREFIX}{player_id}", "1")
+        pipe.execute()
+    except Exception:  # noqa: BLE001 - a notification must never break a commit
+        logger.warning("live: publishing changes of %d players failed", len(player_ids))
+        for player_id in player_ids:
+            _wake_in(_player_waiters, player_id)
+
+
 def player_notify_on_commit(player_id: int) -> None:
     """``player_notify`` once the current transaction commits (at once outside one)."""
     transaction.on_commit(lambda: player_notify(player_id))

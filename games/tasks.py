@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from games.models import WorkerProbe
-from games.services import timer_schedule, timers
+from games.services import matchmaking, timer_schedule, timers
 
 
 @shared_task(name="games.record_worker_probe")
@@ -38,3 +38,24 @@ def turn_timer_expire(game_id: int, version: int) -> bool:
 def turn_timers_sweep() -> int:
     """Expire every turn whose deadline has passed (Celery beat, TURN_TIMER_SWEEP_SECONDS)."""
     return timers.turn_timers_sweep()
+
+
+# ============================================================================== quick play
+# The pairing run pairs under an advisory lock (a second run at once does nothing); the table
+# task re-checks under the entries' row locks (a duplicate or redelivered message finds the
+# table dealt and does nothing). games.services.matchmaking.
+
+
+@shared_task(name="games.matchmaking_pair")
+def matchmaking_pair() -> int:
+    """Pair the players waiting in the quick-play queues (Celery beat,
+    MATCHMAKING_PAIR_SECONDS); returns how many were paired."""
+    return matchmaking.pairing_run().paired
+
+
+@shared_task(name="games.match_table_create")
+def match_table_create(match: str) -> int | None:
+    """Create, seat and deal the table of ``match`` (a uuid); its game id (None: the match is
+    gone or was undone)."""
+    game = matchmaking.match_table_create(match)
+    return None if game is None else game.pk

@@ -2,7 +2,7 @@
 
 from django.urls import path, register_converter
 
-from games.api import live, live_messages, ratings, replay, table, timers, views
+from games.api import live, live_messages, matchmaking, ratings, replay, table, timers, views
 
 
 class JoinCodeConverter:
@@ -25,6 +25,8 @@ urlpatterns = [
     path("players/", views.PlayerCreateApi.as_view(), name="player-create"),
     path("players/me/", views.PlayerMeApi.as_view(), name="player-me"),
     path("rules/", views.RulesApi.as_view(), name="rules"),
+    # Quick play: join, read (long-poll) and leave the queue (games/api/matchmaking.py).
+    path("queue/", matchmaking.QueueApi.as_view(), name="queue"),
     path("games/", views.GameListCreateApi.as_view(), name="game-list"),
     path("join/<join_code:join_code>/", views.GameJoinByCodeApi.as_view(), name="game-join-code"),
     # The join link's former path: still served, not in the schema (see GameJoinByCodeFormerApi).
