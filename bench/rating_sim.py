@@ -101,11 +101,13 @@ class Tally:
         return games + 1
 
 
-def players_make(levels: list[str], per_level: int, seed: int, hard_budget: float) -> list[Any]:
+def players_make(
+    levels: list[str], per_level: int, seed: int, hard_budget: float
+) -> list[SimPlayer]:
     from bots.policies import make_policy
     from games.services.players import player_create
 
-    out = []
+    out: list[SimPlayer] = []
     for level in levels:
         for k in range(per_level):
             player, _ = player_create(display_name=f"{level}-{k + 1}")

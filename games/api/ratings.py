@@ -30,6 +30,7 @@ from games.selectors.ratings import (
     BOARD_LIMIT_MAX,
     HISTORY_LIMIT_DEFAULT,
     HISTORY_LIMIT_MAX,
+    OFFSET_MAX,
     PROVISIONAL_GAMES,
     RATING_FORMATS,
     leaderboard_around,
@@ -163,7 +164,7 @@ class LeaderboardParamsSerializer(Base):
     limit = serializers.IntegerField(
         required=False, default=BOARD_LIMIT_DEFAULT, min_value=1, max_value=BOARD_LIMIT_MAX
     )
-    offset = serializers.IntegerField(required=False, default=0, min_value=0)
+    offset = serializers.IntegerField(required=False, default=0, min_value=0, max_value=OFFSET_MAX)
 
 
 class LeaderboardAroundParamsSerializer(Base):
@@ -176,7 +177,7 @@ class RatingHistoryParamsSerializer(Base):
     limit = serializers.IntegerField(
         required=False, default=HISTORY_LIMIT_DEFAULT, min_value=1, max_value=HISTORY_LIMIT_MAX
     )
-    offset = serializers.IntegerField(required=False, default=0, min_value=0)
+    offset = serializers.IntegerField(required=False, default=0, min_value=0, max_value=OFFSET_MAX)
 
 
 # ============================================================================== views
@@ -192,15 +193,13 @@ PLAYER_ID = OpenApiParameter(
 )
 
 
-def _bounded(name: str, low: int, high: int | None, default: int, text: str) -> OpenApiParameter:
+def _bounded(name: str, low: int, high: int, default: int, text: str) -> OpenApiParameter:
     """A query parameter with its bounds and default in the schema."""
-    schema: dict[str, Any] = {"type": "integer", "minimum": low, "default": default}
-    if high is not None:
-        schema["maximum"] = high
+    schema = {"type": "integer", "minimum": low, "maximum": high, "default": default}
     return OpenApiParameter(name, schema, OpenApiParameter.QUERY, description=text)
 
 
-OFFSET = _bounded("offset", 0, None, 0, "Skip this many entries (0 = from the first).")
+OFFSET = _bounded("offset", 0, OFFSET_MAX, 0, "Skip this many entries (0 = from the first).")
 
 
 def _params(serializer: type[Base], request: Request) -> dict[str, Any]:

@@ -29,6 +29,8 @@ AROUND_SIZE_DEFAULT = 5
 AROUND_SIZE_MAX = 50
 HISTORY_LIMIT_DEFAULT = 20
 HISTORY_LIMIT_MAX = 100
+# An offset beyond any board (and within the databases' integers).
+OFFSET_MAX = 2**31 - 1
 # The profile's latest rated games.
 PROFILE_RATED_GAMES_MAX = 20
 

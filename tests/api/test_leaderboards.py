@@ -115,7 +115,7 @@ def test_an_unknown_format_is_not_found(ada: PlayerClient, path: str) -> None:
 
 @pytest.mark.parametrize(
     "query",
-    ["limit=0", "limit=101", "offset=-1", "limit=x"],
+    ["limit=0", "limit=101", "offset=-1", "limit=x", f"offset={2**31}", f"offset={10**30}"],
 )
 def test_leaderboard_parameters_out_of_bounds(ada: PlayerClient, query: str) -> None:
     response = ada.get(f"/api/v1/leaderboards/two_player/?{query}")
