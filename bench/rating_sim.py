@@ -24,7 +24,7 @@ is at 0.8 s).
 The database is a fresh SQLite file in a temporary directory (in /dev/shm when there is one;
 migrated first, removed after); no broker, so nothing leaves the process.
 
-    python -m bench.rating_sim [--games 60] [--per-level 2] [--levels easy,medium,hard]
+    python -m bench.rating_sim [--games 48] [--per-level 2] [--levels easy,medium,hard]
                                [--hard-budget 0.02] [--seed 1] [--every 6]
 
 Figures only: nothing is asserted.
@@ -82,6 +82,7 @@ class Tally:
 
     levels: list[str]
     means: list[dict[str, float]] = field(default_factory=list)  # after each game
+    pairs_right: list[float] = field(default_factory=list)  # after each game
     wins: Counter[tuple[str, str]] = field(default_factory=Counter)  # (winner, loser) levels
     draws: int = 0
     moves: int = 0
@@ -92,13 +93,36 @@ class Tally:
         return all(a < b for a, b in zip(values, values[1:], strict=False))
 
     def converged_after(self) -> int | None:
-        """Games after which the order was correct and stayed so (None: wrong at the end)."""
-        if not self.means or not self.order_correct(self.means[-1]):
-            return None
-        games = len(self.means)
-        while games > 0 and self.order_correct(self.means[games - 1]):
-            games -= 1
-        return games + 1
+        """Games after which the levels' order was correct and stayed so (None: wrong at the
+        end)."""
+        return _stayed_from([self.order_correct(m) for m in self.means])
+
+    def players_sorted_after(self) -> int | None:
+        """Games after which every player rated above every player of a weaker level, and
+        stayed so (None: not at the end)."""
+        return _stayed_from([share == 1.0 for share in self.pairs_right])
+
+
+def _stayed_from(flags: list[bool]) -> int | None:
+    """The first game (1-based) from which every flag is true, or None if the last is false."""
+    if not flags or not flags[-1]:
+        return None
+    games = len(flags)
+    while games > 0 and flags[games - 1]:
+        games -= 1
+    return games + 1
+
+
+def pairs_right_share(shown: dict[int, int], players: list[SimPlayer], levels: list[str]) -> float:
+    """The share of pairs of players of different levels whose ratings are in level order."""
+    rank = {level: i for i, level in enumerate(levels)}
+    pairs = right = 0
+    for a in players:
+        for b in players:
+            if rank[a.level] < rank[b.level]:
+                pairs += 1
+                right += shown[a.player.pk] < shown[b.player.pk]
+    return right / pairs if pairs else 1.0
 
 
 def players_make(
@@ -150,8 +174,8 @@ def rated_game_play(first: SimPlayer, second: SimPlayer, tally: Tally) -> Any:
         tally.moves += 1
 
 
-def level_means(players: list[SimPlayer], levels: list[str]) -> dict[str, float]:
-    """Each level's mean shown rating now (a player not yet rated shows the start, 1000)."""
+def ratings_shown(players: list[SimPlayer]) -> dict[int, int]:
+    """Every player's shown two-player rating now (a player not yet rated shows the start)."""
     from games.models import Rating, RatingFormat
     from games.selectors.ratings import DEFAULT_MU, DEFAULT_SIGMA, rating_shown
 
@@ -162,8 +186,15 @@ def level_means(players: list[SimPlayer], levels: list[str]) -> dict[str, float]
         )
     }
     start = rating_shown(DEFAULT_MU, DEFAULT_SIGMA)
+    return {p.player.pk: rows.get(p.player.pk, start) for p in players}
+
+
+def level_means(
+    shown: dict[int, int], players: list[SimPlayer], levels: list[str]
+) -> dict[str, float]:
+    """Each level's mean shown rating."""
     return {
-        level: statistics.fmean(rows.get(p.player.pk, start) for p in players if p.level == level)
+        level: statistics.fmean(shown[p.player.pk] for p in players if p.level == level)
         for level in levels
     }
 
@@ -180,36 +211,26 @@ def final_table(players: list[SimPlayer], tally: Tally) -> None:
     }
     print("\nplayers at the end (two_player ratings):")
     print(f"  {'player':<10} {'rating':>6} {'mu':>6} {'sigma':>6} {'games':>5} {'wins':>4}")
-    shown: dict[int, int] = {}
+    unrated_display = 0.0  # mu - 3 sigma at the start
     for p in sorted(
-        players, key=lambda p: -(rows[p.player.pk].display if p.player.pk in rows else 0)
+        players,
+        key=lambda p: -(rows[p.player.pk].display if p.player.pk in rows else unrated_display),
     ):
         r = rows.get(p.player.pk)
         if r is None:
             print(f"  {p.player.display_name:<10} {'-':>6} (no rated game)")
             continue
-        shown[p.player.pk] = rating_shown(r.mu, r.sigma)
         print(
-            f"  {p.player.display_name:<10} {shown[p.player.pk]:>6} {r.mu:>6.2f} "
+            f"  {p.player.display_name:<10} {rating_shown(r.mu, r.sigma):>6} {r.mu:>6.2f} "
             f"{r.sigma:>6.2f} {r.games:>5} {r.wins:>4}"
         )
-    rank = {level: i for i, level in enumerate(tally.levels)}
-    pairs = right = 0
-    for a in players:
-        for b in players:
-            if rank[a.level] < rank[b.level] and a.player.pk in shown and b.player.pk in shown:
-                pairs += 1
-                right += shown[a.player.pk] < shown[b.player.pk]
-    if pairs:
-        print(
-            f"pairs of players of different levels in the right order: {right}/{pairs} "
-            f"({right / pairs:.0%})"
-        )
+    share = pairs_right_share(ratings_shown(players), players, tally.levels)
+    print(f"pairs of players of different levels in level order: {share:.0%}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--games", type=int, default=60, help="rated games to play (60)")
+    parser.add_argument("--games", type=int, default=48, help="rated games to play (48)")
     parser.add_argument("--per-level", type=int, default=2, help="players per level (2)")
     parser.add_argument(
         "--levels",
@@ -246,7 +267,7 @@ def main() -> int:
             f"{args.games} games, seed {args.seed}"
         )
         header = "  ".join(f"{level:>{max(width, 6)}}" for level in levels)
-        print(f"\n{'games':>5}  {header}  order")
+        print(f"\n{'games':>5}  {header}  order  pairs in order")
         started = time.perf_counter()
         for played in range(1, args.games + 1):
             if not schedule:  # a new round: everyone paired at random
@@ -260,12 +281,15 @@ def main() -> int:
             else:
                 winner, loser = (first, second) if game.winner_team == 0 else (second, first)
                 tally.wins[(winner.level, loser.level)] += 1
-            means = level_means(players, levels)
+            shown = ratings_shown(players)
+            means = level_means(shown, players, levels)
             tally.means.append(means)
+            tally.pairs_right.append(pairs_right_share(shown, players, levels))
             if played % args.every == 0 or played == args.games:
                 row = "  ".join(f"{means[level]:>{max(width, 6)}.0f}" for level in levels)
                 mark = "correct" if tally.order_correct(means) else "-"
-                print(f"{played:>5}  {row}  {mark}", flush=True)
+                pairs = f"{tally.pairs_right[-1]:.0%}"
+                print(f"{played:>5}  {row}  {mark:<7}  {pairs:>5}", flush=True)
         elapsed = time.perf_counter() - started
 
         print("\nmean shown rating over the run (each level's mean after every game):")
@@ -278,12 +302,27 @@ def main() -> int:
             )
         final = tally.means[-1]
         ordered = sorted(levels, key=lambda level: final[level])
-        print(f"order at the end (lowest first): {' < '.join(ordered)}")
+        text = ordered[0]
+        for lower, higher in zip(ordered, ordered[1:], strict=False):
+            text += f" {'<' if final[lower] < final[higher] else '='} {higher}"
+        print(f"order at the end (lowest first): {text}")
         converged = tally.converged_after()
         if converged is None:
             print("convergence: the order is not correct at the end of the run")
         else:
-            print(f"convergence: the order was correct from game {converged} on (of {args.games})")
+            print(
+                f"convergence: the levels' order was correct from game {converged} on "
+                f"(of {args.games})"
+            )
+        sorted_after = tally.players_sorted_after()
+        print(
+            "every player above every player of a weaker level: "
+            + (
+                f"from game {sorted_after} on"
+                if sorted_after is not None
+                else f"not at the end ({tally.pairs_right[-1]:.0%} of the pairs)"
+            )
+        )
         print("\nwins between levels (winner vs loser: games):")
         for (won, lost), count in sorted(tally.wins.items()):
             if won != lost:
