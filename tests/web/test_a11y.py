@@ -163,6 +163,42 @@ def test_replay(live_server: Any, page: Any, js_errors: list[str]) -> None:
     assert not js_errors, js_errors
 
 
+def test_play_now_leaderboard_and_ratings(
+    live_server: Any, page: Any, js_errors: list[str]
+) -> None:
+    from games.models import Player, Rating
+
+    sign_up(page, live_server.url, "Ada")
+    ada = Player.objects.get(display_name="Ada")
+    Rating.objects.create(
+        player=ada, format="partnership", mu=27.0, sigma=4.0, display=15.0, games=4, wins=3
+    )
+    # Play now: the form (rated, then casual with the bots' choices) and the waiting view.
+    page.get_by_test_id("nav-play").click()
+    expect(page.get_by_test_id("queue-form")).to_be_visible()
+    assert_no_blocking_violations(page)
+    page.get_by_test_id("queue-casual").check()
+    expect(page.get_by_test_id("queue-casual-options")).to_be_visible()
+    assert_no_blocking_violations(page)
+    page.get_by_test_id("queue-rated").check()
+    page.get_by_test_id("queue-join").click()  # rated classic: nobody else comes
+    expect(page.get_by_test_id("queue-waiting")).to_be_visible()
+    expect(page.get_by_test_id("announcer")).to_contain_text("You are in the queue")
+    assert_no_blocking_violations(page)
+    tab_to(page, "leave-queue")
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("queue-form")).to_be_visible()
+    expect(page.get_by_test_id("announcer")).to_contain_text("You left the queue")
+    # The leaderboard (your row marked) and your ratings.
+    page.get_by_test_id("nav-leaderboard").click()
+    expect(page.get_by_test_id("leaderboard-row")).not_to_have_count(0)
+    assert_no_blocking_violations(page)
+    page.get_by_test_id("nav-ratings").click()
+    expect(page.get_by_test_id("ratings")).to_be_visible()
+    assert_no_blocking_violations(page)
+    assert not js_errors, js_errors
+
+
 # ----------------------------------------------------------------------------- the keyboard
 def test_a_turn_with_the_keyboard_alone(
     live_server: Any, page: Any, shots: Any, js_errors: list[str]

@@ -101,3 +101,127 @@ def test_the_leaderboard_lists_rated_players(
     expect(page.get_by_test_id("profile")).to_contain_text("Ada (you)")
     expect(page.get_by_test_id("rating-two_player")).to_contain_text("3rd")
     assert not js_errors, js_errors
+
+
+# ----------------------------------------------------------------------------- play now
+@pytest.fixture
+def pairing_in_process(settings: Any) -> None:
+    """Pairing runs in the web process when a player queues and reads the status (as without
+    a broker; in production the beat task runs it every 2 s)."""
+    settings.MATCHMAKING_IN_PROCESS = True
+
+
+def queue_for(page: Any, preset: str, rated: bool, bots_after: str = "", level: str = "") -> None:
+    page.get_by_test_id("nav-play").click()
+    expect(page.get_by_test_id("queue-form")).to_be_visible()
+    page.select_option("#queue-preset", preset)
+    page.get_by_test_id("queue-rated" if rated else "queue-casual").check()
+    if not rated:
+        expect(page.get_by_test_id("queue-casual-options")).to_be_visible()
+        page.select_option("#queue-bots-after", bots_after)
+        if level:
+            page.select_option("#queue-bot-level", level)
+    else:
+        expect(page.get_by_test_id("queue-casual-options")).to_be_hidden()
+    page.get_by_test_id("queue-join").click()
+
+
+def test_play_now_casual_fills_with_bots(
+    live_server: Any, page: Any, shots: Any, js_errors: list[str], pairing_in_process: None
+) -> None:
+    sign_up(page, live_server.url, "Ada")
+    # Queue, then leave again.
+    queue_for(page, "classic", rated=True)
+    expect(page.get_by_test_id("queue-waiting")).to_be_visible()
+    expect(page.get_by_test_id("queue-window")).to_contain_text("within 100 points")
+    page.get_by_test_id("leave-queue").click()
+    expect(page.get_by_test_id("message")).to_have_text("You left the queue.")
+    expect(page.get_by_test_id("queue-form")).to_be_visible()
+    assert not QueueEntry.objects.exists()
+
+    # Casual two-player, bots after the shortest wait allowed (10 s): nobody else comes.
+    queue_for(page, "two_player", rated=False, bots_after="10", level="easy")
+    expect(page.get_by_test_id("queue-waiting")).to_be_visible()
+    expect(page.get_by_test_id("queue-title")).to_have_text(
+        "Looking for players: Casual two player, 2 players"
+    )
+    expect(page.get_by_test_id("queue-bots")).to_contain_text("Bots fill the empty seats")
+    expect(page.get_by_test_id("queue-waited")).not_to_have_text("0:00", timeout=5000)
+    shots(page, "play-now-waiting")
+    assert fits_the_phone(page)
+    # Matched with a bot and dealt: the table opens by itself.
+    page.wait_for_url("**/#/game/*", timeout=40_000)
+    expect(page.get_by_test_id("table")).to_be_visible()
+    expect(page.get_by_test_id("hand-card")).not_to_have_count(0)
+    game = Game.objects.get(pk=game_id_of(page))
+    assert not game.rated
+    assert game.seats.filter(bot_level="easy").count() == 1
+    assert not js_errors, js_errors
+
+
+def test_two_players_queue_rated_and_meet(
+    live_server: Any, page: Any, new_context: Any, js_errors: list[str], pairing_in_process: None
+) -> None:
+    sign_up(page, live_server.url, "Ada")
+    queue_for(page, "two_player", rated=True)
+    expect(page.get_by_test_id("queue-waiting")).to_be_visible()
+    expect(page.get_by_test_id("queue-bots")).to_have_text("Rated games are people only.")
+
+    other = open_page(new_context())
+    sign_up(other, live_server.url, "Bob")
+    queue_for(other, "two_player", rated=True)
+    other.wait_for_url("**/#/game/*", timeout=30_000)
+    page.wait_for_url("**/#/game/*", timeout=30_000)
+    assert game_id_of(page) == game_id_of(other)
+    game = Game.objects.get(pk=game_id_of(page))
+    assert game.rated and game.status == "active"
+    for p in (page, other):
+        expect(p.get_by_test_id("table")).to_be_visible()
+        expect(p.locator(".game-title")).to_contain_text("rated")
+    assert not js_errors, js_errors
+
+
+# ----------------------------------------------------------------------------- rated tables
+def test_a_rated_table_shows_the_rating_changes(
+    live_server: Any, page: Any, new_context: Any, shots: Any, js_errors: list[str]
+) -> None:
+    sign_up(page, live_server.url, "Ada")
+    page.select_option("#preset", "two_player")
+    page.get_by_test_id("rated").check()
+    expect(page.get_by_test_id("rated-help")).to_contain_text("people only")
+    expect(page.get_by_test_id("seat-choice-1")).to_be_disabled()
+    expect(page.get_by_test_id("seat-choice-1")).to_have_value("open")
+    page.get_by_test_id("create-game").click()
+    expect(page.get_by_test_id("lobby")).to_contain_text("rated")
+    expect(page.locator("#fill-bots")).to_have_count(0)  # a rated table is people only
+    code = page.get_by_test_id("join-code").inner_text()
+    game_id = game_id_of(page)
+    assert Game.objects.get(pk=game_id).rated
+
+    bob = open_page(new_context())
+    sign_up(bob, live_server.url, "Bob")
+    bob.fill("#join-code", code)
+    bob.get_by_test_id("join-game").click()
+    expect(page.get_by_test_id("lobby")).to_contain_text("Bob")
+    page.get_by_test_id("start-game").click()
+    expect(page.get_by_test_id("table")).to_be_visible()
+    expect(bob.get_by_test_id("table")).to_be_visible()
+
+    # Bob concedes: the game is over, rated, and both see what it did to their ratings.
+    bob.once("dialog", lambda dialog: dialog.accept())
+    bob.get_by_test_id("concede").click()
+    expect(bob.get_by_test_id("status")).to_contain_text("Game over")
+    changes = page.get_by_test_id("rating-changes")
+    expect(changes).to_contain_text("Rating changes", timeout=30_000)
+    expect(changes).to_contain_text("You: 1000 → ")
+    expect(changes).to_contain_text("(+")
+    expect(changes).to_contain_text("Bob: 1000 → ")
+    expect(bob.get_by_test_id("rating-changes")).to_contain_text("(−")
+    shots(page, "rated-game-over", full_page=True)
+
+    # Ada's ratings list the game.
+    page.goto(live_server.url + "/#/player/me")
+    expect(page.get_by_test_id("rated-games")).to_contain_text(f"#{game_id}")
+    expect(page.get_by_test_id("rating-two_player")).to_contain_text("1st")
+    shots(page, "my-ratings", full_page=True)
+    assert not js_errors, js_errors

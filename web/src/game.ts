@@ -110,6 +110,8 @@ export class GameScreen {
   private over = false;
   /** A round's summary being opened: the table after that round is drawn once it is up. */
   private summary: Promise<void> = Promise.resolve();
+  /** A rated game's rating changes were read out (once). */
+  private ratingsSpoken = false;
   /** The rematch's game id once it exists (table event `rematch_created`). */
   private rematchGame: number | null = null;
 
@@ -288,6 +290,8 @@ export class GameScreen {
       if (ev.kind === "conceded") {
         this.log.unshift(`${ev.seat !== null ? this.nameOf(ev.seat) : "A player"} conceded.`);
         news = true;
+        // The game is over, on your turn too (when no move event is awaited): read it.
+        if (this.game?.status === "active") this.refreshSoon();
       }
       if (ev.kind !== "chat" || !this.chat) continue;
       const who = ev.seat !== null ? this.nameOf(ev.seat) : (ev.player?.display_name ?? "Someone");
@@ -655,6 +659,10 @@ export class GameScreen {
   }
 
   private ratingChangesEl(changes: RatingChange[]): HTMLElement {
+    if (!this.ratingsSpoken) {
+      this.ratingsSpoken = true;
+      announce("Rating changes:", ...ratingChangeLines(changes, this.nameOf));
+    }
     return h(
       "div",
       { class: "rating-changes", testid: "rating-changes" },
@@ -1070,7 +1078,7 @@ export class GameScreen {
         h("ul", { testid: "log" }, ...this.log.slice(0, 15).map((line) => h("li", {}, ...cardText(line)))),
       ),
       g.status === "finished" && (g as RatedGameDetail).rating_changes?.length
-        ? this.ratingChangesEl((g as RatedGameDetail).rating_changes!)
+        ? h("section", { class: "panel" }, this.ratingChangesEl((g as RatedGameDetail).rating_changes!))
         : "",
       g.status === "finished"
         ? h(
