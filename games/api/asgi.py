@@ -23,7 +23,7 @@ from urllib.parse import parse_qs
 
 from games import errors
 from games.api.authentication import TokenAuthentication, token_cache
-from games.api.live import SSE_RETRY, sse_of, stream_seconds_max, wait_bound
+from games.api.live import SSE_RETRY, sse_messages, sse_of, stream_seconds_max, wait_bound
 from games.realtime.feed import MOVES_ONLY, db_call, feed_get, follow, news_wait
 from games.selectors.live import Cursor, json_text
 
@@ -155,7 +155,7 @@ class LiveHttp:
             or after
         )
         player_id = await player_by_token(headers)
-        frames = follow(game_id, player_id, cursor, seconds)
+        frames = follow(game_id, player_id, cursor, seconds, direct=(send, sse_messages))
         try:
             first = await anext(frames)
         except errors.GameNotFound as exc:

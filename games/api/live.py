@@ -261,6 +261,13 @@ def sse_of(followed: Followed) -> bytes:
     return SSE_KEEPALIVE
 
 
+def sse_messages(items: list[LiveItem]) -> list[dict[str, Any]]:
+    """Items the feed sends straight to a waiting stream: one ASGI body message."""
+    return [
+        {"type": "http.response.body", "body": b"".join(i.sse for i in items), "more_body": True}
+    ]
+
+
 async def event_stream(
     game_id: int, player: Player, cursor: Cursor, seconds: int
 ) -> AsyncIterator[bytes]:

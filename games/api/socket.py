@@ -32,7 +32,7 @@ from games import errors
 from games.api.asgi import Handoff, player_by_token
 from games.api.views import action_request_read
 from games.models import Player
-from games.realtime.feed import End, Followed, Idle, Sync, db_call, follow
+from games.realtime.feed import ClientGone, End, Followed, Idle, Sync, db_call, follow
 from games.selectors.live import Cursor, LiveItem, json_text
 from games.services.actions import game_action_apply
 
@@ -56,6 +56,11 @@ def socket_message(followed: Followed) -> str:
         return json_text({"type": "end", **followed.data()})
     assert isinstance(followed, Idle)
     return json_text({"type": "heartbeat", "at": timezone.now()})
+
+
+def socket_messages(items: list[LiveItem]) -> list[dict[str, Any]]:
+    """Items the feed sends straight to a waiting socket: one message each."""
+    return [{"type": "websocket.send", "text": item.socket} for item in items]
 
 
 def _cursor(query: bytes) -> Cursor | None:
@@ -155,7 +160,13 @@ class GameSocketConsumer(AsyncWebsocketConsumer):
         self.player_id = player_id
         if self.auth_timer is not None:
             self.auth_timer.cancel()
-        frames = follow(self.game_id, player_id, self.cursor, float("inf"))
+        frames = follow(
+            self.game_id,
+            player_id,
+            self.cursor,
+            float("inf"),
+            direct=(self.base_send, socket_messages),
+        )
         try:
             first = await anext(frames)
         except errors.GameNotFound:
@@ -171,6 +182,8 @@ class GameSocketConsumer(AsyncWebsocketConsumer):
                 if isinstance(followed, End):
                     await self.close(1000)
                     return
+        except ClientGone:
+            pass  # the socket closed under a direct send; disconnect() follows
         finally:
             with contextlib.suppress(BaseException):
                 await frames.aclose()

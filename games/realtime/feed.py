@@ -30,7 +30,7 @@ import contextvars
 import logging
 import weakref
 from collections import deque
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -106,6 +106,11 @@ class Heartbeats:
     def discard(self, sub: Subscriber) -> None:
         self.waiting.pop(sub, None)
 
+    def touch(self, sub: Subscriber) -> None:
+        """``sub`` was just sent something: its next heartbeat is a full period away."""
+        if sub in self.waiting:
+            self.waiting[sub] = self.loop.time()
+
     def _tick(self) -> None:
         self.timer = None
         due = self.loop.time() - (KEEPALIVE_SECONDS - HEARTBEAT_TICK_SECONDS)
@@ -139,6 +144,7 @@ class Subscriber:
         self.pending: deque[LiveItem] = deque()
         self.ended = False
         self.rejoin = False  # its seat changed: follow again as the new kind of viewer
+        self.direct: DirectSend | None = None  # while it waits: items go straight out
         self._waiter: asyncio.Future[bool] | None = None
 
     def _wake(self) -> None:
@@ -152,7 +158,10 @@ class Subscriber:
 
     def push(self, items: list[LiveItem]) -> None:
         self.pending.extend(items)
-        self._wake()
+        if self.direct is not None:
+            self.direct.flush()
+        else:
+            self._wake()
 
     def end(self) -> None:
         self.ended = True
@@ -222,6 +231,106 @@ class Subscriber:
 
     def leave(self) -> None:
         self.feed.leave(self)
+
+
+# ============================================================================== direct sending
+Message = dict[str, Any]
+Send = Callable[[Message], Awaitable[None]]
+Encoder = Callable[[list[LiveItem]], list[Message]]
+
+
+class ClientGone(OSError):
+    """A direct send to the follower's connection failed: the client went away."""
+
+
+class DirectSend:
+    """Sends a waiting follower's items from the feed's own turn of the loop, without waking
+    the follower's task.
+
+    Why. Thousands of followers are woken at each move; a task wake-up per follower (a future
+    resolved, the task scheduled and stepped, a new future to wait on) cost several times the
+    send itself. A server's ASGI ``send`` writes to the socket and returns without suspending
+    unless the client is slow (its buffer full), so the feed steps each follower's ``send``
+    coroutine by hand. One that does suspend is finished by a task of its own, and the items
+    pushed meanwhile wait in the subscriber's queue until it is done: order holds. A follower
+    sends the same frames as it would itself (``encode``), from ``Subscriber.take`` (cursor,
+    mutes), so what a client receives is unchanged."""
+
+    def __init__(self, sub: Subscriber, send: Send, encode: Encoder) -> None:
+        self.sub = sub
+        self.send = send
+        self.encode = encode
+        self.busy: asyncio.Task[None] | None = None
+        self.failed = False
+
+    def flush(self) -> None:
+        """Send what the subscriber has pending (nothing while a send is in flight)."""
+        if self.busy is not None or self.failed:
+            return
+        items = self.sub.take()
+        if items:
+            heartbeats_of(asyncio.get_running_loop()).touch(self.sub)
+            self._send_all(self.encode(items))
+
+    def _send_all(self, messages: list[Message]) -> None:
+        for i, message in enumerate(messages):
+            sending: Any = self.send(message)
+            if asyncio.iscoroutine(sending):
+                try:
+                    blocker = sending.send(None)
+                except StopIteration:
+                    continue
+                except Exception:  # noqa: BLE001 - the connection is gone; its task finds out
+                    self._fail()
+                    return
+                sending = _resumed(sending, blocker)
+            self.busy = asyncio.get_running_loop().create_task(
+                self._finish(sending, messages[i + 1 :])
+            )
+            return
+
+    async def _finish(self, sending: Awaitable[None], rest: list[Message]) -> None:
+        try:
+            await sending
+            for message in rest:
+                await self.send(message)
+        except Exception:  # noqa: BLE001 - as in _send_all
+            self._fail()
+            return
+        finally:
+            self.busy = None
+        if self.sub.direct is self:
+            self.flush()
+
+    def _fail(self) -> None:
+        self.failed = True
+        self.sub._wake()
+
+    async def settle(self) -> None:
+        """Until a send in flight is done."""
+        if self.busy is not None:
+            await self.busy
+
+
+async def _resumed(coroutine: Any, blocker: Any) -> None:
+    """Run a coroutine that was stepped by hand and suspended on ``blocker`` to its end, as a
+    task would: wait for what it waits on, then resume it with the outcome."""
+    while True:
+        try:
+            if blocker is None:
+                await asyncio.sleep(0)  # a bare yield: let the loop run once
+            else:
+                await blocker
+        except BaseException as exc:  # noqa: BLE001 - handed to the coroutine, as a task does
+            try:
+                blocker = coroutine.throw(exc)
+            except StopIteration:
+                return
+            continue
+        try:
+            blocker = coroutine.send(None)
+        except StopIteration:
+            return
 
 
 # ============================================================================== feed
@@ -540,12 +649,21 @@ Followed = Sync | LiveItem | End | Idle
 
 
 async def follow(
-    game_id: int, player_id: int | None, cursor: Cursor, seconds: float
+    game_id: int,
+    player_id: int | None,
+    cursor: Cursor,
+    seconds: float,
+    direct: tuple[Send, Encoder] | None = None,
 ) -> AsyncGenerator[Followed, None]:
     """Everything a follower receives, in order: ``Sync``, then each item once, ``Idle``
     while nothing happens, ``End`` when the game is over and all is sent. Stops after
     ``seconds`` (0: once what there is now was sent). Raises ``GameNotFound`` before yielding
-    anything when the player may not see the game."""
+    anything when the player may not see the game.
+
+    With ``direct`` (the connection's ``send`` and how items become its messages), items that
+    come while the follower waits are sent by the feed itself (``DirectSend``) instead of being
+    yielded; the caller must have sent everything yielded before it asks for the next, as a
+    send loop does. Raises ``ClientGone`` when such a send fails."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
     sub = await subscribe(game_id, player_id, cursor)
@@ -566,11 +684,20 @@ async def follow(
             remaining = deadline - loop.time()
             if remaining <= 0:
                 return
-            if remaining > KEEPALIVE_SECONDS:
-                woke = await sub.wait_heartbeat()
-            else:
-                woke = await sub.wait(remaining)
-            if not woke and loop.time() < deadline:
+            sink = DirectSend(sub, *direct) if direct is not None else None
+            sub.direct = sink
+            try:
+                if remaining > KEEPALIVE_SECONDS:
+                    woke = await sub.wait_heartbeat()
+                else:
+                    woke = await sub.wait(remaining)
+            finally:
+                sub.direct = None
+                if sink is not None:
+                    await sink.settle()
+            if sink is not None and sink.failed:
+                raise ClientGone("the client went away")
+            if not woke and loop.time() < deadline and not sub.pending:
                 yield Idle()
     finally:
         sub.leave()
