@@ -53,21 +53,34 @@ def _board(format: str) -> QuerySet[Rating]:
     return Rating.objects.filter(format=format)
 
 
+# The redundant bound on ``display`` (``gte`` / ``lte``) makes it part of the index condition
+# (PostgreSQL does not take a bound out of an OR): the read is a range of the board's index.
 def _ahead_of(display: float, player_id: int) -> Q:
     """Rows before (display, player_id) in the board's order."""
-    return Q(display__gt=display) | Q(display=display, player_id__lt=player_id)
+    return Q(display__gte=display) & (
+        Q(display__gt=display) | Q(display=display, player_id__lt=player_id)
+    )
 
 
 def _behind(display: float, player_id: int) -> Q:
     """Rows after (display, player_id) in the board's order."""
-    return Q(display__lt=display) | Q(display=display, player_id__gt=player_id)
+    return Q(display__lte=display) & (
+        Q(display__lt=display) | Q(display=display, player_id__gt=player_id)
+    )
 
 
-def _entry(row: Rating, rank: int) -> dict[str, Any]:
+def _names(rows: list[Rating]) -> dict[int, str]:
+    """The rows' players' display names (one query), read after the page is cut: joined in the
+    page's query, each row skipped by ``offset`` would be joined too."""
+    ids = [r.player_id for r in rows]
+    return dict(Player.objects.filter(pk__in=ids).values_list("pk", "display_name"))
+
+
+def _entry(row: Rating, rank: int, names: dict[int, str] | None = None) -> dict[str, Any]:
     return {
         "rank": rank,
         "player_id": row.player_id,
-        "display_name": row.player.display_name,
+        "display_name": row.player.display_name if names is None else names[row.player_id],
         "rating": rating_shown(row.mu, row.sigma),
         "mu": row.mu,
         "sigma": row.sigma,
@@ -85,17 +98,15 @@ def rating_rank(*, format: str, display: float, player_id: int) -> int:
 # ============================================================================== leaderboards
 def leaderboard_page(*, format: str, limit: int, offset: int) -> dict[str, Any]:
     """``limit`` entries of ``format``'s board from position ``offset`` (0 = the top), with the
-    board's size. Provisional ratings are listed too (flagged). Two queries."""
+    board's size. Provisional ratings are listed too (flagged). Three queries: the size, the
+    page (a range of the board's index), the page's names."""
     total = _board(format).count()
-    rows = (
-        _board(format)
-        .select_related("player")
-        .order_by("-display", "player_id")[offset : offset + limit]
-    )
+    rows = list(_board(format).order_by("-display", "player_id")[offset : offset + limit])
+    names = _names(rows)
     return {
         "format": format,
         "total": total,
-        "entries": [_entry(row, offset + i + 1) for i, row in enumerate(rows)],
+        "entries": [_entry(row, offset + i + 1, names) for i, row in enumerate(rows)],
     }
 
 
