@@ -119,17 +119,14 @@ def queue_join(
         raise errors.engine_error(exc) from None
     if rated and bots_after_seconds is not None:
         raise errors.RatedHumansOnly("A rated queue seats people only: no bots_after_seconds.")
+    # The API's serializer holds requests to these bounds; another caller breaking them is
+    # a bug, not a player's mistake.
     if bots_after_seconds is not None and not (
         BOTS_AFTER_MIN <= bots_after_seconds <= BOTS_AFTER_MAX
     ):
-        raise errors.ServiceError(
-            f"bots_after_seconds must be {BOTS_AFTER_MIN} to {BOTS_AFTER_MAX} (or null).",
-            code="invalid_request",
-        )
+        raise ValueError(f"bots_after_seconds must be {BOTS_AFTER_MIN} to {BOTS_AFTER_MAX}")
     if bot_level not in BotLevel.values:
-        raise errors.ServiceError(
-            f"bot_level must be one of {', '.join(BotLevel.values)}.", code="invalid_request"
-        )
+        raise ValueError(f"bot_level must be one of {', '.join(BotLevel.values)}")
     fmt = rating_format_of(players)
     now = now or timezone.now()
     with transaction.atomic():
