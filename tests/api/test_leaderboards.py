@@ -241,3 +241,48 @@ def test_rating_history_in_pages(board: list[PlayerClient]) -> None:
     assert missing.status_code == 404 and missing.json()["code"] == "player_not_found"
     refused = ada.get(f"{url}?limit=101")
     assert refused.status_code == 400 and refused.json()["code"] == "invalid_request"
+
+
+def test_a_rated_game_shows_on_the_board_the_profiles_and_the_histories(
+    make_player: Callable[..., PlayerClient],
+) -> None:
+    """End to end: a rated game played over the API and conceded; what the rating service wrote
+    is what every read shows, the same numbers as the game's own rating changes."""
+    ada, bob, eve = make_player("Ada"), make_player("Bob"), make_player("Eve")
+    created = ada.post(
+        "/api/v1/games/", {"preset": "two_player", "seat": 0, "rated": True}, format="json"
+    )
+    assert created.status_code == 201, created.content
+    game_id = created.json()["id"]
+    assert bob.post(f"/api/v1/games/{game_id}/join/", {}, format="json").status_code == 200
+    assert ada.post(f"/api/v1/games/{game_id}/start/", {}, format="json").status_code == 200
+    assert bob.post(f"/api/v1/games/{game_id}/concede/", {}, format="json").status_code == 200
+    lines = {line["player_id"]: line for line in ada.game(game_id)["rating_changes"]}
+
+    board = eve.get("/api/v1/leaderboards/two_player/").json()
+    assert board["total"] == 2
+    assert [e["player_id"] for e in board["entries"]] == [ada.player_id, bob.player_id]
+    for entry in board["entries"]:
+        assert entry["rating"] == lines[entry["player_id"]]["rating_after"]
+        assert entry["games"] == 1 and entry["provisional"] is True
+    assert [e["wins"] for e in board["entries"]] == [1, 0]
+
+    for client, rank in ((ada, 1), (bob, 2)):
+        line = lines[client.player_id]
+        profile = eve.get(f"/api/v1/players/{client.player_id}/profile/").json()
+        two = next(r for r in profile["ratings"] if r["format"] == "two_player")
+        assert (two["rating"], two["rank"], two["games"]) == (line["rating_after"], rank, 1)
+        (game,) = profile["rated_games"]
+        assert game["game_id"] == game_id and game["format"] == "two_player"
+        assert game["finished_at"] is not None
+        assert (game["rating_before"], game["rating_after"], game["change"]) == (
+            line["rating_before"],
+            line["rating_after"],
+            line["change"],
+        )
+        assert game["rank"] == rank  # the side that conceded ranks last
+        history = eve.get(f"/api/v1/players/{client.player_id}/ratings/two_player/history/")
+        assert [e["game_id"] for e in history.json()["entries"]] == [game_id]
+        around = client.get("/api/v1/leaderboards/two_player/around-me/").json()
+        assert around["me"]["rank"] == rank and len(around["entries"]) == 2
+    assert eve.get("/api/v1/leaderboards/two_player/around-me/").json()["me"] is None
