@@ -7,6 +7,18 @@ and ``RoundScore`` are projections of the log, written in the same transaction a
 from games.models.game import BotLevel, Game, GameStatus, Seat, TimeoutOutcome
 from games.models.log import EventSource, GameEvent, IdempotencyRecord
 from games.models.matchmaking import QueueEntry
+from games.models.notifications import (
+    Channel,
+    Delivery,
+    DeliveryStatus,
+    GameMute,
+    Notification,
+    NotificationKind,
+    NotificationPreference,
+    NotificationSettings,
+    PushSubscription,
+    WebhookEndpoint,
+)
 from games.models.ops import WorkerProbe
 from games.models.players import Player, PlayerRelation, RelationKind
 from games.models.projections import Meld, RoundScore
@@ -20,6 +32,16 @@ from games.models.ratings import (
 from games.models.table import ChatMute, GameTable, TableEvent, TableEventKind
 
 __all__ = [
+    "Channel",
+    "Delivery",
+    "DeliveryStatus",
+    "GameMute",
+    "Notification",
+    "NotificationKind",
+    "NotificationPreference",
+    "NotificationSettings",
+    "PushSubscription",
+    "WebhookEndpoint",
     "FORMAT_OF_PLAYERS",
     "BotLevel",
     "ChatMute",

@@ -74,6 +74,24 @@ class Game(models.Model):
         help_text="The seats as moves and views read them, kept equal to the Seat rows "
         "(games/seating.py).",
     )
+    # Correspondence play (turns of hours or days): kept by the beat sweep, never by an ETA
+    # task. A paused game (every seat agreed) has no deadline; ``pause_remaining`` is what was
+    # left of the turn, restored on resume.
+    paused_at = models.DateTimeField(null=True, blank=True)
+    pause_remaining = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Seconds left of the turn when the game was paused."
+    )
+    pause_proposal = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="A pending proposal to pause or resume: kind, proposed_by, accepted seats.",
+    )
+    reminder_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        db_index=True,
+        help_text="When the seat to act is reminded of its deadline (null: no reminder due).",
+    )
     timer_proposal = models.JSONField(
         null=True,
         blank=True,

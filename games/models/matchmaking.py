@@ -33,7 +33,8 @@ class QueueEntry(models.Model):
         null=True,
         blank=True,
         db_index=True,
-        help_text="Set by the pairing run: the entries of one match share it (their table follows).",
+        help_text="Set by the pairing run: the entries of one match share it "
+        "(their table follows).",
     )
     game = models.ForeignKey(
         Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="queue_entries"
