@@ -247,8 +247,11 @@ def main() -> int:
     parser.add_argument("--every", type=int, default=6, help="print the means every N games (6)")
     args = parser.parse_args()
     levels = [level.strip() for level in args.levels.split(",") if level.strip()]
-    if len(levels) < 2 or args.per_level < 1 or len(levels) * args.per_level < 2:
-        parser.error("at least two levels and two players")
+    known = ("easy", "medium", "hard")  # bots.policies.LEVELS
+    if len(levels) < 2 or len(set(levels)) != len(levels) or set(levels) - set(known):
+        parser.error(f"--levels: two or more of {', '.join(known)}, each once")
+    if args.per_level < 1 or args.games < 1 or args.every < 1 or args.hard_budget <= 0:
+        parser.error("--games, --per-level, --every and --hard-budget must be positive")
 
     # In memory when the system has a tmpfs: the run measures ratings, not disk flushes.
     shm = Path("/dev/shm")
