@@ -247,7 +247,9 @@ def main() -> int:
     parser.add_argument("--every", type=int, default=6, help="print the means every N games (6)")
     args = parser.parse_args()
     levels = [level.strip() for level in args.levels.split(",") if level.strip()]
-    known = ("easy", "medium", "hard")  # bots.policies.LEVELS
+    from bots.policies import LEVELS  # pure Python: no Django needed yet
+
+    known = list(LEVELS)
     if len(levels) < 2 or len(set(levels)) != len(levels) or set(levels) - set(known):
         parser.error(f"--levels: two or more of {', '.join(known)}, each once")
     if args.per_level < 1 or args.games < 1 or args.every < 1 or args.hard_budget <= 0:
