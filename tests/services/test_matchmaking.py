@@ -81,6 +81,13 @@ def entries_of(players: list[Player]) -> list[QueueEntry]:
     return list(QueueEntry.objects.filter(player__in=players).order_by("pk"))
 
 
+def game_of(player: Player) -> Game:
+    """The table ``player``'s match was dealt."""
+    [entry] = entries_of([player])
+    assert entry.game is not None, "no table dealt"
+    return entry.game
+
+
 # ============================================================================== matches
 @pytest.mark.django_db
 def test_four_close_rated_players_get_one_dealt_rated_table(
@@ -94,7 +101,7 @@ def test_four_close_rated_players_get_one_dealt_rated_table(
     assert len(result.matches) == 1 and result.paired == 4
     entries = entries_of(four)
     assert len({e.match for e in entries}) == 1 and entries[0].match is not None
-    game = Game.objects.get(pk=entries[0].game_id)
+    game = game_of(four[0])
     assert all(e.game_id == game.pk for e in entries)
     assert game.status == GameStatus.ACTIVE and game.rated and game.preset == "classic"
     seats = list(game.seats.order_by("index"))
@@ -118,7 +125,7 @@ def test_far_apart_ratings_wait_until_the_window_widens(
 
     later = pair(django_capture_on_commit_callbacks, T0 + timedelta(seconds=40))
     assert [sorted(m.player_ids) for m in later.matches] == [sorted([low.pk, high.pk])]
-    assert Game.objects.get(pk=entries_of([low])[0].game_id).status == GameStatus.ACTIVE
+    assert game_of(low).status == GameStatus.ACTIVE
 
 
 @pytest.mark.django_db
@@ -169,11 +176,11 @@ def test_a_casual_player_gets_bots_of_their_level_after_their_wait(
 
     [made] = result.matches
     assert made.player_ids == (eager.pk,) and made.bots == 3
-    game = Game.objects.get(pk=entries_of([eager])[0].game_id)
+    game = game_of(eager)
     assert game.status == GameStatus.ACTIVE and not game.rated
     seats = list(game.seats.order_by("index"))
     assert [s.player_id for s in seats if s.player_id] == [eager.pk]
-    assert sorted(s.bot_level for s in seats if not s.player_id) == ["hard"] * 3
+    assert [s.bot_level for s in seats if not s.player_id] == ["hard"] * 3
     assert queue_status_get(patient).status == "waiting"
 
 

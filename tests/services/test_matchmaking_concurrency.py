@@ -5,6 +5,7 @@ row locks, SKIP LOCKED and the advisory lock are PostgreSQL's own."""
 
 from __future__ import annotations
 
+import functools
 import random
 import threading
 import time
@@ -187,8 +188,8 @@ def test_leaving_while_runs_race_is_one_or_the_other() -> None:
             time.sleep(pause)
             return pairing_run(now=LATER, deal=False, exclusive=False)
 
-        threads = [in_thread(lambda p=p: leave(p, rng.uniform(0, 0.05))) for p in leavers]
-        runs = [in_thread(lambda: run(rng.uniform(0, 0.05))) for _ in range(2)]
+        threads = [in_thread(functools.partial(leave, p, rng.uniform(0, 0.05))) for p in leavers]
+        runs = [in_thread(functools.partial(run, rng.uniform(0, 0.05))) for _ in range(2)]
         for thread, _ in threads + runs:
             thread.join(20)
 
