@@ -145,9 +145,15 @@ def ratings_apply(game: Game, seats: Sequence[Seat], ranks: Sequence[int]) -> li
                     display_after=new.display,
                 )
             )
-    Rating.objects.bulk_update(
-        list(rows.values()), ["mu", "sigma", "display", "games", "wins", "updated_at"]
-    )
+    for row in rows.values():  # one plain UPDATE each: cheaper than bulk_update's CASE
+        Rating.objects.filter(pk=row.pk).update(
+            mu=row.mu,
+            sigma=row.sigma,
+            display=row.display,
+            games=row.games,
+            wins=row.wins,
+            updated_at=row.updated_at,
+        )
     RatingChange.objects.bulk_create(changes)  # unique (game, player): the backstop
     changes.sort(key=lambda c: c.seat)
     fact_append(
