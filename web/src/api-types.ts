@@ -39,7 +39,7 @@ export interface paths {
         put?: never;
         /**
          * Create a table
-         * @description A new table in the lobby. Seats come from the preset's (or the options') `players`; `bots` reserves seats for bots; you sit at `seat` unless `spectate`. Private tables (`is_public: false`) are not listed and need the `join_code`.
+         * @description A new table in the lobby. Seats come from the preset's (or the options') `players`; `bots` reserves seats for bots; you sit at `seat` unless `spectate`. Private tables (`is_public: false`) are not listed and need the `join_code`. A `rated` table plays the preset as it is, with people only; its result changes the players' ratings (`rating_changes` in the game once it is over). While you wait in a quick-play queue you create no table (409 `queued_for_match`).
          */
         post: operations["games_create"];
         delete?: never;
@@ -399,7 +399,7 @@ export interface paths {
         put?: never;
         /**
          * Start the game (creator only)
-         * @description Deals the first round. Empty seats are refused (409 `seats_empty`) unless `fill_with_bots`, which gives them to bots of `bot_level`.
+         * @description Deals the first round. Empty seats are refused (409 `seats_empty`) unless `fill_with_bots`, which gives them to bots of `bot_level` (never at a rated table: 422 `rated_humans_only`).
          */
         post: operations["games_start"];
         delete?: never;
@@ -652,6 +652,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/leaderboards/{rating_format}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A format's leaderboard (top N, by pages)
+         * @description Rated players of the format, best first: by the conservative rating (mu - 3 sigma) high to low, ties by player id. `limit` entries from `offset`, with their ranks, and the board's size. Provisional ratings (fewer than 10 rated games) are listed too, flagged.
+         */
+        get: operations["leaderboards_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/leaderboards/{rating_format}/around-me/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The leaderboard around you
+         * @description Your entry (`me`) and the entries from `size` places above you to `size` below, in the board's order (fewer near the top or the bottom). With no rating in the format you are on no board: `me` is null and `entries` empty.
+         */
+        get: operations["leaderboards_around_me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/players/": {
         parameters: {
             query?: never;
@@ -680,10 +720,30 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A player's profile: record and finished games
-         * @description Won / lost / conceded counts over the finished games played on this service (imported games do not count and are not listed), the latest of them with their replay links, and whether you blocked or favour this player.
+         * A player's profile: record, finished games, ratings
+         * @description Won / lost / conceded counts over the finished games played on this service (imported games do not count and are not listed), the latest of them with their replay links, whether you blocked or favour this player, their rating in every format (with the leaderboard rank) and their latest rated games with the rating changes.
          */
         get: operations["players_profile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/players/{player_id}/ratings/{rating_format}/history/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A player's rating history in a format
+         * @description Every rated game of the player in the format, newest first, with the shown rating before and after it (and mu and sigma after): `limit` entries from `offset`, and how many there are.
+         */
+        get: operations["players_rating_history"];
         put?: never;
         post?: never;
         delete?: never;
@@ -769,6 +829,36 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/queue/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your quick-play queue status (long-poll with `wait`)
+         * @description Whether you wait or are matched, how long you waited, your rating window (rated queues), when bots may fill your table (casual queues) and, once dealt, your table's `game_id`. With `wait=S` (1 to 30) the answer is held while you wait for a match (or for your table to be dealt), at most S seconds: it comes as soon as `game_id` is set. 404 `not_queued` when you are in no queue (you left, or your match's game is over).
+         */
+        get: operations["queue_retrieve"];
+        put?: never;
+        /**
+         * Join a quick-play queue
+         * @description Wait to be matched with other players for a standard preset, rated or casual. A pairing run every few seconds groups waiting players by rating within a window that widens with the wait (±100 rating points at first, any rating after 120 s); a casual queue ignores ratings beyond ordering who sits with whom, and may fill empty seats with bots of `bot_level` after `bots_after_seconds`. At a four-player table partners are drawn at random. The match's table is created and dealt for you: follow `GET /queue/?wait=25` until `game_id` is set, then play it like any game.
+         *
+         *     Refused while you wait or your match is being played (409 `already_queued`), with a seat at a table in the lobby or in play (409 `at_table`), and for a rated queue with bots (422 `rated_humans_only`). While you wait, creating or joining a table is refused (409 `queued_for_match`).
+         */
+        post: operations["queue_join"];
+        /**
+         * Leave the quick-play queue
+         * @description Stop waiting. Once matched it is too late: 409 `queue_matched` with your table's `game_id` (null while it is being dealt). 404 `not_queued` when you are in no queue.
+         */
+        delete: operations["queue_leave"];
         options?: never;
         head?: never;
         patch?: never;
@@ -882,7 +972,7 @@ export interface components {
         };
         ActionResult: {
             /** @description The event your action appended. */
-            event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["GameConcededEvent"];
+            event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["GameConcededEvent"] | components["schemas"]["RatingsChangedEvent"];
             /** @description The game after your action, as you see it. */
             game: components["schemas"]["GameDetail"];
         };
@@ -1478,13 +1568,13 @@ export interface components {
          */
         ErrorMessageTypeEnum: "error";
         /** @enum {string} */
-        EventTypeEnum: "game_started" | "draw" | "take_pile" | "meld" | "discard" | "ask_partner" | "answer_partner" | "decline_pile" | "end_round" | "turn_timed_out" | "seat_handed_to_bot" | "seat_returned" | "game_abandoned" | "timer_off_proposed" | "timer_off_accepted" | "timer_off_declined" | "timer_turned_off" | "game_conceded";
+        EventTypeEnum: "game_started" | "draw" | "take_pile" | "meld" | "discard" | "ask_partner" | "answer_partner" | "decline_pile" | "end_round" | "turn_timed_out" | "seat_handed_to_bot" | "seat_returned" | "game_abandoned" | "timer_off_proposed" | "timer_off_accepted" | "timer_off_declined" | "timer_turned_off" | "game_conceded" | "ratings_changed";
         ExportEvent: {
             /** @description 1, 2, ... (counted if left out). */
             seq?: number;
             /** @description The acting seat. */
             seat: number | null;
-            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`, `turn_timed_out`, `seat_handed_to_bot`, `seat_returned`, `game_abandoned`, `timer_off_proposed`, `timer_off_accepted`, `timer_off_declined`, `timer_turned_off`, `game_conceded`. Default: the payload's `type`. */
+            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`, `turn_timed_out`, `seat_handed_to_bot`, `seat_returned`, `game_abandoned`, `timer_off_proposed`, `timer_off_accepted`, `timer_off_declined`, `timer_turned_off`, `game_conceded`, `ratings_changed`. Default: the payload's `type`. */
             type?: string;
             /**
              * @description Who made the move: a player, a bot, the turn timer or the system.
@@ -1509,7 +1599,7 @@ export interface components {
             seq?: number;
             /** @description The acting seat. */
             seat: number | null;
-            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`, `turn_timed_out`, `seat_handed_to_bot`, `seat_returned`, `game_abandoned`, `timer_off_proposed`, `timer_off_accepted`, `timer_off_declined`, `timer_turned_off`, `game_conceded`. Default: the payload's `type`. */
+            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`, `turn_timed_out`, `seat_handed_to_bot`, `seat_returned`, `game_abandoned`, `timer_off_proposed`, `timer_off_accepted`, `timer_off_declined`, `timer_turned_off`, `game_conceded`, `ratings_changed`. Default: the payload's `type`. */
             type?: string;
             /**
              * @description Who made the move: a player, a bot, the turn timer or the system.
@@ -1832,13 +1922,18 @@ export interface components {
              */
             timeout_limit: number;
             /**
-             * @description `bot`: a bot plays the seat until its player is back; `abandon`: the game is abandoned.
+             * @description `bot`: a bot plays the seat until its player is back; `abandon`: the game is abandoned (always at a rated table).
              *
              *     * `bot` - Bot
              *     * `abandon` - Abandon
              * @default bot
              */
             timeout_outcome: components["schemas"]["TimeoutOutcomeEnum"];
+            /**
+             * @description A rated table: the preset as it is (no `options` that differ from it: 422 `rated_custom_options`), people only (no `bots`, no start with bots: 422 `rated_humans_only`); its timer abandons the game for a seat that runs out of time `timeout_limit` times in a row, and concession or abandonment is a loss for the side that left. Its result changes the players' ratings once.
+             * @default false
+             */
+            rated: boolean;
         };
         GameDetail: {
             /** @description The game's id. */
@@ -1858,6 +1953,8 @@ export interface components {
             status: components["schemas"]["GameStatusEnum"];
             /** @description Listed in the lobby; a private table is joined with its `join_code`. */
             is_public: boolean;
+            /** @description A rated game: people only, a standard preset; its result changes ratings. */
+            rated: boolean;
             /** @description Seq of the last event; send it as `expected_version` with an action. */
             version: number;
             /** @description The rules version the game is played by. */
@@ -1895,6 +1992,8 @@ export interface components {
             state: (components["schemas"]["TableView"] | components["schemas"]["NullEnum"]) | null;
             /** @description The turn timer (deadline and server time). */
             timer: components["schemas"]["TurnTimer"];
+            /** @description Once a rated game is over (finished or abandoned): each player's rating change, by seat. Null for a casual game and while a rated one is played. */
+            rating_changes: components["schemas"]["RatingChangeLine"][] | null;
         };
         GameEndedEffect: {
             /**
@@ -1911,8 +2010,8 @@ export interface components {
         };
         /** @enum {string} */
         GameEndedKindEnum: "game_ended";
-        /** @description A move-log entry, by `type`: `game_started` (event 1, the deal), an action of a seat (`payload`: the action as played; `effects`: what it caused, as you may see it), or a fact of the table (a turn timed out, a stand-in bot, the timer turned off, a concession, an abandonment), which has no effects. */
-        GameEvent: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["GameConcededEvent"];
+        /** @description A move-log entry, by `type`: `game_started` (event 1, the deal), an action of a seat (`payload`: the action as played; `effects`: what it caused, as you may see it), or a fact of the table (a turn timed out, a stand-in bot, the timer turned off, a concession, an abandonment, a rated game's rating changes), which has no effects. */
+        GameEvent: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["GameConcededEvent"] | components["schemas"]["RatingsChangedEvent"];
         /** @description A move-log entry, redacted for you (as in `GET .../events/`). */
         GameEventFrame: {
             /** @description The frame's `id:` line: the cursor after it (`<move seq>-<table seq>`); resume from here. */
@@ -1929,7 +2028,7 @@ export interface components {
             /** @description The game version after it (= `event.seq`). */
             version: number;
             /** @description The event, as in `GET .../events/`. */
-            event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["GameConcededEvent"];
+            event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["GameConcededEvent"] | components["schemas"]["RatingsChangedEvent"];
         };
         /** @enum {string} */
         GameEventFrameEventEnum: "game_event";
@@ -1959,7 +2058,7 @@ export interface components {
             /** @description The game version after it (= `event.seq`). */
             version: number;
             /** @description The event, as in `GET .../events/`. */
-            event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["GameConcededEvent"];
+            event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["GameConcededEvent"] | components["schemas"]["RatingsChangedEvent"];
         };
         /**
          * @description * `game_event` - game_event
@@ -2259,6 +2358,13 @@ export interface components {
          *     | `invalid_seat` | 400 | Invalid seat | There is no seat with that number at this table. |  |
          *     | `not_seated` | 403 | Not seated | You do not occupy a seat at this table. |  |
          *     | `not_game_creator` | 403 | Not the game's creator | Only the player who created the table may do this. |  |
+         *     | `rated_humans_only` | 422 | Humans only at rated tables | A rated table seats people only: no bot seats, and it cannot be started with bots. |  |
+         *     | `rated_custom_options` | 422 | Custom options at a rated table | A rated table plays a standard preset as it is, without custom options. |  |
+         *     | `already_queued` | 409 | Already queued | You are already waiting in a quick-play queue; leave it first. |  |
+         *     | `queued_for_match` | 409 | Waiting for a match | You are waiting in a quick-play queue; leave it before you sit at a table. |  |
+         *     | `at_table` | 409 | At a table | You have a seat at a table in the lobby or in play; leave or finish it before you queue. |  |
+         *     | `not_queued` | 404 | Not queued | You are not waiting in a quick-play queue. |  |
+         *     | `queue_matched` | 409 | Already matched | Your match is made: its table is waiting for you. | `game_id` |
          *     | `idempotency_key_reused` | 422 | Idempotency key reused | This Idempotency-Key was already used with a different request. |  |
          *     | `table_talk_off` | 403 | Table talk off | This is a 'no table talk' game: quick chat is off. |  |
          *     | `chat_phrase_unknown` | 400 | Chat phrase unknown | Quick chat takes a phrase id from the fixed list (GET .../chat/phrases/). |  |
@@ -2344,6 +2450,8 @@ export interface components {
             engine_code?: string;
             /** @description The rules engine's message. Only for code `import_event_rejected`. */
             engine_message?: string;
+            /** @description The table the quick-play match seated you at (null while it is being dealt). Only for code `queue_matched`. */
+            game_id?: number | null;
             /** @description The rules version the game is pinned to. Only for code `rules_version_unsupported`. */
             rules_version?: string;
             /** @description The rules versions this engine plays. Only for code `rules_version_unsupported`. */
@@ -2407,6 +2515,8 @@ export interface components {
             preset: components["schemas"]["PresetEnum"];
             /** @description The rules the game is played under. */
             rules_version: string;
+            /** @description A rated game (its result changes ratings); absent in logs from before rated play: not rated. */
+            rated?: boolean;
             /** @description SHA-256 of the game's seed. */
             seed_commitment: string;
             /** @description Who sits where as the game starts. */
@@ -2483,6 +2593,8 @@ export interface components {
             status: components["schemas"]["GameStatusEnum"];
             /** @description Listed for everyone; false only in your own games (`mine=true`). */
             is_public: boolean;
+            /** @description A rated game: people only, a standard preset; its result changes ratings. */
+            rated: boolean;
             /** @description Seats nobody has taken yet. */
             free_seats: number;
             /** @description The game's version (its last event); a delayed spectator's horizon. */
@@ -2573,6 +2685,62 @@ export interface components {
          * @enum {string}
          */
         LastRedThreeEnum: "meld_then_end" | "end_now";
+        Leaderboard: {
+            /**
+             * @description The rating format: `partnership` (four players in two partnerships), `two_player`, `three_player`.
+             *
+             *     * `partnership` - partnership
+             *     * `two_player` - two_player
+             *     * `three_player` - three_player
+             */
+            format: components["schemas"]["RatingFormatEnum"];
+            /** @description Rated players in this format (the board's size). */
+            total: number;
+            /** @description The board from `offset`, best first (provisional ratings too). */
+            entries: components["schemas"]["LeaderboardEntry"][];
+        };
+        LeaderboardAround: {
+            /**
+             * @description The rating format: `partnership` (four players in two partnerships), `two_player`, `three_player`.
+             *
+             *     * `partnership` - partnership
+             *     * `two_player` - two_player
+             *     * `three_player` - three_player
+             */
+            format: components["schemas"]["RatingFormatEnum"];
+            /** @description Rated players in this format (the board's size). */
+            total: number;
+            /** @description Your entry; null when you have no rating in this format. */
+            me: (components["schemas"]["LeaderboardEntry"] | components["schemas"]["NullEnum"]) | null;
+            /** @description The board from `size` places above you to `size` below, best first, you included (fewer at the top or bottom); empty when you have no rating in this format. */
+            entries: components["schemas"]["LeaderboardEntry"][];
+        };
+        LeaderboardEntry: {
+            /** @description The place on the board: by rating (mu - 3 sigma) high to low, ties by player id (ranks are distinct). */
+            rank: number;
+            /** @description The player's id. */
+            player_id: number;
+            /** @description The name other players see. */
+            display_name: string;
+            /** @description The shown rating: round(1000 + 40 (mu - 3 sigma)), the conservative estimate (a new player shows 1000). */
+            rating: number;
+            /**
+             * Format: double
+             * @description The skill estimate (openskill; 25 at the start).
+             */
+            mu: number;
+            /**
+             * Format: double
+             * @description Its uncertainty (25/3 at the start).
+             */
+            sigma: number;
+            /** @description Rated games played in this format. */
+            games: number;
+            /** @description Of them, games won. */
+            wins: number;
+            /** @description Fewer than 10 rated games in this format. */
+            provisional: boolean;
+        };
         LiveActionAnswer: components["schemas"]["ActionResult"] | components["schemas"]["GameProblem"];
         LiveClientMessageRequest: components["schemas"]["AuthMessageRequest"] | components["schemas"]["ActionMessageRequest"] | components["schemas"]["PingMessageRequest"];
         LiveServerMessage: components["schemas"]["SyncMessage"] | components["schemas"]["GameEventMessage"] | components["schemas"]["TableEventMessage"] | components["schemas"]["EndMessage"] | components["schemas"]["HeartbeatMessage"] | components["schemas"]["ActionResultMessage"] | components["schemas"]["PongMessage"] | components["schemas"]["ErrorMessage"];
@@ -2917,6 +3085,41 @@ export interface components {
             games: components["schemas"]["ProfileGame"][];
             /** @description Whether you blocked or favour this player. */
             you: components["schemas"]["ProfileRelation"];
+            /** @description Their rating in every format (a format never played rated: the starting rating, provisional, no rank). */
+            ratings: components["schemas"]["PlayerRating"][];
+            /** @description Their latest rated games, newest first (at most 20), with the rating changes. */
+            rated_games: components["schemas"]["RatedGame"][];
+        };
+        /** @description A player's rating in one format. */
+        PlayerRating: {
+            /**
+             * @description The rating format: `partnership` (four players in two partnerships), `two_player`, `three_player`.
+             *
+             *     * `partnership` - partnership
+             *     * `two_player` - two_player
+             *     * `three_player` - three_player
+             */
+            format: components["schemas"]["RatingFormatEnum"];
+            /** @description The shown rating: round(1000 + 40 (mu - 3 sigma)), the conservative estimate (a new player shows 1000). */
+            rating: number;
+            /**
+             * Format: double
+             * @description The skill estimate (openskill; 25 at the start).
+             */
+            mu: number;
+            /**
+             * Format: double
+             * @description Its uncertainty (25/3 at the start).
+             */
+            sigma: number;
+            /** @description Rated games played in this format. */
+            games: number;
+            /** @description Of them, games won. */
+            wins: number;
+            /** @description Fewer than 10 rated games in this format. */
+            provisional: boolean;
+            /** @description The place on the format's leaderboard; null if never rated in this format. */
+            rank: number | null;
         };
         /** @description Counted over the finished games played on this service; imported games do not count. */
         PlayerRecord: {
@@ -3084,6 +3287,276 @@ export interface components {
             /** @description This player is among your favourites. */
             favourite: boolean;
         };
+        QueueJoinRequest: {
+            /**
+             * @description The standard preset to play.
+             *
+             *     * `classic` - classic
+             *     * `hoyle` - hoyle
+             *     * `two_player` - two_player
+             *     * `three_player` - three_player
+             */
+            preset: components["schemas"]["PresetEnum"];
+            /**
+             * @description A rated game (humans only) or a casual one.
+             * @default false
+             */
+            rated: boolean;
+            /** @description Casual only: after this many seconds without enough people, fill the empty seats with bots (null, the default: wait for people). */
+            bots_after_seconds?: number | null;
+            /**
+             * @description Casual only: the level of those bots.
+             *
+             *     * `easy` - Easy
+             *     * `medium` - Medium
+             *     * `hard` - Hard
+             * @default medium
+             */
+            bot_level: components["schemas"]["BotLevelEnum"];
+        };
+        QueueStatus: {
+            /**
+             * @description `waiting` for a match; `matched`: your table is made (`game_id` once dealt).
+             *
+             *     * `waiting` - waiting
+             *     * `matched` - matched
+             */
+            status: components["schemas"]["QueueStatusStatusEnum"];
+            /**
+             * @description The queue's preset.
+             *
+             *     * `classic` - classic
+             *     * `hoyle` - hoyle
+             *     * `two_player` - two_player
+             *     * `three_player` - three_player
+             */
+            preset: components["schemas"]["PresetEnum"];
+            /**
+             * @description The rating format the preset belongs to.
+             *
+             *     * `partnership` - partnership
+             *     * `two_player` - two_player
+             *     * `three_player` - three_player
+             */
+            format: components["schemas"]["RatingFormatEnum"];
+            /** @description A rated queue. */
+            rated: boolean;
+            /**
+             * Format: date-time
+             * @description When you joined the queue.
+             */
+            joined_at: string;
+            /** @description How long you have waited (until you were matched). */
+            waited_seconds: number;
+            /** @description Rated queues: you may be paired with players this many rating points above or below you; it starts at 100 and widens by 50 every 10 s. Null in a casual queue, and in a rated one after 120 s (any rating). */
+            rating_window: number | null;
+            /**
+             * Format: date-time
+             * @description Casual queues with `bots_after_seconds`: from when bots may fill your table.
+             */
+            bots_at: string | null;
+            /** @description Your match's table, once dealt (null until then). */
+            game_id: number | null;
+        };
+        /**
+         * @description * `waiting` - waiting
+         *     * `matched` - matched
+         * @enum {string}
+         */
+        QueueStatusStatusEnum: "waiting" | "matched";
+        /** @description What one rated game did to the player's rating. */
+        RatedGame: {
+            /** @description The game's id. */
+            game_id: number;
+            /**
+             * @description The rating format: `partnership` (four players in two partnerships), `two_player`, `three_player`.
+             *
+             *     * `partnership` - partnership
+             *     * `two_player` - two_player
+             *     * `three_player` - three_player
+             */
+            format: components["schemas"]["RatingFormatEnum"];
+            /**
+             * Format: date-time
+             * @description When the game ended.
+             */
+            finished_at: string | null;
+            /** @description The player's side's place in the game: 1 won (a tie shares it). */
+            rank: number;
+            /** @description The shown rating before the game. */
+            rating_before: number;
+            /** @description The shown rating after it. */
+            rating_after: number;
+            /** @description `rating_after - rating_before`. */
+            change: number;
+        };
+        /** @description One player's rating change in a rated game (ratings are public). */
+        RatingChangeLine: {
+            /** @description The player's seat. */
+            seat: number;
+            /** @description The player's id. */
+            player_id: number;
+            /** @description The shown rating before the game. */
+            rating_before: number;
+            /** @description The shown rating after the game. */
+            rating_after: number;
+            /** @description `rating_after - rating_before`. */
+            change: number;
+            /** @description Fewer than 10 rated games in the format yet, this one included. */
+            provisional: boolean;
+        };
+        /** @description One player's rating change (ratings are public). */
+        RatingChanged: {
+            /** @description The player's seat. */
+            seat: number;
+            /** @description The player's id. */
+            player: number;
+            /** @description The seat's team. */
+            team: number;
+            /** @description The side's place: 1 first (sides with equal scores share one). */
+            rank: number;
+            /**
+             * Format: double
+             * @description The skill estimate before the game.
+             */
+            mu_before: number;
+            /**
+             * Format: double
+             * @description Its uncertainty before the game.
+             */
+            sigma_before: number;
+            /**
+             * Format: double
+             * @description The skill estimate after the game.
+             */
+            mu_after: number;
+            /**
+             * Format: double
+             * @description Its uncertainty after the game.
+             */
+            sigma_after: number;
+            /** @description The shown rating before: round(1000 + 40 (mu - 3 sigma)). */
+            rating_before: number;
+            /** @description The shown rating after. */
+            rating_after: number;
+        };
+        /** @enum {string} */
+        RatingFormatEnum: "partnership" | "two_player" | "three_player";
+        RatingHistory: {
+            /** @description The player's id. */
+            player_id: number;
+            /**
+             * @description The rating format: `partnership` (four players in two partnerships), `two_player`, `three_player`.
+             *
+             *     * `partnership` - partnership
+             *     * `two_player` - two_player
+             *     * `three_player` - three_player
+             */
+            format: components["schemas"]["RatingFormatEnum"];
+            /** @description Rated games of the player in this format. */
+            total: number;
+            /** @description Rated games from `offset`, newest first. */
+            entries: components["schemas"]["RatingHistoryEntry"][];
+        };
+        RatingHistoryEntry: {
+            /** @description The game's id. */
+            game_id: number;
+            /**
+             * Format: date-time
+             * @description When the game ended.
+             */
+            finished_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the rating changed.
+             */
+            created_at: string;
+            /** @description The player's seat in the game. */
+            seat: number;
+            /** @description The player's team in the game. */
+            team: number;
+            /** @description The player's side's place in the game: 1 won (a tie shares it). */
+            rank: number;
+            /** @description The shown rating before the game. */
+            rating_before: number;
+            /** @description The shown rating after it. */
+            rating_after: number;
+            /** @description `rating_after - rating_before`. */
+            change: number;
+            /**
+             * Format: double
+             * @description The skill estimate after the game.
+             */
+            mu_after: number;
+            /**
+             * Format: double
+             * @description Its uncertainty after the game.
+             */
+            sigma_after: number;
+        };
+        /** @description A rated game ended: its result changed the players' ratings (once, after the event that ended it; a concession or an abandonment ranks the side that left last). */
+        RatingsChangedEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `ratings_changed` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "ratings_changed";
+            /** @description Always null. */
+            seat: number | null;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The event's details. */
+            payload: components["schemas"]["RatingsChangedPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        RatingsChangedPayload: {
+            /** @description The format rated (by the number of players). */
+            format: components["schemas"]["RatingFormatEnum"];
+            /** @description Every player's change, by seat. */
+            changes: components["schemas"]["RatingChanged"][];
+        };
+        /** @description A rated game ended: its result changed the players' ratings (once, after the event that ended it; a concession or an abandonment ranks the side that left last). */
+        RatingsChangedReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `ratings_changed` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "ratings_changed";
+            /** @description Always null. */
+            seat: number | null;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The event's details. */
+            payload: components["schemas"]["RatingsChangedPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @enum {string} */
+        RatingsChangedTypeEnum: "ratings_changed";
         /**
          * @description * `on_turn` - on_turn
          *     * `at_deal` - at_deal
@@ -3156,7 +3629,7 @@ export interface components {
             /** @description True once the game is finished: every hand at every step is shown. */
             full_information: boolean;
             /** @description Event `at` itself. */
-            event: components["schemas"]["GameStartedReplayEvent"] | components["schemas"]["DrawReplayEvent"] | components["schemas"]["TakePileReplayEvent"] | components["schemas"]["MeldReplayEvent"] | components["schemas"]["DiscardReplayEvent"] | components["schemas"]["AskPartnerReplayEvent"] | components["schemas"]["AnswerPartnerReplayEvent"] | components["schemas"]["DeclinePileReplayEvent"] | components["schemas"]["EndRoundReplayEvent"] | components["schemas"]["TurnTimedOutReplayEvent"] | components["schemas"]["SeatHandedToBotReplayEvent"] | components["schemas"]["SeatReturnedReplayEvent"] | components["schemas"]["GameAbandonedReplayEvent"] | components["schemas"]["TimerOffProposedReplayEvent"] | components["schemas"]["TimerOffAcceptedReplayEvent"] | components["schemas"]["TimerOffDeclinedReplayEvent"] | components["schemas"]["TimerTurnedOffReplayEvent"] | components["schemas"]["GameConcededReplayEvent"];
+            event: components["schemas"]["GameStartedReplayEvent"] | components["schemas"]["DrawReplayEvent"] | components["schemas"]["TakePileReplayEvent"] | components["schemas"]["MeldReplayEvent"] | components["schemas"]["DiscardReplayEvent"] | components["schemas"]["AskPartnerReplayEvent"] | components["schemas"]["AnswerPartnerReplayEvent"] | components["schemas"]["DeclinePileReplayEvent"] | components["schemas"]["EndRoundReplayEvent"] | components["schemas"]["TurnTimedOutReplayEvent"] | components["schemas"]["SeatHandedToBotReplayEvent"] | components["schemas"]["SeatReturnedReplayEvent"] | components["schemas"]["GameAbandonedReplayEvent"] | components["schemas"]["TimerOffProposedReplayEvent"] | components["schemas"]["TimerOffAcceptedReplayEvent"] | components["schemas"]["TimerOffDeclinedReplayEvent"] | components["schemas"]["TimerTurnedOffReplayEvent"] | components["schemas"]["GameConcededReplayEvent"] | components["schemas"]["RatingsChangedReplayEvent"];
             /** @description The table after event `at` as your seat saw it then (no legal actions). */
             state: components["schemas"]["TableView"];
             /** @description Every seat's hand after event `at`; null while the game is running. */
@@ -4492,6 +4965,7 @@ export interface operations {
              *
              *     - `seat_taken`: That seat is already taken.
              *     - `game_full`: Every seat at this table is taken.
+             *     - `queued_for_match`: You are waiting in a quick-play queue; leave it before you sit at a table.
              */
             409: {
                 headers: {
@@ -4507,6 +4981,20 @@ export interface operations {
              *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
              */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of
+             *
+             *     - `rated_custom_options`: A rated table plays a standard preset as it is, without custom options.
+             *     - `rated_humans_only`: A rated table seats people only: no bot seats, and it cannot be started with bots.
+             */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5456,6 +5944,7 @@ export interface operations {
              *     - `already_seated`: You already occupy a seat at this table.
              *     - `game_full`: Every seat at this table is taken.
              *     - `seat_taken`: That seat is already taken.
+             *     - `queued_for_match`: You are waiting in a quick-play queue; leave it before you sit at a table.
              */
             409: {
                 headers: {
@@ -6315,6 +6804,19 @@ export interface operations {
              *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
              */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of
+             *
+             *     - `rated_humans_only`: A rated table seats people only: no bot seats, and it cannot be started with bots.
+             */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7373,6 +7875,7 @@ export interface operations {
              *     - `already_seated`: You already occupy a seat at this table.
              *     - `game_full`: Every seat at this table is taken.
              *     - `seat_taken`: That seat is already taken.
+             *     - `queued_for_match`: You are waiting in a quick-play queue; leave it before you sit at a table.
              */
             409: {
                 headers: {
@@ -7388,6 +7891,168 @@ export interface operations {
              *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
              */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    leaderboards_retrieve: {
+        parameters: {
+            query?: {
+                /** @description At most this many entries. */
+                limit?: number;
+                /** @description Skip this many entries (0 = from the first). */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The rating format (any other value: 404 `not_found`). */
+                rating_format: "partnership" | "three_player" | "two_player";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Leaderboard"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    leaderboards_around_me: {
+        parameters: {
+            query?: {
+                /** @description Entries on each side of yours. */
+                size?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The rating format (any other value: 404 `not_found`). */
+                rating_format: "partnership" | "three_player" | "two_player";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaderboardAround"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7530,6 +8195,91 @@ export interface operations {
              * @description Not Found: `code` is one of
              *
              *     - `player_not_found`: There is no such player.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    players_rating_history: {
+        parameters: {
+            query?: {
+                /** @description At most this many entries. */
+                limit?: number;
+                /** @description Skip this many entries (0 = from the first). */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Player id */
+                player_id: number;
+                /** @description The rating format (any other value: 404 `not_found`). */
+                rating_format: "partnership" | "three_player" | "two_player";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RatingHistory"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `player_not_found`: There is no such player.
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
              */
             404: {
                 headers: {
@@ -7936,6 +8686,262 @@ export interface operations {
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    queue_retrieve: {
+        parameters: {
+            query?: {
+                /** @description Long-poll: wait up to this many seconds (0 to 30; 0, the default, answers at once). */
+                wait?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueStatus"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_queued`: You are not waiting in a quick-play queue.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    queue_join: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QueueJoinRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueStatus"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `already_queued`: You are already waiting in a quick-play queue; leave it first.
+             *     - `at_table`: You have a seat at a table in the lobby or in play; leave or finish it before you queue.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of
+             *
+             *     - `rated_humans_only`: A rated table seats people only: no bot seats, and it cannot be started with bots.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    queue_leave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_queued`: You are not waiting in a quick-play queue.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `queue_matched` (with `game_id`): Your match is made: its table is waiting for you.
+             */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

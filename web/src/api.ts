@@ -39,68 +39,17 @@ export type ActionResultMessage = S["ActionResultMessage"];
 export type ActionMessage = S["ActionMessageRequest"];
 
 // Competitive play (issue 17): ratings, the quick-play queue, leaderboards.
-export type RatingFormat = "partnership" | "two_player" | "three_player";
-export type Preset = "classic" | "hoyle" | "two_player" | "three_player";
-export type QueueRequest = {
-  preset: Preset;
-  rated: boolean;
-  bots_after_seconds: number | null;
-  bot_level?: BotLevel;
-};
-export type QueueStatus = {
-  status: "waiting" | "matched";
-  preset: Preset;
-  format: RatingFormat;
-  rated: boolean;
-  joined_at: string;
-  waited_seconds: number;
-  rating_window: number | null;
-  bots_at: string | null;
-  game_id: number | null;
-};
-export type LeaderboardEntry = {
-  rank: number;
-  player_id: number;
-  display_name: string;
-  rating: number;
-  mu: number;
-  sigma: number;
-  games: number;
-  wins: number;
-  provisional: boolean;
-};
-export type Leaderboard = { format: RatingFormat; total: number; entries: LeaderboardEntry[] };
-export type AroundMe = Leaderboard & { me?: LeaderboardEntry | null };
-export type ProfileRating = {
-  format: RatingFormat;
-  rating: number;
-  mu: number;
-  sigma: number;
-  games: number;
-  wins: number;
-  provisional: boolean;
-  rank: number | null;
-};
-export type RatedGame = {
-  game_id: number;
-  format: RatingFormat;
-  finished_at: string | null;
-  rank: number;
-  rating_before: number;
-  rating_after: number;
-  change: number;
-};
-export type PlayerProfile = S["PlayerProfile"] & { ratings?: ProfileRating[]; rated_games?: RatedGame[] };
-export type RatingChange = {
-  seat: number;
-  player_id: number;
-  rating_before: number;
-  rating_after: number;
-  change: number;
-  provisional: boolean;
-};
-/** A game's detail with its rated flag and, once over, its rating changes. */
-export type RatedGameDetail = GameDetail & { rated?: boolean; rating_changes?: RatingChange[] | null };
+export type RatingFormat = S["RatingFormatEnum"];
+export type Preset = S["PresetEnum"];
+export type QueueRequest = S["QueueJoinRequest"];
+export type QueueStatus = S["QueueStatus"];
+export type LeaderboardEntry = S["LeaderboardEntry"];
+export type Leaderboard = S["Leaderboard"];
+export type AroundMe = S["LeaderboardAround"];
+export type ProfileRating = S["PlayerRating"];
+export type RatedGame = S["RatedGame"];
+export type PlayerProfile = S["PlayerProfile"];
+export type RatingChange = S["RatingChangeLine"];
 
 const TOKEN_KEY = "canasta.token";
 const NAME_KEY = "canasta.name";

@@ -18,7 +18,6 @@ import {
   type TableView,
   token,
   type ActionResult,
-  type RatedGameDetail,
   type RatingChange,
 } from "./api";
 import { announce } from "./announce";
@@ -653,7 +652,7 @@ export class GameScreen {
 
   /** A rated game's rating changes, once it is over (read again: the last move applied them). */
   private async ratingChanges(): Promise<RatingChange[]> {
-    let g = this.game as RatedGameDetail | null;
+    let g = this.game;
     if (g?.rated && !g.rating_changes?.length) g = await api.game(this.id).catch(() => g);
     return g?.rated ? (g.rating_changes ?? []) : [];
   }
@@ -792,7 +791,7 @@ export class GameScreen {
         "h1",
         { class: "game-title" },
         `Table #${g.id}`,
-        (g as RatedGameDetail).rated ? " · rated" : "",
+        g.rated ? " · rated" : "",
         s ? ` · round ${s.round}` : "",
         ` · to ${g.options.target_score}`,
       ),
@@ -825,7 +824,7 @@ export class GameScreen {
     return h(
       "div",
       { class: "panel lobby", testid: "lobby" },
-      h("h2", {}, `Waiting to start (${g.preset}${(g as RatedGameDetail).rated ? ", rated: people only" : ""})`),
+      h("h2", {}, `Waiting to start (${g.preset}${g.rated ? ", rated: people only" : ""})`),
       g.join_code
         ? h(
             "p",
@@ -858,14 +857,14 @@ export class GameScreen {
         ? h(
             "div",
             { class: "row" },
-            empty && !(g as RatedGameDetail).rated ? h("label", {}, fill, ` fill ${plural(empty, "open seat")} with bots `, level) : "",
+            empty && !g.rated ? h("label", {}, fill, ` fill ${plural(empty, "open seat")} with bots `, level) : "",
             h(
               "button",
               {
                 class: "primary",
                 testid: "start-game",
                 onclick: () =>
-                  void this.lobbyCall(() => api.start(g.id, { fill_with_bots: fill.checked && !(g as RatedGameDetail).rated, bot_level: level.value as "easy" })),
+                  void this.lobbyCall(() => api.start(g.id, { fill_with_bots: fill.checked && !g.rated, bot_level: level.value as "easy" })),
               },
               "Start the game",
             ),
@@ -1077,8 +1076,8 @@ export class GameScreen {
         h("summary", {}, "What happened"),
         h("ul", { testid: "log" }, ...this.log.slice(0, 15).map((line) => h("li", {}, ...cardText(line)))),
       ),
-      g.status === "finished" && (g as RatedGameDetail).rating_changes?.length
-        ? h("section", { class: "panel" }, this.ratingChangesEl((g as RatedGameDetail).rating_changes!))
+      g.status === "finished" && g.rating_changes?.length
+        ? h("section", { class: "panel" }, this.ratingChangesEl(g.rating_changes))
         : "",
       g.status === "finished"
         ? h(

@@ -250,7 +250,7 @@ function createForm(rules: Rules): HTMLElement {
       if (v === "open") open++;
       else bots.push({ seat, level: v as BotLevel });
     }
-    const body: GameCreateRequest & { rated?: boolean } = {
+    const body: GameCreateRequest = {
       preset: preset as GameCreateRequest["preset"],
       options: options as GameCreateRequest["options"],
       is_public: isPublic.checked,
@@ -260,7 +260,7 @@ function createForm(rules: Rules): HTMLElement {
       turn_seconds: timerSel.value ? Number(timerSel.value) : null,
       timeout_limit: 3,
       timeout_outcome: rated.checked ? "abandon" : "bot",
-      ...(rated.checked ? { rated: true } : {}),
+      rated: rated.checked,
     };
     try {
       let game = await api.createGame(body);
@@ -323,7 +323,7 @@ function gamesList(title: string, games: GameSummary[], open: boolean): HTMLElem
               "li",
               {},
               h("a", { href: `#/game/${g.id}` }, `#${g.id} ${g.preset.replace("_", " ")}`),
-              (g as { rated?: boolean }).rated ? " · rated" : "",
+              g.rated ? " · rated" : "",
               ` · ${g.status} · to ${g.target_score}`,
               open ? ` · ${plural(g.free_seats, "free seat")}` : "",
               g.status === "finished" ? h("a", { class: "button small", href: `#/replay/${g.id}`, "aria-label": `Replay table #${g.id}` }, "replay") : "",

@@ -91,11 +91,10 @@ export class PlayerScreen {
         "section",
         { class: "panel", "aria-labelledby": "ratings-title" },
         h("h2", { id: "ratings-title" }, "Ratings"),
-        profile.ratings
-          ? [ratingsTable(profile.ratings), h("p", { class: "muted" }, "A question mark: provisional, fewer than 10 rated games in that format.")]
-          : h("p", { class: "muted" }, "This server keeps no ratings."),
+        ratingsTable(profile.ratings),
+        h("p", { class: "muted" }, "A question mark: provisional, fewer than 10 rated games in that format."),
       ),
-      h("section", { class: "panel", "aria-labelledby": "rated-title" }, h("h2", { id: "rated-title" }, "Recent rated games"), ratedGamesList(profile.rated_games ?? [])),
+      h("section", { class: "panel", "aria-labelledby": "rated-title" }, h("h2", { id: "rated-title" }, "Recent rated games"), ratedGamesList(profile.rated_games)),
     );
   }
 

@@ -123,7 +123,8 @@ export function queueRequest(choice: {
   botsAfter: number | null;
   botLevel: BotLevel;
 }): QueueRequest {
-  if (choice.rated) return { preset: choice.preset, rated: true, bots_after_seconds: null };
+  // A rated queue has no bots: the level is the server's default, unused.
+  if (choice.rated) return { preset: choice.preset, rated: true, bots_after_seconds: null, bot_level: "medium" };
   return { preset: choice.preset, rated: false, bots_after_seconds: choice.botsAfter, bot_level: choice.botLevel };
 }
 

@@ -88,7 +88,7 @@ describe("queue status → what the page shows", () => {
 
 describe("queue request", () => {
   it("sends no bots for a rated queue", () => {
-    expect(queueRequest({ preset: "classic", rated: true, botsAfter: 30, botLevel: "hard" })).toEqual({ preset: "classic", rated: true, bots_after_seconds: null });
+    expect(queueRequest({ preset: "classic", rated: true, botsAfter: 30, botLevel: "hard" })).toEqual({ preset: "classic", rated: true, bots_after_seconds: null, bot_level: "medium" });
   });
   it("sends the bots' wait and level for a casual queue", () => {
     expect(queueRequest({ preset: "two_player", rated: false, botsAfter: 10, botLevel: "easy" })).toEqual({ preset: "two_player", rated: false, bots_after_seconds: 10, bot_level: "easy" });
@@ -114,8 +114,9 @@ describe("leaderboard rows", () => {
     expect(pageText({ format: "partnership", total: 0, entries: [] })).toBe("No rated players yet.");
   });
   it("says where you stand, or nothing while unrated", () => {
-    const around: AroundMe = { format: "two_player", total: 57, entries: [entry(6, 1), entry(7, 2, { rating: 1030 }), entry(8, 3)] };
+    const around: AroundMe = { format: "two_player", total: 57, me: entry(7, 2, { rating: 1030 }), entries: [entry(6, 1), entry(7, 2, { rating: 1030 }), entry(8, 3)] };
     expect(aroundMeText(around, 2)).toBe("You are 7th of 57, rated 1030.");
+    expect(aroundMeText({ ...around, me: null }, 2)).toBe("You are 7th of 57, rated 1030.");
     expect(aroundMeText({ ...around, me: entry(1, 2, { rating: 1200, provisional: true }) }, null)).toBe("You are 1st of 57, rated 1200? (provisional).");
     expect(aroundMeText({ format: "two_player", total: 57, entries: [], me: null }, 2)).toBeNull();
   });
