@@ -430,6 +430,20 @@ _SERVICE = (
         "Import final state mismatch",
         "The log replays to another final state than the document records.",
     ),
+    # ---------------------------------------------------------------- correspondence play
+    _spec(
+        "game_paused",
+        409,
+        "Game paused",
+        "The game is paused by agreement: nobody may act until a seated player resumes it.",
+    ),
+    _spec("game_not_paused", 409, "Game not paused", "The game is not paused."),
+    _spec(
+        "pause_proposal_missing",
+        409,
+        "Pause proposal missing",
+        "Nobody has proposed to pause the game.",
+    ),
     # ---------------------------------------------------------------- turn timers
     _spec(
         "timer_option_invalid", 400, "Timer option invalid", "A turn timer option is out of range."
@@ -451,6 +465,20 @@ _SERVICE = (
         409,
         "Timer proposal missing",
         "Nobody has proposed to turn the timer off.",
+    ),
+    # ---------------------------------------------------------------- notifications
+    _spec(
+        "webhook_url_refused",
+        400,
+        "Webhook URL refused",
+        "A webhook URL must be https (plain http only to a host the server allows), with a host "
+        "and no credentials.",
+    ),
+    _spec(
+        "webhook_limit_reached",
+        409,
+        "Webhook limit reached",
+        "You have as many webhooks as a player may register: delete one first.",
     ),
 )
 
@@ -769,6 +797,18 @@ class ImportFinalStateMismatch(ServiceError, code="import_final_state_mismatch")
 
 
 # ------------------------------------------------------------------ turn timers
+class GamePaused(ServiceError, code="game_paused"):
+    pass
+
+
+class GameNotPaused(ServiceError, code="game_not_paused"):
+    pass
+
+
+class PauseProposalMissing(ServiceError, code="pause_proposal_missing"):
+    pass
+
+
 class TimerOptionInvalid(ServiceError, code="timer_option_invalid"):
     pass
 
@@ -783,6 +823,19 @@ class TimerProposalPending(ServiceError, code="timer_proposal_pending"):
 
 class TimerProposalMissing(ServiceError, code="timer_proposal_missing"):
     pass
+
+
+# ------------------------------------------------------------------ notifications
+class WebhookUrlRefused(ServiceError, code="webhook_url_refused"):
+    pass
+
+
+class WebhookLimitReached(ServiceError, code="webhook_limit_reached"):
+    pass
+
+
+class WebhookNotFound(ServiceError, code="not_found"):
+    default_message = "You have no webhook with that id."
 
 
 # ------------------------------------------------------------------ the rules engine
