@@ -296,6 +296,50 @@ BOT_TURN_STALL_SECONDS = env_int("BOT_TURN_STALL_SECONDS", default=75, minimum=1
 # web process when a player joins a queue and while they read their queue status.
 MATCHMAKING_PAIR_SECONDS = env_int("MATCHMAKING_PAIR_SECONDS", default=2, minimum=1, maximum=60)
 MATCHMAKING_IN_PROCESS = env_bool("MATCHMAKING_IN_PROCESS", default=CELERY_TASK_ALWAYS_EAGER)
+# Notifications (games/services/delivery.py): each delivery is a task, retried with exponential
+# backoff (NOTIFICATION_RETRY_BASE_SECONDS * 2**(attempt - 1), at most
+# NOTIFICATION_RETRY_MAX_SECONDS) up to NOTIFICATION_MAX_ATTEMPTS times; beat sweeps every
+# NOTIFICATION_SWEEP_SECONDS for deliveries due for NOTIFICATION_SWEEP_GRACE_SECONDS whose task was
+# lost. An attempt holds its delivery for NOTIFICATION_DELIVERY_LEASE_SECONDS (more than a task's
+# 60 s hard time limit), so that no other worker sends it meanwhile. NOTIFICATION_QUEUE: a queue
+# of their own (unset: the default queue), so that slow endpoints never hold up bot turns.
+NOTIFICATION_RETRY_BASE_SECONDS = env_int(
+    "NOTIFICATION_RETRY_BASE_SECONDS", default=30, minimum=1, maximum=3600
+)
+NOTIFICATION_RETRY_MAX_SECONDS = env_int(
+    "NOTIFICATION_RETRY_MAX_SECONDS", default=3600, minimum=1, maximum=86400
+)
+NOTIFICATION_MAX_ATTEMPTS = env_int("NOTIFICATION_MAX_ATTEMPTS", default=8, minimum=1, maximum=50)
+# A retry further away than this is sent by the sweep, not as a countdown task (the broker's
+# visibility timeout is an hour).
+NOTIFICATION_RETRY_ETA_MAX = 1800
+NOTIFICATION_SWEEP_SECONDS = env_int(
+    "NOTIFICATION_SWEEP_SECONDS", default=30, minimum=1, maximum=3600
+)
+NOTIFICATION_SWEEP_GRACE_SECONDS = env_int(
+    "NOTIFICATION_SWEEP_GRACE_SECONDS", default=60, minimum=0, maximum=3600
+)
+NOTIFICATION_DELIVERY_LEASE_SECONDS = env_int(
+    "NOTIFICATION_DELIVERY_LEASE_SECONDS", default=90, minimum=1, maximum=3600
+)
+NOTIFICATION_QUEUE = env_str("NOTIFICATION_QUEUE")
+# Without a broker, deliveries are attempted by a daemon thread of the web process (never inside
+# a request). On by default for the development server (DEBUG with no broker: `make run`); off
+# otherwise, e.g. in the tests, which attempt deliveries themselves.
+NOTIFICATION_DELIVERY_IN_PROCESS = env_bool(
+    "NOTIFICATION_DELIVERY_IN_PROCESS", default=CELERY_TASK_ALWAYS_EAGER and DEBUG
+)
+# Webhooks: after this many deliveries in a row that failed for good, an endpoint is disabled
+# with a notice to its owner. Hosts a webhook may reach over plain http, and at a private or
+# loopback address (comma-separated; e.g. 127.0.0.1 for tests and local development): every
+# other webhook is https to a public address. Links in notifications start with PUBLIC_URL
+# (the web client's origin, e.g. https://canasta.example.com; unset: relative links).
+WEBHOOK_DISABLE_AFTER_FAILURES = env_int(
+    "WEBHOOK_DISABLE_AFTER_FAILURES", default=5, minimum=1, maximum=1000
+)
+WEBHOOK_ALLOW_HTTP_HOSTS = env_list("WEBHOOK_ALLOW_HTTP_HOSTS", default=[])
+WEBHOOKS_PER_PLAYER_MAX = 10
+PUBLIC_URL = (env_url("PUBLIC_URL", schemes=("http", "https")) or "").rstrip("/")
 CELERY_BEAT_SCHEDULE = {
     "matchmaking-pair": {
         "task": "games.matchmaking_pair",
@@ -315,7 +359,34 @@ CELERY_BEAT_SCHEDULE = {
             **({"queue": TURN_TIMER_QUEUE} if TURN_TIMER_QUEUE else {}),
         },
     },
+    "notifications-sweep": {
+        "task": "games.notifications_sweep",
+        "schedule": float(NOTIFICATION_SWEEP_SECONDS),
+        "options": {
+            "expires": float(NOTIFICATION_SWEEP_SECONDS),
+            **({"queue": NOTIFICATION_QUEUE} if NOTIFICATION_QUEUE else {}),
+        },
+    },
 }
+
+# ----------------------------------------------------------------------------- e-mail
+# Notifications by e-mail go through Django's backend: the console by default (printed to
+# stdout), SMTP when EMAIL_BACKEND=django.core.mail.backends.smtp.EmailBackend and EMAIL_HOST
+# are set.
+EMAIL_BACKEND = (
+    env_str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
+    or "django.core.mail.backends.console.EmailBackend"
+)
+EMAIL_HOST = env_str("EMAIL_HOST", default="localhost") or "localhost"
+EMAIL_PORT = env_int("EMAIL_PORT", default=25, minimum=1, maximum=65535)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", default="") or ""
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", default="") or ""
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=False)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", default=False)
+EMAIL_TIMEOUT = 10
+DEFAULT_FROM_EMAIL = (
+    env_str("DEFAULT_FROM_EMAIL", default="canasta@localhost") or "canasta@localhost"
+)
 
 # ----------------------------------------------------------------------------- logging
 LOG_LEVEL = (env_str("LOG_LEVEL", default="INFO") or "INFO").upper()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from games.models import WorkerProbe
-from games.services import matchmaking, timer_schedule, timers
+from games.services import delivery, matchmaking, timer_schedule, timers
 
 
 @shared_task(name="games.record_worker_probe")
@@ -59,3 +59,22 @@ def match_table_create(match: str) -> int | None:
     gone or was undone)."""
     game = matchmaking.match_table_create(match)
     return None if game is None else game.pk
+
+
+# ============================================================================== notifications
+# One attempt per task; games.services.delivery claims the row (SKIP LOCKED and a lease) before
+# sending, so a duplicate, redelivered or late task does nothing, and a killed worker's message
+# (acks_late) is attempted again with the same idempotency key.
+
+
+@shared_task(name="games.notification_deliver", acks_late=True, reject_on_worker_lost=True)
+def notification_deliver(delivery_id: int) -> str:
+    """Attempt the delivery ``delivery_id`` once (a failure schedules the next attempt)."""
+    return delivery.delivery_attempt(delivery_id).value
+
+
+@shared_task(name="games.notifications_sweep")
+def notifications_sweep() -> int:
+    """Send again the pending deliveries whose task was lost (Celery beat,
+    NOTIFICATION_SWEEP_SECONDS)."""
+    return delivery.deliveries_sweep()

@@ -33,6 +33,7 @@ from games.models import (
     NotificationKind,
     NotificationPreference,
     NotificationSettings,
+    Player,
     PushSubscription,
     WebhookEndpoint,
 )
@@ -240,11 +241,20 @@ def webhook_url_check(url: str) -> None:
 
 
 def webhook_register(player_id: int, *, url: str, description: str = "") -> WebhookEndpoint:
-    """A new endpoint with a fresh secret (256 bits; shown to its owner once)."""
+    """A new endpoint with a fresh secret (256 bits; shown to its owner once). A player has at
+    most ``WEBHOOKS_PER_PLAYER_MAX`` endpoints."""
     webhook_url_check(url)
-    return WebhookEndpoint.objects.create(
-        player_id=player_id, url=url, description=description, secret=secrets.token_hex(32)
-    )
+    limit = int(getattr(settings, "WEBHOOKS_PER_PLAYER_MAX", 10))
+    with transaction.atomic():
+        # The player's row locked: two registrations at once cannot both pass the limit.
+        Player.objects.select_for_update().filter(pk=player_id).values_list("pk").first()
+        if WebhookEndpoint.objects.filter(player_id=player_id).count() >= limit:
+            raise errors.WebhookLimitReached(
+                f"A player may register at most {limit} webhooks: delete one first."
+            )
+        return WebhookEndpoint.objects.create(
+            player_id=player_id, url=url, description=description, secret=secrets.token_hex(32)
+        )
 
 
 def webhook_delete(player_id: int, webhook_id: int) -> None:
