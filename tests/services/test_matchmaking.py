@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 from hypothesis import given
 from hypothesis import strategies as st
 
-from games import errors
+from games import errors, tasks
 from games.models import (
     Game,
     GameStatus,
@@ -31,6 +32,7 @@ from games.selectors.matchmaking import (
 )
 from games.services.lobby import game_create, game_join
 from games.services.matchmaking import (
+    MATCH_TABLE_CREATE_TASK,
     PairingResult,
     Waiting,
     groups_form,
@@ -375,6 +377,27 @@ def test_a_stalled_table_is_sent_again_by_a_later_run(
 
     assert late.resent == [made.match]
     assert all(e.game_id is not None for e in entries_of([ada, bob]))
+
+
+@pytest.mark.django_db
+def test_the_beat_task_pairs_and_the_table_task_deals(
+    people: Callable[..., list[Player]], settings: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    beat = settings.CELERY_BEAT_SCHEDULE["matchmaking-pair"]
+    assert beat["task"] == tasks.matchmaking_pair.name
+    assert beat["schedule"] == settings.MATCHMAKING_PAIR_SECONDS == 2
+    assert tasks.match_table_create.name == MATCH_TABLE_CREATE_TASK
+    ada, bob = people(2)
+    queue_all([ada, bob], "three_player", at=timezone.now() - timedelta(seconds=5))
+    cid = people(1)[0]
+    queue_all([cid], "three_player", at=timezone.now())
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert tasks.matchmaking_pair() == 3
+
+    game = game_of(ada)
+    assert tasks.match_table_create(str(entries_of([cid])[0].match)) == game.pk  # a redelivery
+    assert {s.player_id for s in game.seats.all()} == {ada.pk, bob.pk, cid.pk}
 
 
 # ============================================================================== the rule, pure
