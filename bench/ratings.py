@@ -6,7 +6,8 @@ server) between players drawn from a pool of ``--pool`` players per seat, each g
 joined and dealt through the services and ended by a concession (a random seat), which applies
 the ratings in its transaction as the final move and the timer's abandonment do (the same
 ``games.services.ratings.ratings_apply``). Measured around that call, in the concession's
-transaction: its wall time (median and 95th percentile, ms) and its queries
+transaction: its wall time (median and 95th percentile, ms), this process's CPU time (median,
+ms: the part a busy machine does not inflate with waiting) and its queries
 (``django.test.utils.CaptureQueriesContext``); and, for context, the whole concession of a rated
 game against a casual one (median ms).
 
@@ -93,7 +94,8 @@ def django_setup(url: str) -> None:
 class Measured:
     """The rating update's calls seen during a run (``rating_update_watch``)."""
 
-    seconds: list[float] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)  # wall
+    cpu: list[float] = field(default_factory=list)  # this process's CPU
     queries: list[int] = field(default_factory=list)
 
 
@@ -111,9 +113,10 @@ def rating_update_watch() -> Iterator[Measured]:
 
     def watched(*args: Any, **kwargs: Any) -> Any:
         with CaptureQueriesContext(connection) as queries:
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             out = original(*args, **kwargs)
             measured.seconds.append(time.perf_counter() - started)
+            measured.cpu.append(time.process_time() - cpu)
         measured.queries.append(len(queries.captured_queries))
         return out
 
@@ -160,9 +163,10 @@ def format_run(size: int, games: int, warmup: int, pool: int, rng: random.Random
     casual = [game_concede_timed(rng.sample(people, size), False, rng) for _ in range(games)]
     queries = sorted(set(measured.queries))
     print(
-        f"{size} players  {ms(statistics.median(measured.seconds))}  "
-        f"{ms(p95(measured.seconds))}  {'/'.join(str(q) for q in queries):>7}  "
-        f"{ms(statistics.median(rated))}  {ms(statistics.median(casual))}",
+        f"{size} players      {ms(statistics.median(measured.seconds))} "
+        f"{ms(p95(measured.seconds))} {ms(statistics.median(measured.cpu))}"
+        f" {'/'.join(str(q) for q in queries):>7}       {ms(statistics.median(rated))} "
+        f"{ms(statistics.median(casual))}",
         flush=True,
     )
 
@@ -186,7 +190,9 @@ def main() -> int:
             f"per format after {args.warmup} unmeasured, a pool of {args.pool} players per "
             "seat; each game ended by a concession"
         )
-        print("\nformat     update ms: median    p95  queries  concession ms: rated  casual")
+        print(
+            "\n           update ms: wall median   p95    CPU  queries  concession ms: rated casual"
+        )
         for size in (2, 3, 4):
             format_run(size, args.games, args.warmup, args.pool, rng)
         connection.close()

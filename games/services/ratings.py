@@ -145,15 +145,14 @@ def ratings_apply(game: Game, seats: Sequence[Seat], ranks: Sequence[int]) -> li
                     display_after=new.display,
                 )
             )
-    for row in rows.values():  # one plain UPDATE each: cheaper than bulk_update's CASE
-        Rating.objects.filter(pk=row.pk).update(
-            mu=row.mu,
-            sigma=row.sigma,
-            display=row.display,
-            games=row.games,
-            wins=row.wins,
-            updated_at=row.updated_at,
-        )
+    # The locked rows written back in one statement: an insert of rows that all exist, each
+    # conflicting on (player, format) and so updating it (cheaper than bulk_update's CASE).
+    Rating.objects.bulk_create(
+        list(rows.values()),
+        update_conflicts=True,
+        unique_fields=["player", "format"],
+        update_fields=["mu", "sigma", "display", "games", "wins", "updated_at"],
+    )
     RatingChange.objects.bulk_create(changes)  # unique (game, player): the backstop
     changes.sort(key=lambda c: c.seat)
     fact_append(
