@@ -185,6 +185,12 @@ def test_play_now_leaderboard_and_ratings(
     expect(page.get_by_test_id("queue-waiting")).to_be_visible()
     expect(page.get_by_test_id("announcer")).to_contain_text("You are in the queue")
     assert_no_blocking_violations(page)
+    # The lobby offers the way back to the queue.
+    page.get_by_role("link", name="Canasta: back to the lobby").click()
+    expect(page.get_by_test_id("queue-banner")).to_contain_text("in the quick-play queue")
+    assert_no_blocking_violations(page)
+    page.get_by_role("link", name="Back to the queue").click()
+    expect(page.get_by_test_id("queue-waiting")).to_be_visible()
     tab_to(page, "leave-queue")
     page.keyboard.press("Enter")
     expect(page.get_by_test_id("queue-form")).to_be_visible()

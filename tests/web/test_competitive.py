@@ -2,15 +2,14 @@
 format (rated players, your own row, "around you", a player's ratings), "Play now" (a casual
 queue filled with bots after the wait chosen; two players queueing rated against each other),
 leaving the queue, a rated table from the new-table form, and a rated game's rating changes at
-its end. The pairing run (a Celery beat task in production) is called by the test."""
+its end. The pairing runs in the live server's process (as without a broker; a Celery beat task
+in production) when a player queues and reads the queue's status."""
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.utils import timezone
 
 from games.models import Game, Player, QueueEntry, Rating
 from games.selectors.ratings import rating_shown
@@ -36,13 +35,6 @@ def rated_player(name: str, format: str, mu: float, sigma: float, games: int) ->
 
 def open_page(context: Any) -> Any:
     return context.pages[0] if context.pages else context.new_page()
-
-
-def pair_now() -> None:
-    """One run of the pairing task (the beat runs it every 2 s in production)."""
-    from games.services.matchmaking import queue_pair
-
-    queue_pair()
 
 
 def game_id_of(page: Any) -> int:

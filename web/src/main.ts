@@ -15,6 +15,7 @@ import {
   type GameCreateRequest,
   type GameSummary,
   playerName,
+  type QueueStatus,
   type Rules,
   signUp,
   token,
@@ -371,13 +372,34 @@ async function renderHome(): Promise<void> {
     root.append(h("p", { class: "message error" }, problemText(err)));
     return;
   }
-  root.append(h("div", { class: "home-grid" }, createForm(rules), joinForm()));
+  const queued = h("div", { testid: "queue-banner" });
+  root.append(queued, h("div", { class: "home-grid" }, createForm(rules), joinForm()));
+  void queueBanner(queued);
   try {
     const [mine, open] = await Promise.all([api.myGames(), api.openGames()]);
     root.append(h("div", { class: "home-grid" }, gamesList("Your games", mine.results, false), gamesList("Open public tables", open.results, true)));
   } catch {
     /* the lists are a convenience */
   }
+}
+
+/** While you are in the quick-play queue: a way back to it (or to the table it found). */
+async function queueBanner(slot: HTMLElement): Promise<void> {
+  let status: QueueStatus;
+  try {
+    status = await api.queueStatus(0);
+  } catch {
+    return; // not queued (404)
+  }
+  slot.append(
+    h(
+      "p",
+      { class: "message info" },
+      status.game_id !== null
+        ? ["Quick play found your table. ", h("a", { href: `#/game/${status.game_id}` }, "Go to the table")]
+        : ["You are in the quick-play queue. ", h("a", { href: "#/play" }, "Back to the queue")],
+    ),
+  );
 }
 
 // ---------------------------------------------------------------------------- router
