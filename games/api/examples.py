@@ -95,6 +95,7 @@ GAME_DETAIL_VALUE = {
     },
     "status": "active",
     "is_public": True,
+    "rated": False,
     "version": 2,
     "rules_version": "1",
     "created_by": {"id": 1, "display_name": "Ada"},
@@ -204,6 +205,7 @@ GAME_DETAIL_VALUE = {
         ],
         "proposal": None,
     },
+    "rating_changes": None,
 }
 GAME_DETAIL = OpenApiExample(
     "Ada's view after her draw",
