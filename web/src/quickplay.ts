@@ -42,6 +42,7 @@ export class QuickPlayScreen {
       this.status = await api.queueStatus(0);
       this.readAt = performance.now();
     } catch (err) {
+      if (this.disposed) return;
       if (!(err instanceof ApiError && err.status === 404)) {
         this.showForm(problemText(err));
         return;
@@ -188,8 +189,11 @@ export class QuickPlayScreen {
     this.ticker = window.setInterval(() => this.tick(), 1000);
   }
 
+  /** The wait runs on from the last read until matched (then it is the server's). */
   private waited(): number {
-    return (this.status?.waited_seconds ?? 0) + (performance.now() - this.readAt) / 1000;
+    const s = this.status;
+    if (!s) return 0;
+    return s.status === "matched" ? s.waited_seconds : s.waited_seconds + (performance.now() - this.readAt) / 1000;
   }
 
   /** Once a second and after each read: the time waited, the rating window and the bots'
