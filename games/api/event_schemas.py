@@ -27,6 +27,12 @@ from games.engine import ACTION_TYPES, GAME_STARTED, PRESETS
 from games.engine.history import (
     GAME_ABANDONED,
     GAME_CONCEDED,
+    GAME_PAUSED,
+    GAME_RESUMED,
+    PAUSE_ACCEPTED,
+    PAUSE_DECLINED,
+    PAUSE_FACTS,
+    PAUSE_PROPOSED,
     RATINGS_CHANGED,
     SEAT_HANDED_TO_BOT,
     SEAT_RETURNED,
@@ -46,6 +52,7 @@ EVENT_TYPES: list[str] = [
     GAME_STARTED,
     *ACTION_TYPES,
     *TIMER_FACTS,
+    *PAUSE_FACTS,
     GAME_CONCEDED,
     RATINGS_CHANGED,
 ]
@@ -423,7 +430,8 @@ class SeatReturnedPayloadSerializer(Base):
 
 
 class EmptyPayloadSerializer(Base):
-    """No members (a proposal to turn the timer off, its acceptance or refusal)."""
+    """No members (a proposal to turn the timer off or to pause the game, its acceptance or
+    refusal)."""
 
 
 class EmptyPayloadExtension(OpenApiSerializerExtension):
@@ -445,6 +453,23 @@ class TimerTurnedOffPayloadSerializer(Base):
         child=serializers.IntegerField(), help_text="The seats with a player, who all agreed."
     )
     turn_seconds = serializers.IntegerField(allow_null=True, help_text="The turn time it had.")
+
+
+class GamePausedPayloadSerializer(Base):
+    seats = serializers.ListField(
+        child=serializers.IntegerField(), help_text="The seats with a player, who all agreed."
+    )
+    remaining_seconds = serializers.IntegerField(
+        allow_null=True,
+        help_text="What was left of the turn (restored on resume); null: no deadline ran.",
+    )
+
+
+class GameResumedPayloadSerializer(Base):
+    remaining_seconds = serializers.IntegerField(
+        allow_null=True,
+        help_text="The time the turn gets back from now; null: no deadline ran when paused.",
+    )
 
 
 class GameConcededPayloadSerializer(Base):
@@ -498,6 +523,11 @@ PAYLOADS: dict[str, type[Base]] = {
     TIMER_OFF_ACCEPTED: EmptyPayloadSerializer,
     TIMER_OFF_DECLINED: EmptyPayloadSerializer,
     TIMER_TURNED_OFF: TimerTurnedOffPayloadSerializer,
+    PAUSE_PROPOSED: EmptyPayloadSerializer,
+    PAUSE_ACCEPTED: EmptyPayloadSerializer,
+    PAUSE_DECLINED: EmptyPayloadSerializer,
+    GAME_PAUSED: GamePausedPayloadSerializer,
+    GAME_RESUMED: GameResumedPayloadSerializer,
     GAME_CONCEDED: GameConcededPayloadSerializer,
     RATINGS_CHANGED: RatingsChangedPayloadSerializer,
 }
@@ -513,6 +543,11 @@ _SEAT_TEXT = {
     TIMER_OFF_PROPOSED: "The seat that proposed it.",
     TIMER_OFF_ACCEPTED: "The seat that accepted.",
     TIMER_OFF_DECLINED: "The seat that declined.",
+    PAUSE_PROPOSED: "The seat that proposed it.",
+    PAUSE_ACCEPTED: "The seat that accepted.",
+    PAUSE_DECLINED: "The seat that declined.",
+    GAME_PAUSED: "Always null.",
+    GAME_RESUMED: "The seat that resumed the game.",
     GAME_CONCEDED: "The seat that conceded.",
     RATINGS_CHANGED: "Always null.",
 }
@@ -534,6 +569,12 @@ _DOC = {
     TIMER_OFF_ACCEPTED: "A seat accepted the proposal.",
     TIMER_OFF_DECLINED: "A seat declined the proposal; it is withdrawn.",
     TIMER_TURNED_OFF: "Every player agreed: the turn timer is off.",
+    PAUSE_PROPOSED: "A seat proposed to pause the game (a vacation).",
+    PAUSE_ACCEPTED: "A seat accepted the proposal to pause.",
+    PAUSE_DECLINED: "A seat declined the proposal to pause; it is withdrawn.",
+    GAME_PAUSED: "Every player agreed: the game is paused (no action, no deadline) until a "
+    "seated player resumes it.",
+    GAME_RESUMED: "A seated player resumed the game; the turn has what it had left.",
     GAME_CONCEDED: "A seat conceded the game for its team.",
     RATINGS_CHANGED: "A rated game ended: its result changed the players' ratings (once, after "
     "the event that ended it; a concession or an abandonment ranks the side that left last).",
@@ -556,7 +597,7 @@ def _event(kind: str, family: str) -> type[Base]:
         serializers.IntegerField(min_value=0, max_value=3, help_text="The acting seat.")
         if is_action
         else serializers.IntegerField(
-            allow_null=kind in (GAME_STARTED, TIMER_TURNED_OFF, RATINGS_CHANGED),
+            allow_null=kind in (GAME_STARTED, TIMER_TURNED_OFF, GAME_PAUSED, RATINGS_CHANGED),
             help_text=_SEAT_TEXT[kind],
         )
     )
@@ -586,8 +627,9 @@ REPLAY_EVENTS: dict[str, type[Base]] = {kind: _event(kind, "ReplayEvent") for ki
 GAME_EVENT = DiscriminatedUnion(
     description="A move-log entry, by `type`: `game_started` (event 1, the deal), an action of "
     "a seat (`payload`: the action as played; `effects`: what it caused, as you may see it), or "
-    "a fact of the table (a turn timed out, a stand-in bot, the timer turned off, a "
-    "concession, an abandonment, a rated game's rating changes), which has no effects.",
+    "a fact of the table (a turn timed out, a stand-in bot, the timer turned off, a pause "
+    "by agreement and its end, a concession, an abandonment, a rated game's rating changes), "
+    "which has no effects.",
     component_name="GameEvent",
     serializers=GAME_EVENTS,
     resource_type_field_name="type",

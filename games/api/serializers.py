@@ -392,6 +392,38 @@ class TurnTimerSerializer(Base):
     )
 
 
+class PauseProposalSerializer(Base):
+    proposed_by = serializers.IntegerField(help_text="The seat that proposed to pause.")
+    accepted = serializers.ListField(
+        child=serializers.IntegerField(), help_text="The seats that accepted (the proposer too)."
+    )
+    waiting_for = serializers.ListField(
+        child=serializers.IntegerField(), help_text="The seats with a player yet to answer."
+    )
+    proposed_at = serializers.DateTimeField(
+        allow_null=True, help_text="When it was proposed (null for a delayed spectator)."
+    )
+
+
+class PauseViewSerializer(Base):
+    """A pause by agreement (a vacation): every seat with a player accepts a proposal to pause;
+    while paused, actions are refused (409 `game_paused`) and no deadline runs; any seated
+    player resumes the game, and the turn gets back the time it had left."""
+
+    paused = serializers.BooleanField(help_text="Whether the game is paused.")
+    paused_at = serializers.DateTimeField(
+        allow_null=True, help_text="Since when; null when not paused (or for a delayed spectator)."
+    )
+    remaining_seconds = serializers.IntegerField(
+        allow_null=True,
+        help_text="What was left of the turn when it was paused, restored on resume; null when "
+        "not paused or no deadline ran.",
+    )
+    proposal = PauseProposalSerializer(
+        allow_null=True, help_text="A pending proposal to pause the game."
+    )
+
+
 @extend_schema_field(OpenApiTypes.OBJECT)
 class TimerPayloadField(serializers.JSONField):
     pass
@@ -478,6 +510,7 @@ class GameDetailSerializer(Base):
     )
     state = TableViewSerializer(allow_null=True, help_text="Null until the game starts.")
     timer = TurnTimerSerializer(help_text="The turn timer (deadline and server time).")
+    pause = PauseViewSerializer(help_text="Whether the game is paused, and a pending proposal.")
     rating_changes = RatingChangeLineSerializer(
         many=True,
         allow_null=True,
@@ -559,7 +592,9 @@ class GameCreateSerializer(Base):
         allow_null=True,
         min_value=TURN_SECONDS_MIN,
         max_value=TURN_SECONDS_MAX,
-        help_text="Turn timer: seconds per turn (null or absent: no timer).",
+        help_text="Turn timer: seconds per turn, up to 7 days (null or absent: no timer). A turn "
+        "of more than 30 minutes is a correspondence turn: the player to act is reminded before "
+        "its deadline.",
     )
     timeout_limit = serializers.IntegerField(
         default=3,
@@ -708,4 +743,11 @@ class ScorecardSerializer(Base):
     )
     winner_team = serializers.IntegerField(
         allow_null=True, help_text="The winning team once the game is finished; else null."
+    )
+    rated = serializers.BooleanField(help_text=RATED_TEXT)
+    rating_changes = RatingChangeLineSerializer(
+        many=True,
+        allow_null=True,
+        help_text="Once a rated game is over: each player's rating change, by seat (as in the "
+        "game's detail). Null for a casual game and while a rated one is played.",
     )

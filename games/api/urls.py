@@ -2,7 +2,17 @@
 
 from django.urls import path, register_converter
 
-from games.api import live, live_messages, matchmaking, ratings, replay, table, timers, views
+from games.api import (
+    correspondence,
+    live,
+    live_messages,
+    matchmaking,
+    ratings,
+    replay,
+    table,
+    timers,
+    views,
+)
 
 
 class JoinCodeConverter:
@@ -24,6 +34,8 @@ register_converter(ratings.RatingFormatConverter, "rating_format")
 urlpatterns = [
     path("players/", views.PlayerCreateApi.as_view(), name="player-create"),
     path("players/me/", views.PlayerMeApi.as_view(), name="player-me"),
+    # Correspondence play: my games, pausing by agreement (games/api/correspondence.py).
+    path("players/me/games/", correspondence.MyGamesApi.as_view(), name="player-my-games"),
     path("rules/", views.RulesApi.as_view(), name="rules"),
     # Quick play: join, read (long-poll) and leave the queue (games/api/matchmaking.py).
     path("queue/", matchmaking.QueueApi.as_view(), name="queue"),
@@ -68,6 +80,13 @@ urlpatterns = [
         timers.GameTimerOffDeclineApi.as_view(),
         name="game-timer-off-decline",
     ),
+    path("games/<int:game_id>/pause/", correspondence.GamePauseApi.as_view(), name="game-pause"),
+    path(
+        "games/<int:game_id>/pause/decline/",
+        correspondence.GamePauseDeclineApi.as_view(),
+        name="game-pause-decline",
+    ),
+    path("games/<int:game_id>/resume/", correspondence.GameResumeApi.as_view(), name="game-resume"),
     # At the table (games/api/table.py) and the live stream (games/api/live.py).
     path("chat/phrases/", table.ChatPhrasesApi.as_view(), name="chat-phrases"),
     path("games/<int:game_id>/stream/", live.GameStreamApi.as_view(), name="game-stream"),

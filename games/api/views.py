@@ -113,6 +113,7 @@ ACTION_PROBLEMS = (
     "not_found",
     "stale_version",
     "game_not_active",
+    "game_paused",
     # The engine's refusals by the rules (422), then the service's.
     [code for code in errors.ENGINE_CODES if errors.spec_of(code).status == 422],
     "idempotency_key_reused",

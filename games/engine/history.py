@@ -3,10 +3,12 @@
 The move log holds two kinds of entries in one ordered sequence: the engine's actions (event 1,
 ``game_started``, deals; each action after it is applied by the rules) and the table's facts,
 which change no card: a turn lost to the timer, a seat handed to a stand-in bot and given back,
-the timer turned off, a concession, an abandonment, a rated game's rating changes.
+the timer turned off, the game paused and resumed by agreement, a concession, an abandonment,
+a rated game's rating changes.
 ``GameRecord.fold`` rebuilds from the log alone everything a game is: its state, who sits where
-(and for whom a bot stands in), the turn timer's switch, and how and why it ended. Everything
-else stored about a game is a cache of this, and the replay verifier compares them.
+(and for whom a bot stands in), the turn timer's switch, whether it is paused, and how and why
+it ended. Everything else stored about a game is a cache of this, and the replay verifier
+compares them.
 """
 
 from __future__ import annotations
@@ -32,6 +34,14 @@ TIMER_TURNED_OFF = "timer_turned_off"
 GAME_CONCEDED = "game_conceded"
 # A rated game's result applied to its players' ratings (after the entry that ended it).
 RATINGS_CHANGED = "ratings_changed"
+# Correspondence play: a seat proposes to pause the game (a vacation), the others accept or one
+# declines; once every seat with a player agreed it is paused, until a seated player resumes
+# it. Nobody may act in between and no deadline runs.
+PAUSE_PROPOSED = "pause_proposed"
+PAUSE_ACCEPTED = "pause_accepted"
+PAUSE_DECLINED = "pause_declined"
+GAME_PAUSED = "game_paused"
+GAME_RESUMED = "game_resumed"
 
 # The turn timer's part of the log (what GET /games/{id}/timer/ lists).
 TIMER_FACTS: tuple[str, ...] = (
@@ -44,7 +54,17 @@ TIMER_FACTS: tuple[str, ...] = (
     TIMER_OFF_DECLINED,
     TIMER_TURNED_OFF,
 )
-TABLE_FACTS: frozenset[str] = frozenset((*TIMER_FACTS, GAME_CONCEDED, RATINGS_CHANGED))
+# Pausing by agreement and resuming (games.services.pause).
+PAUSE_FACTS: tuple[str, ...] = (
+    PAUSE_PROPOSED,
+    PAUSE_ACCEPTED,
+    PAUSE_DECLINED,
+    GAME_PAUSED,
+    GAME_RESUMED,
+)
+TABLE_FACTS: frozenset[str] = frozenset(
+    (*TIMER_FACTS, *PAUSE_FACTS, GAME_CONCEDED, RATINGS_CHANGED)
+)
 ENTRY_TYPES: frozenset[str] = frozenset((GAME_STARTED, *ACTION_TYPES, *TABLE_FACTS))
 
 # How a game ended.
@@ -73,6 +93,8 @@ class GameRecord:
     seats: list[SeatRecord]
     timer_on: bool = True  # False once the log has ``timer_turned_off``
     proposal: dict[str, Any] | None = None  # a pending proposal to turn the timer off
+    paused: bool = False  # between ``game_paused`` and ``game_resumed``
+    pause_proposal: dict[str, Any] | None = None  # a pending proposal to pause the game
     ended: str | None = None  # ENDED_*, None while the game goes on
     winner: int | None = None
     conceded_seat: int | None = None
@@ -134,6 +156,7 @@ class GameRecord:
             self.ended, self.winner = ENDED_ABANDONED, None
         elif entry.type == GAME_CONCEDED and seat is not None:
             self.ended = ENDED_CONCEDED
+            self.paused, self.pause_proposal = False, None  # a paused game may be conceded
             self.winner = payload.get("winner_team")
             self.conceded_seat, self.conceded_team = seat.index, seat.team
         elif entry.type == TIMER_OFF_PROPOSED and seat is not None:
@@ -142,6 +165,17 @@ class GameRecord:
             self.proposal["accepted"] = sorted({*self.proposal["accepted"], seat.index})
         elif entry.type == TIMER_OFF_DECLINED:
             self.proposal = None
+        elif entry.type == PAUSE_PROPOSED and seat is not None:
+            self.pause_proposal = {"proposed_by": seat.index, "accepted": [seat.index]}
+        elif entry.type == PAUSE_ACCEPTED and seat is not None and self.pause_proposal:
+            accepted = {*self.pause_proposal["accepted"], seat.index}
+            self.pause_proposal["accepted"] = sorted(accepted)
+        elif entry.type == PAUSE_DECLINED:
+            self.pause_proposal = None
+        elif entry.type == GAME_PAUSED:
+            self.paused, self.pause_proposal = True, None
+        elif entry.type == GAME_RESUMED:
+            self.paused = False
         elif entry.type == TIMER_TURNED_OFF:
             self.timer_on, self.proposal = False, None
             for s in self.seats:  # without a timer nothing plays for an absent player

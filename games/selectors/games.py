@@ -20,6 +20,7 @@ from games.hot_sql import game_read
 from games.models import Game, GameStatus, Player, Seat
 from games.selectors.horizon import game_record_at, horizon_of, spectator_horizon
 from games.selectors.log import rules_version_check
+from games.selectors.pause import pause_view
 from games.selectors.rating_changes import game_rating_changes_get
 from games.selectors.seating import seat_index_of, seats_of
 from games.selectors.timers import timer_view
@@ -90,12 +91,13 @@ def game_detail_get(
     state = game_state_get(game) if state is None else state
     started = game.status != GameStatus.LOBBY and state is not None
     horizon = spectator_horizon(game, mine) if started else game.version
-    table, timer = None, None
+    table, timer, pause = None, None, None
     if started and state is not None:
         if horizon < game.version:  # a delayed spectator: the game as it was at the horizon
             record = game_record_at(game, horizon)
             table = player_view(record.state, None, with_legal=False)
             timer = timer_view(game, seats, upto=horizon, record=record)
+            pause = pause_view(game, seats, record=record)
         else:
             table = player_view(state, mine)
     return {
@@ -119,6 +121,7 @@ def game_detail_get(
         "winner_team": game.winner_team,
         "state": table,
         "timer": timer or timer_view(game, seats),
+        "pause": pause or pause_view(game, seats),
         "rating_changes": game_rating_changes_get(game),  # public: ratings hide no card
     }
 

@@ -109,7 +109,8 @@ def _ending_problems(game: Game, record: GameRecord) -> list[str]:
 
 
 def _seat_problems(game: Game, seats: list[Seat], record: GameRecord) -> list[str]:
-    """The Seat rows, the seating on the game row and the timer's fields against the log."""
+    """The Seat rows, the seating on the game row, the timer's fields and the pause against the
+    log."""
     problems = []
     logged = [
         (s.index, s.team, s.player, s.bot_level, s.timeouts, s.stand_in) for s in record.seats
@@ -129,6 +130,16 @@ def _seat_problems(game: Game, seats: list[Seat], record: GameRecord) -> list[st
     )
     if stored_proposal != record.proposal:
         problems.append("the pending timer proposal differs from the log's")
+    if record.ended is None and (game.paused_at is not None) != record.paused:
+        problems.append(f"paused is {game.paused_at is not None}, the log says {record.paused}")
+    pause = game.pause_proposal or None
+    stored_pause = (
+        {"proposed_by": pause["proposed_by"], "accepted": sorted(pause["accepted"])}
+        if pause
+        else None
+    )
+    if stored_pause != record.pause_proposal:
+        problems.append("the pending pause proposal differs from the log's")
     return problems
 
 
@@ -136,8 +147,8 @@ def game_verify(game: Game) -> VerifyReport:
     """Rebuild ``game`` from its log alone and compare with what is stored: the events'
     recorded effects, the snapshot, status / to_act / winner (played out, conceded, abandoned),
     the Seat rows and the seating copy (stand-ins, timeouts), the timer's switch and pending
-    proposal, the Meld projection, the RoundScore rows, and the seed commitments. Every
-    disagreement is one line of ``problems``.
+    proposal, the pause and its pending proposal, the Meld projection, the RoundScore rows, and
+    the seed commitments. Every disagreement is one line of ``problems``.
 
     Reads under the game's row lock, so a game being played is seen between two moves."""
     with transaction.atomic():

@@ -75,8 +75,9 @@ def bot_fallback_choose(state: GameState) -> dict[str, Any]:
 
 
 def bot_turn_register(game: Game, seats: list[Seat]) -> None:
-    """Schedule the bot's turn once the current transaction commits, if a bot is to act."""
-    if game.status != GameStatus.ACTIVE or game.to_act is None:
+    """Schedule the bot's turn once the current transaction commits, if a bot is to act (and
+    the game is not paused: resuming it schedules the turn)."""
+    if game.status != GameStatus.ACTIVE or game.to_act is None or game.paused_at is not None:
         return
     if not seats[game.to_act].is_bot:
         return

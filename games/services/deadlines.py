@@ -1,6 +1,7 @@
 """Turn timer options and deadlines: the validated options of a new game, the deadline every
-move sets for the seat to act, and the expiry task sent for it (``games.services.timers``
-applies an expiry; this module sits below the moves, which arm the next deadline)."""
+move sets for the seat to act (with its reminder, for a correspondence turn), and the expiry
+task sent for it (``games.services.timers`` applies an expiry; this module sits below the
+moves, which arm the next deadline)."""
 
 from __future__ import annotations
 
@@ -14,20 +15,25 @@ from django.utils import timezone
 
 from games import errors
 from games.engine.history import SEAT_RETURNED
-from games.models import EventSource, Game, GameStatus, Seat, TimeoutOutcome
+from games.models import EventSource, Game, GameStatus, NotificationSettings, Seat, TimeoutOutcome
 from games.selectors.timers import grace
 from games.services.facts import fact_append
 from games.services.seating import seat_save
-from games.services.timer_schedule import turn_timer_schedule
+from games.services.timer_schedule import TURN_SECONDS_ETA_MAX, turn_timer_schedule
 
 logger = logging.getLogger(__name__)
 
 TURN_SECONDS_MIN = 1
 
 
-# The ETA of a timer task must stay well inside the broker's visibility timeout (one hour, see
-# canasta_service/celery.py); longer turns would be redelivered (harmless, but pointless).
-TURN_SECONDS_MAX = 1800
+# Up to a week per turn. A turn longer than TURN_SECONDS_ETA_MAX (games.services.timer_schedule)
+# is a correspondence turn: no ETA task (the broker's visibility timeout), the beat sweep expires
+# it, and the player to act is reminded before its deadline.
+TURN_SECONDS_MAX = 7 * 24 * 3600
+
+# When the player to act is reminded of a correspondence turn's deadline: this fraction of the
+# turn's time has passed (NotificationSettings.reminder_fraction, this when they have none).
+REMINDER_FRACTION_DEFAULT = 0.75
 
 
 TIMEOUT_LIMIT_MAX = 20
@@ -73,18 +79,26 @@ def turn_timer_arm(
     source: str | None = None,
     now: datetime | None = None,
 ) -> None:
-    """Set ``game.turn_deadline`` for the seat now to act (call before ``game.save()``, in the
-    transaction that holds the row lock) and send the ETA task once the transaction commits.
+    """Set ``game.turn_deadline`` and ``game.reminder_at`` for the seat now to act (call before
+    saving both, in the transaction that holds the row lock) and send the ETA task once the
+    transaction commits.
 
     ``acted`` / ``source``: the seat that just acted and how. A player's own move clears that
     seat's run of timeouts and brings it back from a bot stand-in. The deadline runs per turn:
-    it is kept while the same seat goes on acting and renewed when another seat is to act.
+    it is kept (with its reminder) while the same seat goes on acting and renewed when another
+    seat is to act. A paused game has neither.
     """
     now = now or timezone.now()
     if acted is not None and source == EventSource.PLAYER and 0 <= acted < len(seats):
         seat_back(game, seats[acted], reason="action")
     deadline: datetime | None = None
-    if game.turn_seconds and game.status == GameStatus.ACTIVE and game.to_act is not None:
+    reminder: datetime | None = None
+    if (
+        game.turn_seconds
+        and game.status == GameStatus.ACTIVE
+        and game.to_act is not None
+        and game.paused_at is None
+    ):
         seat = seats[game.to_act]
         if seat.player_id is not None and not seat.is_bot:
             if seat.stand_in:
@@ -94,13 +108,38 @@ def turn_timer_arm(
                 and game.turn_deadline is not None
                 and (game.snapshot or {}).get("phase") != "draw"  # a turn starts with a draw
             ):
-                deadline = game.turn_deadline  # the same turn goes on
+                deadline, reminder = game.turn_deadline, game.reminder_at  # the same turn goes on
             else:
                 deadline = now + timedelta(seconds=game.turn_seconds)
+                reminder = reminder_time(game, seat, deadline, now=now)
     game.turn_deadline = deadline
+    game.reminder_at = reminder
     if deadline is not None:
         game_id = game.pk
         transaction.on_commit(lambda: turn_timer_schedule(game_id))
+
+
+def reminder_time(
+    game: Game, seat: Seat, deadline: datetime, *, now: datetime | None = None
+) -> datetime | None:
+    """When the player at ``seat`` is reminded of a correspondence turn ending at ``deadline``:
+    once the fraction of the turn they chose (``NotificationSettings.reminder_fraction``) has
+    passed, i.e. when the rest of it is left. None for a short turn (no reminder), a bot, a
+    fraction out of (0, 1), or a time already past (a resumed turn whose reminder was due
+    before the pause). Reads the player's settings: only for correspondence turns."""
+    turn = game.turn_seconds
+    if not turn or turn <= TURN_SECONDS_ETA_MAX or seat.player_id is None or seat.is_bot:
+        return None
+    chosen = (
+        NotificationSettings.objects.filter(player_id=seat.player_id)
+        .values_list("reminder_fraction", flat=True)
+        .first()
+    )
+    fraction = REMINDER_FRACTION_DEFAULT if chosen is None else chosen
+    if not 0 < fraction < 1:
+        return None
+    at = deadline - timedelta(seconds=(1 - fraction) * turn)
+    return at if at > (now or timezone.now()) else None
 
 
 def seat_back(game: Game, seat: Seat, *, reason: str) -> bool:

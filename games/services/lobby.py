@@ -36,6 +36,7 @@ from games.models import (
 from games.selectors.seating import seat_index_of
 from games.services.bots import bot_turn_register
 from games.services.deadlines import TimerOptions, turn_timer_arm
+from games.services.game_notifications import game_started_notify
 from games.services.locks import game_lock
 from games.services.projections import projections_write
 from games.services.seating import seat_save, seats_written
@@ -249,7 +250,8 @@ def game_start(
 ) -> Game:
     """Deal the first round (the creator only). Empty seats are refused unless filled with bots.
 
-    Appends event 1, ``game_started``, whose effects carry each seat's dealt hand privately.
+    Appends event 1, ``game_started``, whose effects carry each seat's dealt hand privately,
+    and tells every seat with a player that the game started.
     """
     with transaction.atomic():
         game = game_lock(game_id)
@@ -306,5 +308,6 @@ def game_start(
         projections_write(game, state)
         turn_timer_arm(game, seats)  # the first turn's deadline (games.timers)
         game.save()
+        game_started_notify(game)
         bot_turn_register(game, seats)
     return game

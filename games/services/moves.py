@@ -34,6 +34,7 @@ from games.selectors.log import rules_version_check
 from games.selectors.seating import seats_of
 from games.services.bots import bot_fallback_choose, bot_turn_register
 from games.services.deadlines import grace, turn_timer_arm
+from games.services.game_notifications import move_notify
 from games.services.locks import game_lock
 from games.services.projections import projections_write
 from games.services.ratings import ranks_by_score, ratings_apply
@@ -48,6 +49,7 @@ MOVE_FIELDS = [
     "to_act",
     "winner_team",
     "turn_deadline",
+    "reminder_at",
     "updated_at",
 ]
 
@@ -101,10 +103,13 @@ def move_apply(
     (404 ``not_found``, as if it did not exist); replays the first answer of an earlier request
     with the same ``idempotency_key`` (another request under that key: 422
     ``idempotency_key_reused``); refuses a game not being played (409 ``game_not_active``, 422
-    ``game_over``), a player without a seat (403 ``not_seated``), a stale ``expected_version``
+    ``game_over``, 409 ``game_paused``), a player without a seat (403 ``not_seated``), a stale
+    ``expected_version``
     (409 ``stale_version`` with ``current_version``), and whatever the engine refuses (400 /
     403 ``not_your_turn`` / 422); otherwise appends the GameEvent (seq = version + 1), rewrites
-    the caches, stores the idempotency record and registers the next bot turn on commit. A
+    the caches, tells the next player it is their turn (or everyone that the game is over:
+    ``games.services.game_notifications``), stores the idempotency record and registers the
+    next bot turn on commit. A
     refused action leaves the game unchanged. With ``timer_work``, raises ``TimerWorkDue``
     (before changing anything) when the turn timer has work to commit first.
     """
@@ -154,6 +159,8 @@ def move_apply(
                 raise errors.GameOver()
             if game.status != GameStatus.ACTIVE:
                 raise errors.GameNotActive()
+            if game.paused_at is not None:
+                raise errors.GamePaused()
             if expected_version != game.version:
                 raise errors.StaleVersion(game.version)
             rules_version_check(game.rules_version)
@@ -185,6 +192,10 @@ def move_apply(
             if state.game_over and game.rated:  # the result, once: this move ended the game
                 ratings_apply(game, seats, ranks_by_score(state.scores))
             row_update(game, MOVE_FIELDS)  # game.save(update_fields=MOVE_FIELDS), the same
+            # The turn (a go-out question) or the game's end, told in this transaction.
+            move_notify(
+                game, acted=seat, action_type=parsed.type, by_player=source == EventSource.PLAYER
+            )
             result = ActionResult(game=game, event=event, seat=seat)
             if player is not None:
                 result.body = action_response_build(
@@ -232,11 +243,13 @@ def bot_action_apply(
     """Play the bot seat to act at ``version``: ``action`` (a policy's choice) or the fallback.
 
     Idempotent: returns None and changes nothing when the game has moved past ``version``, is
-    not being played, or a human is to act (a redelivered or duplicated task).
+    not being played or paused, or a human is to act (a redelivered or duplicated task).
     """
     with transaction.atomic():
         game = game_lock(game_id)
         if game.status != GameStatus.ACTIVE or game.version != version or game.to_act is None:
+            return None
+        if game.paused_at is not None:  # resuming sends the bot's turn again
             return None
         seat = seats_of(game)[game.to_act]  # from the game row, no query
         if not seat.is_bot:

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from games import errors, live
 from games.engine import RULES_VERSION
-from games.engine.history import GAME_CONCEDED
+from games.engine.history import ENDED_CONCEDED, GAME_CONCEDED
 from games.models import (
     ChatMute,
     EventSource,
@@ -46,6 +46,7 @@ from games.selectors.table import (
     rematch_status_get,
 )
 from games.services.facts import fact_append
+from games.services.game_notifications import chat_notify, chat_recipients, game_over_notify
 from games.services.lobby import game_start, join_code_new
 from games.services.locks import game_lock
 from games.services.ratings import ranks_with_last, ratings_apply
@@ -113,7 +114,8 @@ def table_settings_update(
 
 
 def chat_send(*, game_id: int, player: Player, phrase: str) -> TableEvent:
-    """Say a quick-chat phrase at the table (seated players; rate-limited)."""
+    """Say a quick-chat phrase at the table (seated players; rate-limited). The other seated
+    players are notified, but those who hid the speaker's chat."""
     if phrase not in QUICK_CHAT:
         raise errors.ChatPhraseUnknown(f"Unknown phrase {phrase!r}.")
     with transaction.atomic():
@@ -145,6 +147,20 @@ def chat_send(*, game_id: int, player: Player, phrase: str) -> TableEvent:
             player=player,
             data={"phrase": phrase, "text": QUICK_CHAT[phrase]},
         )
+        if chat_recipients(game, seat.index):
+            hidden_from = set(
+                ChatMute.objects.filter(game=game, seat=seat.index).values_list(
+                    "player_id", flat=True
+                )
+            )
+            chat_notify(
+                game,
+                seat=seat.index,
+                event_seq=event.seq,
+                phrase=phrase,
+                text=QUICK_CHAT[phrase],
+                hidden_from=hidden_from,
+            )
         presence_note(game.pk, player.pk, now)
     return event
 
@@ -167,7 +183,8 @@ def game_concede(*, game_id: int, player: Player) -> Game:
     the game ended; the table feed carries a ``conceded`` notice for its readers. With two teams
     the other team wins; with three, the leading one of the others (the lowest team number on a
     tie). At a rated table the conceding side ranks last and the ratings change in this
-    transaction (a ``ratings_changed`` fact after the concession).
+    transaction (a ``ratings_changed`` fact after the concession). A paused game may be
+    conceded. Every other seat with a player is told the game is over.
     """
     with transaction.atomic():
         game = game_lock(game_id)
@@ -193,6 +210,8 @@ def game_concede(*, game_id: int, player: Player) -> Game:
         game.winner_team = winner
         game.to_act = None
         game.turn_deadline = None
+        game.reminder_at = None
+        game.paused_at, game.pause_remaining, game.pause_proposal = None, None, None
         if game.rated:  # the side that left loses (games.services.ratings)
             ratings_apply(game, seats_of(game), ranks_with_last(scores, seat.team))
         game.save(
@@ -202,9 +221,14 @@ def game_concede(*, game_id: int, player: Player) -> Game:
                 "winner_team",
                 "to_act",
                 "turn_deadline",
+                "reminder_at",
+                "paused_at",
+                "pause_remaining",
+                "pause_proposal",
                 "updated_at",
             ]
         )
+        game_over_notify(game, ended=ENDED_CONCEDED, skip=(player.pk,))
         table = _table_lock(game)
         _append(
             game,

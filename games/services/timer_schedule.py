@@ -1,13 +1,19 @@
 """Sending the turn timer's expiry task: with an ETA at the deadline to a worker, or, without a
 broker, to a daemon thread of this process (``TURN_TIMER_IN_PROCESS``). The task is sent by
 name (``games.tasks`` sits above the services). Below the moves and the log's facts, which both
-move a game's version and so send the task again for the version they leave."""
+move a game's version and so send the task again for the version they leave.
+
+A deadline more than ``TURN_SECONDS_ETA_MAX`` away (a correspondence turn of hours or days) gets
+no task: the broker hands an unacknowledged message to another worker after its visibility
+timeout (one hour, canasta_service/celery.py), so a countdown that long is not safe in a
+message. The beat sweep (``games.turn_timers_sweep``) applies those expiries instead, with the
+same checks under the row lock."""
 
 from __future__ import annotations
 
 import logging
 import threading
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django import db
@@ -22,6 +28,10 @@ logger = logging.getLogger(__name__)
 
 # The Celery task that applies an expiry (games.tasks), sent by name: tasks sit above services.
 TURN_TIMER_EXPIRE_TASK = "games.turn_timer_expire"
+
+# The longest countdown sent as an ETA task (well inside the broker's one-hour visibility
+# timeout); a deadline further away is left to the beat sweep.
+TURN_SECONDS_ETA_MAX = 1800
 
 
 def task_options() -> dict[str, Any]:
@@ -38,8 +48,9 @@ def turn_timer_schedule(game_id: int) -> None:
 
     Runs after a commit. Without a broker (eager mode) the task runs in this process at the
     deadline when ``TURN_TIMER_IN_PROCESS`` is on (``make run``), else expiries wait for the next
-    write to the game. The same (version, deadline) is sent once per thread; a duplicate would be
-    harmless anyway.
+    write to the game. With a broker, a deadline more than ``TURN_SECONDS_ETA_MAX`` away sends
+    nothing (the sweep expires it). The same (version, deadline) is sent once per thread; a
+    duplicate would be harmless anyway.
     """
     if celery_app.conf.task_always_eager and not getattr(settings, "TURN_TIMER_IN_PROCESS", False):
         return
@@ -52,6 +63,8 @@ def turn_timer_schedule(game_id: int) -> None:
         return
     version, deadline = row
     if deadline is None:
+        return
+    if not celery_app.conf.task_always_eager and not eta_allowed(deadline):
         return
     last: dict[int, tuple[int, datetime]] = getattr(_sent, "last", None) or {}
     _sent.last = last
@@ -70,6 +83,12 @@ def turn_timer_schedule(game_id: int) -> None:
     except Exception:  # the move is committed; the sweep will expire this turn instead
         logger.exception("could not send the turn timer of game %s at %s", game_id, version)
         last.pop(game_id, None)
+
+
+def eta_allowed(deadline: datetime, now: datetime | None = None) -> bool:
+    """Whether an expiry at ``deadline`` may travel as an ETA task (at most
+    ``TURN_SECONDS_ETA_MAX`` away)."""
+    return deadline <= (now or timezone.now()) + timedelta(seconds=TURN_SECONDS_ETA_MAX)
 
 
 def _expiry_thread_start(game_id: int, version: int, due: datetime) -> None:
@@ -92,9 +111,12 @@ def _expiry_thread_start(game_id: int, version: int, due: datetime) -> None:
 
 def turn_timer_resend(game_id: int, version: int, due: datetime) -> None:
     """A timer task that arrived before its time sends itself again for ``due`` (never in eager
-    mode, where the message would run at once, again and again)."""
+    mode, where the message would run at once, again and again; nor for a time further away
+    than an ETA may be: the sweep expires it)."""
     if celery_app.conf.task_always_eager:
         if getattr(settings, "TURN_TIMER_IN_PROCESS", False):
             _expiry_thread_start(game_id, version, due)
+        return
+    if not eta_allowed(due):
         return
     celery_app.send_task(TURN_TIMER_EXPIRE_TASK, (game_id, version), eta=due, **task_options())

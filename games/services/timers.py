@@ -26,6 +26,11 @@ has passed. Every applied action bumps the version and every real move sets a ne
 second path (a duplicate, a redelivered message, a late task) finds nothing to do: exactly one
 expiry per turn, and none after a real move.
 
+A correspondence turn (longer than ``TURN_SECONDS_ETA_MAX``, up to a week) gets no ETA task:
+the sweep applies its expiry, and before that reminds the player to act once
+(``Game.reminder_at``, set with the deadline: ``turn_reminders_send``). A paused game
+(``games.services.pause``) has no deadline and no reminder: nothing expires while it is paused.
+
 "Turn off the timer": a seated player proposes, every seat with a player must accept (a decline
 drops the proposal). Proposals, answers and the switch-off are in the timer log.
 """
@@ -48,6 +53,7 @@ from games.engine import GameState, action_to_dict, legal_actions
 from games.engine.actions import Action, AnswerPartner, Discard
 from games.engine.cards import IS_BLACK_THREE, IS_RED_THREE, IS_WILD, RANK_OF, VALUE_OF
 from games.engine.history import (
+    ENDED_ABANDONED,
     GAME_ABANDONED,
     SEAT_HANDED_TO_BOT,
     TIMER_OFF_ACCEPTED,
@@ -62,6 +68,7 @@ from games.selectors.seating import seats_of
 from games.services.bots import bot_player_get
 from games.services.deadlines import grace, seat_back, turn_timer_arm
 from games.services.facts import fact_append
+from games.services.game_notifications import game_over_notify, reminder_notify
 from games.services.moves import move_apply
 from games.services.ratings import ranks_with_last, ratings_apply
 from games.services.seating import seat_save
@@ -146,14 +153,23 @@ def turn_timer_expire_apply(
             )
             game.status = GameStatus.ABANDONED
             game.turn_deadline = None
+            game.reminder_at = None
             game.to_act = None
             game.finished_at = now
             if game.rated:  # the side whose seat stayed away loses (games.services.ratings)
                 scores = GameState.from_dict(game.snapshot or {}).scores
                 ratings_apply(game, seats_of(game), ranks_with_last(scores, seat.team))
             game.save(
-                update_fields=["status", "turn_deadline", "to_act", "finished_at", "updated_at"]
+                update_fields=[
+                    "status",
+                    "turn_deadline",
+                    "reminder_at",
+                    "to_act",
+                    "finished_at",
+                    "updated_at",
+                ]
             )
+            game_over_notify(game, ended=ENDED_ABANDONED)
             return ExpiryResult(Expiry.APPLIED)
         if handed:
             seat.stand_in = True
@@ -281,8 +297,16 @@ def _heuristic_choose(game: Game, state: GameState, seat: int) -> dict[str, Any]
 
 
 def turn_timers_sweep(*, now: datetime | None = None, limit: int = SWEEP_BATCH) -> int:
-    """Expire every game whose deadline (plus grace) has passed; returns how many applied."""
+    """Expire every game whose deadline (plus grace) has passed (correspondence turns too: they
+    have no ETA task), then send the reminders that are due; returns how many expiries
+    applied."""
     now = now or timezone.now()
+    applied = _expiries_apply(now, limit)
+    turn_reminders_send(now=now, limit=limit)
+    return applied
+
+
+def _expiries_apply(now: datetime, limit: int) -> int:
     due = list(
         Game.objects.filter(status=GameStatus.ACTIVE, turn_deadline__lte=now - grace())
         .order_by("turn_deadline")
@@ -296,6 +320,42 @@ def turn_timers_sweep(*, now: datetime | None = None, limit: int = SWEEP_BATCH) 
         except Exception:  # one broken game must not stop the sweep of the others
             logger.exception("turn timer sweep failed for game %s", game_id)
     return applied
+
+
+def turn_reminders_send(*, now: datetime | None = None, limit: int = SWEEP_BATCH) -> int:
+    """Remind the player to act of every correspondence turn whose reminder time has passed;
+    returns how many were reminded. Each reminder is sent once per turn, however many sweeps
+    run at once (``turn_reminder_send``)."""
+    now = now or timezone.now()
+    due = list(
+        Game.objects.filter(status=GameStatus.ACTIVE, reminder_at__lte=now)
+        .order_by("reminder_at")
+        .values_list("pk", flat=True)[:limit]
+    )
+    sent = 0
+    for game_id in due:
+        try:
+            if turn_reminder_send(game_id, now=now):
+                sent += 1
+        except Exception:  # one broken game must not stop the others
+            logger.exception("turn reminder failed for game %s", game_id)
+    return sent
+
+
+def turn_reminder_send(game_id: int, *, now: datetime | None = None) -> bool:
+    """Remind the player to act in ``game_id`` if its reminder is due, at most once: under the
+    game row lock the reminder time is re-checked and cleared in the transaction that writes
+    the notification (the outbox's unique (player, kind, game, version) is a second guard).
+    True when this call reminded someone."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        game = Game.objects.select_for_update().filter(pk=game_id).first()
+        if game is None or game.reminder_at is None or game.reminder_at > now:
+            return False
+        told = game.status == GameStatus.ACTIVE and game.paused_at is None and reminder_notify(game)
+        game.reminder_at = None
+        game.save(update_fields=["reminder_at"])
+    return told
 
 
 def game_touch(game: Game, player: Player | None, *, now: datetime | None = None) -> Game:
@@ -338,7 +398,7 @@ def seat_return(*, game_id: int, player: Player) -> bool:
         if game.to_act == mine.index:
             game.turn_deadline = None
             turn_timer_arm(game, seats)
-            game.save(update_fields=["turn_deadline", "updated_at"])
+            game.save(update_fields=["turn_deadline", "reminder_at", "updated_at"])
     return True
 
 
@@ -355,6 +415,10 @@ def _seated(game: Game, player: Player) -> tuple[list[Seat], Seat]:
     if mine is None:
         raise errors.NotSeated()
     return seats, mine
+
+
+# What turning the timer off writes on the game row.
+TIMER_OFF_FIELDS = ["timer_proposal", "turn_seconds", "turn_deadline", "reminder_at", "updated_at"]
 
 
 def _lock_with_timer(game_id: int) -> Game:
@@ -382,7 +446,7 @@ def timer_off_propose(*, game_id: int, player: Player) -> Game:
         }
         fact_append(game, TIMER_OFF_PROPOSED, seat=mine.index, source=EventSource.PLAYER)
         _timer_off_if_agreed(game, seats)
-        game.save(update_fields=["timer_proposal", "turn_seconds", "turn_deadline", "updated_at"])
+        game.save(update_fields=TIMER_OFF_FIELDS)
     return game
 
 
@@ -400,7 +464,7 @@ def timer_off_accept(*, game_id: int, player: Player) -> Game:
         proposal["accepted"] = sorted([*proposal["accepted"], mine.index])
         fact_append(game, TIMER_OFF_ACCEPTED, seat=mine.index, source=EventSource.PLAYER)
         _timer_off_if_agreed(game, seats)
-        game.save(update_fields=["timer_proposal", "turn_seconds", "turn_deadline", "updated_at"])
+        game.save(update_fields=TIMER_OFF_FIELDS)
     return game
 
 
@@ -431,6 +495,7 @@ def _timer_off_if_agreed(game: Game, seats: list[Seat]) -> None:
     )
     game.turn_seconds = None
     game.turn_deadline = None
+    game.reminder_at = None
     game.timer_proposal = None
     for seat in seats:  # without a timer nothing would play for an absent player
         seat_back(game, seat, reason="timer_off")
