@@ -2,7 +2,7 @@
 
 from django.urls import path, register_converter
 
-from games.api import (
+from games.api import notifications
     correspondence,
     live,
     live_messages,
@@ -138,5 +138,37 @@ urlpatterns = [
         "players/<int:player_id>/ratings/<rating_format:rating_format>/history/",
         ratings.RatingHistoryApi.as_view(),
         name="player-rating-history",
+    ),
+    # Notifications: webhooks and their delivery log, preferences, game mutes
+    # (games/api/notifications.py).
+    path(
+        "players/me/webhooks/",
+        notifications.WebhookListCreateApi.as_view(),
+        name="player-webhooks",
+    ),
+    path(
+        "players/me/webhooks/<int:webhook_id>/",
+        notifications.WebhookDetailApi.as_view(),
+        name="player-webhook",
+    ),
+    path(
+        "players/me/webhooks/<int:webhook_id>/deliveries/",
+        notifications.WebhookDeliveriesApi.as_view(),
+        name="player-webhook-deliveries",
+    ),
+    path(
+        "players/me/webhooks/<int:webhook_id>/enable/",
+        notifications.WebhookEnableApi.as_view(),
+        name="player-webhook-enable",
+    ),
+    path(
+        "players/me/notifications/",
+        notifications.NotificationPreferencesApi.as_view(),
+        name="player-notifications",
+    ),
+    path(
+        "games/<int:game_id>/notifications/mute/",
+        notifications.GameNotificationMuteApi.as_view(),
+        name="game-notifications-mute",
     ),
 ]

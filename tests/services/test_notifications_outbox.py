@@ -24,14 +24,8 @@ from games.services.notifications import (
     preferences_set,
     webhook_register,
 )
-from tests.api.conftest import (  # noqa: F401 - fixtures
-    PlayerClient,
-    ada,
-    bob,
-    eager_bots,
-    make_player,
-    two_player_game,
-)
+from tests.api.conftest import eager_bots  # noqa: F401 - fixture
+from tests.api.notification_players import Someone, game_of_two, someone
 
 pytestmark = pytest.mark.django_db
 
@@ -47,8 +41,18 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
 
 
 @pytest.fixture
-def game(ada: PlayerClient, bob: PlayerClient) -> Game:  # noqa: F811
-    return Game.objects.get(pk=two_player_game(ada, bob))
+def ada(db: None) -> Someone:
+    return someone("Ada")
+
+
+@pytest.fixture
+def bob(db: None) -> Someone:
+    return someone("Bob")
+
+
+@pytest.fixture
+def game(ada: Someone, bob: Someone) -> Game:
+    return Game.objects.get(pk=game_of_two(ada, bob))
 
 
 def _your_turn(player_id: int, game: Game, **payload: Any) -> Notification | None:
@@ -61,12 +65,12 @@ def _your_turn(player_id: int, game: Game, **payload: Any) -> Notification | Non
     )
 
 
-def _webhook(player: PlayerClient) -> int:
+def _webhook(player: Someone) -> int:
     return webhook_register(player.player_id, url="https://hooks.example.com/canasta").pk
 
 
 def test_a_notification_and_its_deliveries_are_written_with_the_event_and_sent_after_commit(
-    ada: PlayerClient,  # noqa: F811
+    ada: Someone,
     game: Game,
     sent: list[list[int]],
     django_capture_on_commit_callbacks: Callable[..., Any],
@@ -96,7 +100,7 @@ def test_a_notification_and_its_deliveries_are_written_with_the_event_and_sent_a
 
 
 def test_a_rolled_back_event_notifies_nobody(
-    ada: PlayerClient,  # noqa: F811
+    ada: Someone,
     game: Game,
     sent: list[list[int]],
     django_capture_on_commit_callbacks: Callable[..., Any],
@@ -114,7 +118,7 @@ def test_a_rolled_back_event_notifies_nobody(
 
 
 def test_notify_twice_for_one_event_is_one_notification(
-    ada: PlayerClient,  # noqa: F811
+    ada: Someone,
     game: Game,
     sent: list[list[int]],
     django_capture_on_commit_callbacks: Callable[..., Any],
@@ -132,8 +136,8 @@ def test_notify_twice_for_one_event_is_one_notification(
 
 
 def test_nothing_for_a_player_without_endpoints_a_muted_game_or_a_kind_switched_off(
-    ada: PlayerClient,  # noqa: F811
-    bob: PlayerClient,  # noqa: F811
+    ada: Someone,
+    bob: Someone,
     game: Game,
     sent: list[list[int]],
 ) -> None:
@@ -157,7 +161,7 @@ def test_nothing_for_a_player_without_endpoints_a_muted_game_or_a_kind_switched_
 
 
 def test_a_payload_carries_only_its_kinds_public_facts(
-    ada: PlayerClient,  # noqa: F811
+    ada: Someone,
     game: Game,
     sent: list[list[int]],
 ) -> None:
@@ -170,7 +174,7 @@ def test_a_payload_carries_only_its_kinds_public_facts(
 
 
 def test_the_body_is_the_payload_with_the_deliverys_idempotency_key(
-    ada: PlayerClient,  # noqa: F811
+    ada: Someone,
     game: Game,
     sent: list[list[int]],
 ) -> None:
