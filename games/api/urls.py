@@ -2,11 +2,12 @@
 
 from django.urls import path, register_converter
 
-from games.api import notifications
+from games.api import (
     correspondence,
     live,
     live_messages,
     matchmaking,
+    notifications,
     ratings,
     replay,
     table,
