@@ -12,7 +12,8 @@ pairs the players at random (same-level pairs included).
 After every game the script reads every player's rating and takes each level's mean shown
 rating (``round(1000 + 40 (mu - 3 sigma))``; a player not yet rated shows 1000). The order is
 correct when the means rise strictly with the level (easy < medium < hard); convergence is the
-number of games after which it stayed correct to the end of the run. Also printed: the means at
+number of games after which it stayed correct to the end of the run (for the whole order and
+for each pair of neighbouring levels). Also printed: the means at
 checkpoints, the wins between levels, and the share of pairs of players of different levels
 whose ratings are in the right order.
 
@@ -96,6 +97,10 @@ class Tally:
         """Games after which the levels' order was correct and stayed so (None: wrong at the
         end)."""
         return _stayed_from([self.order_correct(m) for m in self.means])
+
+    def pair_converged_after(self, lower: str, higher: str) -> int | None:
+        """Games after which ``lower``'s mean stayed below ``higher``'s (None: not at the end)."""
+        return _stayed_from([m[lower] < m[higher] for m in self.means])
 
     def players_sorted_after(self) -> int | None:
         """Games after which every player rated above every player of a weaker level, and
@@ -318,6 +323,12 @@ def main() -> int:
             print(
                 f"convergence: the levels' order was correct from game {converged} on "
                 f"(of {args.games})"
+            )
+        for lower, higher in zip(levels, levels[1:], strict=False):
+            after = tally.pair_converged_after(lower, higher)
+            print(
+                f"  {lower} below {higher}: "
+                + (f"from game {after} on" if after is not None else "not at the end")
             )
         sorted_after = tally.players_sorted_after()
         print(
