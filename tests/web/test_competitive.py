@@ -130,6 +130,8 @@ def test_play_now_casual_fills_with_bots(
     expect(page.get_by_test_id("message")).to_have_text("You left the queue.")
     expect(page.get_by_test_id("queue-form")).to_be_visible()
     assert not QueueEntry.objects.exists()
+    page.get_by_test_id("queue-casual").check()
+    shots(page, "play-now")
 
     # Casual two-player, bots after the shortest wait allowed (10 s): nobody else comes.
     queue_for(page, "two_player", rated=False, bots_after="10", level="easy")

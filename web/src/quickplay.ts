@@ -84,7 +84,7 @@ export class QuickPlayScreen {
     const presetSel = h(
       "select",
       { id: "queue-preset", testid: "queue-preset", "aria-describedby": "queue-preset-help" },
-      ...QUEUE_PRESETS.map((p) => h("option", { value: p }, `${presetName(p)} (${formatName(presetFormat(p))})`)),
+      ...QUEUE_PRESETS.map((p) => h("option", { value: p }, `${presetName(p)}: ${formatName(presetFormat(p)).toLowerCase()}`)),
     ) as HTMLSelectElement;
     const presetHelp = h("small", { class: "hint", id: "queue-preset-help" });
     const explain = () => {
