@@ -6,6 +6,7 @@ from typing import Any
 
 from games.models import Game, Player, RoundScore
 from games.selectors.horizon import spectator_horizon
+from games.selectors.rating_changes import game_rating_changes_get
 from games.selectors.seating import seat_index_of, seats_of
 
 
@@ -18,7 +19,8 @@ def rounds_ended_after(game: Game, seq: int) -> int:
 
 def game_scorecard_get(*, game: Game, player: Player | None = None) -> dict[str, Any]:
     """Every finished round with each team's score components, round total and cumulative, as
-    ``player`` may see them: a delayed spectator sees the rounds ended by its horizon."""
+    ``player`` may see them: a delayed spectator sees the rounds ended by its horizon. A rated
+    game over adds each player's rating change."""
     seats = seats_of(game)
     teams = max(s.team for s in seats) + 1 if seats else 0
     viewer = seat_index_of(game, player.pk) if player is not None else None
@@ -60,4 +62,6 @@ def game_scorecard_get(*, game: Game, player: Player | None = None) -> dict[str,
         "rounds": ordered,
         "totals": totals,
         "winner_team": game.winner_team,
+        "rated": game.rated,
+        "rating_changes": game_rating_changes_get(game),  # public: ratings hide no card
     }

@@ -99,6 +99,8 @@ def test_a_conceded_rated_game_shows_each_players_rating_change(
     for detail in seen:
         assert detail["status"] == "finished" and detail["rated"] is True
         assert detail["rating_changes"] == seen[0]["rating_changes"]
+    card = spectator.get(f"/api/v1/games/{game_id}/scorecard/").json()  # the game's result
+    assert card["rated"] is True and card["rating_changes"] == seen[0]["rating_changes"]
     lines = {line["seat"]: line for line in seen[0]["rating_changes"]}
     assert lines[0]["player_id"] == ada.player_id and lines[1]["player_id"] == bob.player_id
     assert lines[0]["rating_before"] == lines[1]["rating_before"] == 1000
@@ -132,4 +134,6 @@ def test_a_casual_game_over_has_no_rating_changes(ada: PlayerClient, bob: Player
     detail = bob.game(game["id"])
     assert detail["status"] == "finished" and detail["rated"] is False
     assert detail["rating_changes"] is None
+    card = bob.get(f"/api/v1/games/{game['id']}/scorecard/").json()
+    assert card["rated"] is False and card["rating_changes"] is None
     assert not RatingChange.objects.exists() and not Rating.objects.exists()
