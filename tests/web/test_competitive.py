@@ -211,6 +211,9 @@ def test_a_rated_table_shows_the_rating_changes(
     expect(changes).to_contain_text("(+")
     expect(changes).to_contain_text("Bob: 1000 → ")
     expect(bob.get_by_test_id("rating-changes")).to_contain_text("(−")
+    # The move log's ratings_changed entry: in "What happened", and read out.
+    expect(page.get_by_test_id("log")).to_contain_text("Ratings changed: You 1000 → ")
+    expect(page.get_by_test_id("announcer")).to_contain_text("Ratings changed:")
     shots(page, "rated-game-over", full_page=True)
 
     # Ada's ratings list the game.

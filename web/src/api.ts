@@ -50,6 +50,8 @@ export type ProfileRating = S["PlayerRating"];
 export type RatedGame = S["RatedGame"];
 export type PlayerProfile = S["PlayerProfile"];
 export type RatingChange = S["RatingChangeLine"];
+/** One player's line of a `ratings_changed` entry of the move log. */
+export type RatingsChangedLine = S["RatingChanged"];
 
 const TOKEN_KEY = "canasta.token";
 const NAME_KEY = "canasta.name";

@@ -109,8 +109,6 @@ export class GameScreen {
   private over = false;
   /** A round's summary being opened: the table after that round is drawn once it is up. */
   private summary: Promise<void> = Promise.resolve();
-  /** A rated game's rating changes were read out (once). */
-  private ratingsSpoken = false;
   /** The rematch's game id once it exists (table event `rematch_created`). */
   private rematchGame: number | null = null;
 
@@ -658,10 +656,6 @@ export class GameScreen {
   }
 
   private ratingChangesEl(changes: RatingChange[]): HTMLElement {
-    if (!this.ratingsSpoken) {
-      this.ratingsSpoken = true;
-      announce("Rating changes:", ...ratingChangeLines(changes, this.nameOf));
-    }
     return h(
       "div",
       { class: "rating-changes", testid: "rating-changes" },

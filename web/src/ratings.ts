@@ -10,6 +10,7 @@ import type {
   QueueStatus,
   RatingChange,
   RatingFormat,
+  RatingsChangedLine,
 } from "./api";
 import { plural } from "./words";
 
@@ -181,4 +182,14 @@ export function ratingChangeLines(changes: RatingChange[], nameOf: (seat: number
   return [...changes]
     .sort((a, b) => a.seat - b.seat)
     .map((c) => `${nameOf(c.seat)}: ${c.rating_before} → ${c.rating_after} (${changeText(c.change)}${c.provisional ? ", provisional" : ""})`);
+}
+
+/** A `ratings_changed` entry of the move log in words (the game's log and the replay):
+ * "Ratings changed: You 1000 → 1016 (+16), Bob 1000 → 985 (−15)." */
+export function ratingsChangedText(changes: Pick<RatingsChangedLine, "seat" | "rating_before" | "rating_after">[], nameOf: (seat: number) => string): string {
+  if (!changes.length) return "Ratings changed.";
+  const parts = [...changes]
+    .sort((a, b) => a.seat - b.seat)
+    .map((c) => `${nameOf(c.seat)} ${c.rating_before} → ${c.rating_after} (${changeText(c.rating_after - c.rating_before)})`);
+  return `Ratings changed: ${parts.join(", ")}.`;
 }

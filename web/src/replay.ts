@@ -1,8 +1,9 @@
 // The table rebuilt from the move log as one viewer may see it (the events feed is already
 // redacted for the requester: a seat sees its own draws, everyone sees discards and melds).
 // Used for the step-by-step replay and for the activity log's sentences.
-import type { Effect, GameEvent, Seat } from "./api";
+import type { Effect, GameEvent, RatingsChangedLine, Seat } from "./api";
 import { labels, rankOf, removeCards } from "./cards";
+import { ratingsChangedText } from "./ratings";
 import { plural } from "./words";
 
 type RoundEnded = Extract<Effect, { kind: "round_ended" }>;
@@ -171,11 +172,15 @@ const REASONS: Record<RoundEnded["reason"], string> = {
 
 /** One sentence per effect of an event, for the activity log and the replay. */
 export function describe(
-  event: Pick<GameEvent, "effects"> & { type: string },
+  event: Pick<GameEvent, "effects"> & { type: string; payload?: unknown },
   nameOf: (seat: number) => string,
   teamName: (team: number) => string = (team) => `team ${team + 1}`,
 ): string[] {
   const out: string[] = event.type === "game_started" ? ["The game started."] : [];
+  if (event.type === "ratings_changed") {
+    const changes = (event.payload as { changes?: RatingsChangedLine[] } | undefined)?.changes ?? [];
+    out.push(ratingsChangedText(changes, nameOf));
+  }
   for (const e of event.effects) {
     switch (e.kind) {
       case "round_started":

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { describe as describeEvent } from "../src/replay";
 import type { AroundMe, LeaderboardEntry, QueueStatus } from "../src/api";
 import {
   aroundMeText,
@@ -13,6 +14,7 @@ import {
   queueRequest,
   queueView,
   ratingChangeLines,
+  ratingsChangedText,
   waitedText,
   waitedWords,
 } from "../src/ratings";
@@ -139,5 +141,20 @@ describe("rating changes", () => {
       (seat) => (seat === 0 ? "You" : "Bob"),
     );
     expect(lines).toEqual(["You: 1000 → 1016 (+16)", "Bob: 1000 → 985 (−15, provisional)"]);
+  });
+});
+
+describe("the move log's ratings_changed entry", () => {
+  const names = (seat: number) => ["You", "Bob"][seat];
+  it("reads each player's change", () => {
+    expect(ratingsChangedText([{ seat: 1, rating_before: 1000, rating_after: 985 }, { seat: 0, rating_before: 1000, rating_after: 1016 }], names)).toBe(
+      "Ratings changed: You 1000 → 1016 (+16), Bob 1000 → 985 (−15).",
+    );
+    expect(ratingsChangedText([], names)).toBe("Ratings changed.");
+  });
+  it("is described in the game's log and the replay", () => {
+    const payload = { format: "two_player", changes: [{ seat: 0, player: 4, team: 0, rank: 1, mu_before: 25, sigma_before: 8.3, mu_after: 27, sigma_after: 7.9, rating_before: 1000, rating_after: 1138 }] };
+    expect(describeEvent({ type: "ratings_changed", payload, effects: [] }, names)).toEqual(["Ratings changed: You 1000 → 1138 (+138)."]);
+    expect(describeEvent({ type: "game_conceded", effects: [] }, names)).toEqual([]);
   });
 });
