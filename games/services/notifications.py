@@ -98,7 +98,7 @@ def payload_build(
         "kind": kind,
         "player_id": player_id,
         "game_id": game_id,
-        "game_version": event_seq if event_seq is not None else getattr(game, "version", None),
+        "game_version": game.version if game is not None else None,
         "title": str(given.get("title") or title),
         "text": str(given.get("text") or text.format(**words)),
         "url": str(given.get("url") or game_link(game_id)),
