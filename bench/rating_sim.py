@@ -7,7 +7,8 @@ each other THROUGH THE SERVICES, as people at a rated table do: ``game_create(ra
 a policy sees what its seat may (``bots.services.bot_observation_build``: the seat's player view
 and the round's events as it saw them). The ratings change in the game's final transaction (the
 rating service, ``games.services.ratings``), exactly as for people. Each round of the schedule
-pairs the players at random (same-level pairs included).
+pairs the players at random (same-level pairs included). ``--seed`` fixes the pairing and the
+policies' choices; the deals are the service's own (random), so two runs differ.
 
 After every game the script reads every player's rating and takes each level's mean shown
 rating (``round(1000 + 40 (mu - 3 sigma))``; a player not yet rated shows 1000). The order is
