@@ -119,6 +119,24 @@ def test_a_conceded_rated_game_shows_each_players_rating_change(
     assert [c["seat"] for c in fact["payload"]["changes"]] == [0, 1]
     assert fact["payload"]["format"] == "two_player"
 
+    # The log still replays, to its last event (the rating change) and to the one before.
+    for at in (fact["seq"], fact["seq"] - 1):
+        replay = spectator.get(f"/api/v1/games/{game_id}/replay/", {"at": at})
+        assert replay.status_code == 200, replay.content
+    steps = spectator.get(f"/api/v1/games/{game_id}/replay/steps/")
+    assert steps.status_code == 200, steps.content
+    exported = spectator.get(f"/api/v1/games/{game_id}/export/")
+    assert exported.status_code == 200, exported.content
+    # An imported copy is a record, not a rated game: no rating moves again.
+    imported = spectator.post(
+        "/api/v1/games/import/", {"document": exported.json(), "seat": 0}, format="json"
+    )
+    assert imported.status_code == 201, imported.content
+    copy = imported.json()["game"]
+    assert copy["rated"] is False and copy["rating_changes"] is None
+    assert not RatingChange.objects.filter(game_id=copy["id"]).exists()
+    assert not Rating.objects.filter(player_id=spectator.player_id).exists()
+
     # Conceding again changes nothing.
     again = ada.post(f"/api/v1/games/{game_id}/concede/", {}, format="json")
     problem(again, 422, "game_over")
