@@ -31,7 +31,10 @@ from games.services.pause import game_pause_decline, game_pause_propose, game_re
 from games.services.players import player_create
 from games.services.table import game_concede
 from games.services.timers import timer_off_accept, timer_off_propose, turn_timers_sweep
-from tests.api.conftest import SchemaCheckedClient
+from tests.api.conftest import (
+    SchemaCheckedClient,
+    eager_bots,  # noqa: F401 - fixture: bots play in-process
+)
 from tests.services.timers.clock import FakeClock
 from tests.services.timers.conftest import (
     Table,
