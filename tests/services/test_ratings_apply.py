@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from django.utils import timezone
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 
@@ -441,3 +441,41 @@ def test_every_member_of_the_winning_side_goes_up_and_of_the_losing_side_down(
                 assert new.mu > old.mu
             if ranks[team] == len(teams):
                 assert new.mu < old.mu
+
+
+@pytest.mark.django_db
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    size=st.sampled_from([2, 3, 4]),
+    priors=st.lists(skill(), min_size=4, max_size=4),
+    data=st.data(),
+)
+def test_through_the_service_the_side_that_concedes_loses_and_the_others_gain(
+    size: int, priors: list[Skill], data: st.DataObject
+) -> None:
+    """The same property on the service's path: random prior ratings for the members (some new:
+    no row), a random seat concedes; every member of the conceding side loses mu and every
+    member of a side placed first alone gains. (In a three-player game conceded before anyone
+    scored, the other two share first place: a draw between them as well as a win over the
+    conceder, so a strong one may lose a little to a weak one; that case is left out here.)"""
+    game, people = rated_game(size)
+    rated_before = data.draw(st.lists(st.booleans(), min_size=size, max_size=size))
+    for person, start, known in zip(people, priors, rated_before, strict=False):
+        if known:
+            prior(person, FORMAT_OF[size], start.mu, start.sigma)
+    leaver = data.draw(st.integers(min_value=0, max_value=size - 1))
+    game_concede(game_id=game.pk, player=people[leaver])
+    changes = {c.seat: c for c in RatingChange.objects.filter(game=game)}
+    assert sorted(changes) == list(range(size))
+    teams = 2 if size == 4 else size
+    for seat, change in changes.items():
+        if seat % teams == leaver % teams:
+            assert change.rank == teams and change.mu_after < change.mu_before
+        else:
+            assert change.rank == 1
+            if teams == 2:  # first alone
+                assert change.mu_after > change.mu_before
