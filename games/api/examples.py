@@ -205,6 +205,7 @@ GAME_DETAIL_VALUE = {
         ],
         "proposal": None,
     },
+    "pause": {"paused": False, "paused_at": None, "remaining_seconds": None, "proposal": None},
     "rating_changes": None,
 }
 GAME_DETAIL = OpenApiExample(
