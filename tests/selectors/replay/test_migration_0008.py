@@ -114,6 +114,9 @@ def test_the_facts_move_into_the_log_and_every_game_verifies() -> None:
     _to_old_storage(executor.loader.project_state(BEFORE).apps)
     executor = MigrationExecutor(connection)
     executor.migrate(AFTER)
+    # then the later migrations (columns today's models read), which leave the logs alone
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
     assert _logs() == before
     for game in Game.objects.all():
         report = game_verify(game)
