@@ -79,7 +79,9 @@ def join_block_check(game: Game, player: Player) -> None:
 
 def queued_check(player: Player) -> None:
     """Refuse (409 ``queued_for_match``) a player waiting in a quick-play queue: the pairing
-    run may seat them at any moment (a matched entry no longer waits)."""
+    run may seat them at any moment (a matched entry no longer waits). Holds the player's row
+    lock, as ``queue_join`` does, so a table and a queue entry cannot be made at once."""
+    Player.objects.select_for_update().filter(pk=player.pk).values_list("pk").get()
     if QueueEntry.objects.filter(player=player, match__isnull=True).exists():
         raise errors.QueuedForMatch()
 
