@@ -143,13 +143,24 @@ def _in_process_put(delivery_ids: list[int]) -> None:
         _in_process.put(delivery_id)
 
 
+IN_PROCESS_RETRIES = 5  # an attempt that raised (a locked SQLite table) is run again
+
+
 def _in_process_run() -> None:
+    failures: dict[int, int] = {}
     while True:
         delivery_id = _in_process.get()
         try:
             delivery_attempt(delivery_id)
+            failures.pop(delivery_id, None)
         except Exception:
-            logger.exception("the in-process delivery %s failed", delivery_id)
+            # No sweep runs without a broker: try again shortly, a few times.
+            failures[delivery_id] = tries = failures.get(delivery_id, 0) + 1
+            logger.exception("the in-process delivery %s failed (%s)", delivery_id, tries)
+            if tries <= IN_PROCESS_RETRIES:
+                _in_process_queue([delivery_id], 0.2 * tries)
+            else:
+                failures.pop(delivery_id, None)
         finally:
             db.connections.close_all()
 
@@ -286,46 +297,50 @@ def _send(claim: Claim) -> SendOutcome:
 
 
 def _record(claim: Claim, outcome: SendOutcome) -> Attempt:
+    """Write the attempt's outcome with conditional updates (one statement, no row read): a
+    delivery no longer pending is left alone, and a failure only by the attempt that holds the
+    claim (past our lease, a later attempt's record is the one that counts)."""
     now = timezone.now()
-    with transaction.atomic():
-        delivery = Delivery.objects.select_for_update().get(pk=claim.delivery_id)
-        if delivery.status != DeliveryStatus.PENDING:
-            return Attempt.SKIPPED
-        delivery.last_status_code = outcome.status
-        if outcome.ok:
-            delivery.status = DeliveryStatus.DELIVERED
-            delivery.delivered_at = now
-            delivery.last_error = ""
-            delivery.save()
-            _endpoint_succeeded(claim)
-            logger.info(
-                "delivery %s (%s) delivered at attempt %s",
-                claim.delivery_id,
-                claim.channel,
-                claim.attempts,
-            )
-            return Attempt.DELIVERED
-        if delivery.attempts != claim.attempts:
-            return Attempt.SKIPPED  # our lease ran out and a later attempt took over: its record
-        delivery.last_error = outcome.error[:ERROR_MAX]
-        max_attempts = int(_setting("NOTIFICATION_MAX_ATTEMPTS", 8))
-        final = outcome.gone or delivery.attempts >= max_attempts
-        logger.warning(
-            "delivery %s (%s) attempt %s failed (status %s)%s",
+    pending = Delivery.objects.filter(pk=claim.delivery_id, status=DeliveryStatus.PENDING)
+    if outcome.ok:
+        with transaction.atomic():
+            if not pending.update(
+                status=DeliveryStatus.DELIVERED,
+                delivered_at=now,
+                last_status_code=outcome.status,
+                last_error="",
+            ):
+                return Attempt.SKIPPED
+            if _endpoint_failures(claim.target):
+                _endpoint_succeeded(claim)
+        logger.info(
+            "delivery %s (%s) delivered at attempt %s",
             claim.delivery_id,
             claim.channel,
             claim.attempts,
-            outcome.status,
-            "; giving up" if final else "",
         )
+        return Attempt.DELIVERED
+    max_attempts = int(_setting("NOTIFICATION_MAX_ATTEMPTS", 8))
+    final = outcome.gone or claim.attempts >= max_attempts
+    logger.warning(
+        "delivery %s (%s) attempt %s failed (status %s)%s",
+        claim.delivery_id,
+        claim.channel,
+        claim.attempts,
+        outcome.status,
+        "; giving up" if final else "",
+    )
+    failed = {"last_status_code": outcome.status, "last_error": outcome.error[:ERROR_MAX]}
+    ours = pending.filter(attempts=claim.attempts)
+    with transaction.atomic():
         if final:
-            delivery.status = DeliveryStatus.FAILED
-            delivery.save()
+            if not ours.update(status=DeliveryStatus.FAILED, **failed):
+                return Attempt.SKIPPED
             _endpoint_failed(claim, outcome)
             return Attempt.FAILED
-        wait = backoff_seconds(delivery.attempts)
-        delivery.next_attempt_at = now + timedelta(seconds=wait)
-        delivery.save()
+        wait = backoff_seconds(claim.attempts)
+        if not ours.update(next_attempt_at=now + timedelta(seconds=wait), **failed):
+            return Attempt.SKIPPED
         transaction.on_commit(lambda: deliveries_send([claim.delivery_id], countdown=wait))
         return Attempt.RETRY
 
@@ -337,6 +352,11 @@ def _endpoint_model(claim: Claim) -> type[WebhookEndpoint] | type[PushSubscripti
     if isinstance(claim.target, PushSubscription):
         return PushSubscription
     return None
+
+
+def _endpoint_failures(target: WebhookEndpoint | PushSubscription | str) -> int:
+    """The endpoint's failure count when it was claimed (e-mail keeps none)."""
+    return 0 if isinstance(target, str) else target.consecutive_failures
 
 
 def _endpoint_succeeded(claim: Claim) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from games import errors
@@ -34,9 +34,9 @@ from games.models import (
     NotificationPreference,
     NotificationSettings,
     Player,
-    PushSubscription,
     WebhookEndpoint,
 )
+from games.services import outbox_sql
 from games.services.delivery import deliveries_send
 
 # ============================================================================== payloads
@@ -111,32 +111,7 @@ def enabled_endpoints(player_id: int, kind: str) -> list[tuple[str, int]]:
     """(channel, endpoint id) of every endpoint ``player_id`` receives ``kind`` on: enabled
     webhooks and push subscriptions, the e-mail address (endpoint 0), less the channels the
     player switched off for ``kind``."""
-    off = set(
-        NotificationPreference.objects.filter(
-            player_id=player_id, kind=kind, enabled=False
-        ).values_list("channel", flat=True)
-    )
-    found: list[tuple[str, int]] = []
-    if Channel.WEBHOOK not in off:
-        found += [
-            (Channel.WEBHOOK, pk)
-            for pk in WebhookEndpoint.objects.filter(player_id=player_id, enabled=True)
-            .order_by("pk")
-            .values_list("pk", flat=True)
-        ]
-    if Channel.WEB_PUSH not in off:
-        found += [
-            (Channel.WEB_PUSH, pk)
-            for pk in PushSubscription.objects.filter(player_id=player_id, enabled=True)
-            .order_by("pk")
-            .values_list("pk", flat=True)
-        ]
-    if (
-        Channel.EMAIL not in off
-        and NotificationSettings.objects.filter(player_id=player_id).exclude(email="").exists()
-    ):
-        found.append((Channel.EMAIL, 0))
-    return found
+    return outbox_sql.endpoints_read(player_id, kind, None).found
 
 
 def notify(
@@ -155,36 +130,28 @@ def notify(
     commits sends each delivery to a worker. ``payload`` holds the optional ``title``, ``text``
     and ``url`` and the kind's public facts (``KIND_FACTS``: ``deadline`` for your_turn and
     reminder, ``winner_team`` for game_over, ``phrase`` for chat); never a card.
-    Returns the new notification, or None.
+    Returns the new notification, or None. On a move's path: one statement when there is
+    nothing to send, three and a task per endpoint when there is (``outbox_sql``).
     """
     stored = payload_build(
         player_id=player_id, kind=kind, game=game, event_seq=event_seq, given=payload
     )
-    if game is not None and GameMute.objects.filter(player_id=player_id, game=game).exists():
+    game_id = game.pk if game is not None else None
+    endpoints = outbox_sql.endpoints_read(player_id, kind, game_id)
+    if endpoints.muted or not endpoints.found:
         return None
-    endpoints = enabled_endpoints(player_id, kind)
-    if not endpoints:
-        return None
-    try:
-        with transaction.atomic():  # a savepoint: a repeat leaves the event's transaction usable
-            notification = Notification.objects.create(
-                player_id=player_id, kind=kind, game=game, event_seq=event_seq, payload=stored
-            )
-    except IntegrityError:
-        return None  # notified before: exactly once per event
     now = timezone.now()
-    deliveries = Delivery.objects.bulk_create(
-        [
-            Delivery(
-                notification=notification,
-                channel=channel,
-                endpoint_id=endpoint_id,
-                next_attempt_at=now,
-            )
-            for channel, endpoint_id in endpoints
-        ]
+    notification = outbox_sql.notification_insert(
+        player_id=player_id,
+        kind=kind,
+        game_id=game_id,
+        event_seq=event_seq,
+        payload=stored,
+        now=now,
     )
-    ids = [d.pk for d in deliveries]
+    if notification is None:
+        return None  # notified before: exactly once per event
+    ids = outbox_sql.deliveries_insert(notification.pk, endpoints.found, now)
     transaction.on_commit(lambda: deliveries_send(ids))
     return notification
 

@@ -10,6 +10,7 @@ Without a broker, deliveries run in a daemon thread of the process
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -19,15 +20,15 @@ import threading
 import time
 import types
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from django.conf import settings as django_settings
 from django.core import mail
-from django.db import transaction
+from django.db import OperationalError, transaction
 from django.utils import timezone
 
 from canasta_service.celery import app as celery_app
@@ -50,6 +51,7 @@ from tests.api.test_leak import cards_in, states_of, visible, within
 from tests.conftest import ROOT, process_stop, worker_environment
 from tests.project.webhook_receiver import Receiver
 
+T = TypeVar("T")
 CARD_TOKENS = frozenset(card_text(c) for c in range(53))
 
 
@@ -119,14 +121,26 @@ def _turn_played(player: Someone, game_id: int) -> list[float]:
             return times
 
 
-def _wait_status(delivery_id: int, status: str, timeout: float = 15) -> Delivery:
-    deadline = time.monotonic() + timeout
-    while True:
-        found = Delivery.objects.get(pk=delivery_id)
-        if found.status == status:
-            return found
-        assert time.monotonic() < deadline, f"delivery is {found.status}, not {status}"
+def _read(query: Callable[[], T]) -> T:
+    """``query()``, read again while SQLite finds a table locked by the delivery thread."""
+    for _ in range(100):
+        with contextlib.suppress(OperationalError):
+            return query()
         time.sleep(0.02)
+    return query()
+
+
+def _wait_status(delivery_id: int, status: str, timeout: float = 15) -> Delivery:
+    """Poll the delivery until it has ``status`` (on SQLite a read may find the table locked
+    while the delivery thread writes: read again)."""
+    deadline = time.monotonic() + timeout
+    found: Delivery | None = None
+    while found is None or found.status != status:
+        assert time.monotonic() < deadline, f"delivery is {found and found.status}, not {status}"
+        time.sleep(0.02)
+        with contextlib.suppress(OperationalError):
+            found = Delivery.objects.get(pk=delivery_id)
+    return found
 
 
 # ============================================================================== signing
@@ -423,7 +437,7 @@ def test_a_move_rolled_back_after_notifying_notifies_nobody(
 
     monkeypatch.setattr(moves, "move_notify", original)
     _turn_played(ada, game_id)  # committed: told once, delivered by the process's thread
-    [delivery] = Delivery.objects.all()
+    [delivery] = _read(lambda: list(Delivery.objects.all()))
     _wait_status(delivery.pk, DeliveryStatus.DELIVERED)
     assert [r.event for r in receiver.requests] == ["your_turn"]
 
@@ -441,9 +455,9 @@ def test_a_receiver_that_hangs_does_not_slow_the_move(loopback: Any, receiver: R
     times = _turn_played(ada, game_id)
     returned = time.monotonic()
     receiver.wait_for(1)
-    [delivery] = Delivery.objects.all()
+    [delivery] = _read(lambda: list(Delivery.objects.all()))
     assert receiver.holding == 1  # the receiver still hangs...
-    assert Delivery.objects.get(pk=delivery.pk).status == DeliveryStatus.PENDING
+    assert _read(lambda: Delivery.objects.get(pk=delivery.pk)).status == DeliveryStatus.PENDING
     assert max(times) < 2.0, times  # ...and the move answered without waiting for it
     assert receiver.requests[0].at >= returned - max(times)
 
@@ -463,7 +477,7 @@ def test_a_receiver_answering_500_then_200_is_retried_by_the_process_after_the_b
     _hook(bob, receiver)
     receiver.script = [500]
     _turn_played(ada, game_id)
-    [delivery] = Delivery.objects.all()
+    [delivery] = _read(lambda: list(Delivery.objects.all()))
     done = _wait_status(delivery.pk, DeliveryStatus.DELIVERED)
     assert done.attempts == 2
     first, second = receiver.requests

@@ -18,6 +18,7 @@ from games.models import (
     NotificationKind,
 )
 from games.services import delivery as delivery_service
+from games.services import outbox_sql
 from games.services.notifications import (
     game_mute_set,
     notify,
@@ -28,6 +29,15 @@ from tests.api.conftest import eager_bots  # noqa: F401 - fixture
 from tests.api.notification_players import Someone, game_of_two, someone
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True, params=["sql", "orm"])
+def outbox_statements(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test twice: the outbox's own SQL (PostgreSQL, SQLite) and the ORM calls it
+    stands for (any other database): the same behaviour."""
+    if request.param == "orm":
+        monkeypatch.setattr(outbox_sql, "SUPPORTED", ())
+    return str(request.param)
 
 
 @pytest.fixture
@@ -188,3 +198,34 @@ def test_the_body_is_the_payload_with_the_deliverys_idempotency_key(
     assert {k: v for k, v in body.items() if k not in ("id", "created_at")} == (
         notification.payload
     )
+
+
+def test_the_endpoints_are_read_in_one_statement_with_the_muted_game_and_switches(
+    ada: Someone,
+    game: Game,
+    outbox_statements: str,
+    django_assert_num_queries: Callable[..., Any],
+) -> None:
+    hooks = [_webhook(ada), _webhook(ada)]
+    preferences_set(ada.player_id, email="ada@example.com")
+    expected = [("webhook", hooks[0]), ("webhook", hooks[1]), ("email", 0)]
+    statements = 1 if outbox_statements == "sql" else 5
+    with django_assert_num_queries(statements):
+        read = outbox_sql.endpoints_read(ada.player_id, "chat", game.pk)
+    assert read == outbox_sql.Endpoints(muted=False, found=expected)
+    preferences_set(ada.player_id, switches={"email": {"chat": False}})
+    game_mute_set(ada.player_id, game.pk, muted=True)
+    read = outbox_sql.endpoints_read(ada.player_id, "chat", game.pk)
+    assert read == outbox_sql.Endpoints(muted=True, found=expected[:2])
+    assert outbox_sql.endpoints_read(ada.player_id, "chat", None).muted is False
+    assert outbox_sql.endpoints_read(ada.player_id, "reminder", None).found == expected
+
+
+def test_a_notification_with_nothing_to_send_costs_one_statement(
+    bob: Someone,
+    game: Game,
+    outbox_statements: str,
+    django_assert_num_queries: Callable[..., Any],
+) -> None:
+    with django_assert_num_queries(1 if outbox_statements == "sql" else 5):
+        assert _your_turn(bob.player_id, game) is None
