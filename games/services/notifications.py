@@ -13,6 +13,8 @@ every attempt.
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 import secrets
 from datetime import datetime
 from typing import Any
@@ -193,16 +195,19 @@ def game_mute_set(player_id: int, game_id: int, *, muted: bool) -> None:
 
 # ============================================================================== webhooks
 def webhook_url_check(url: str) -> None:
-    """HTTPS only; plain http only to a host in ``WEBHOOK_ALLOW_HTTP_HOSTS`` (tests, local
-    development). Raises ``WebhookUrlRefused``."""
+    """HTTPS only, to a public address; plain http, or a private or loopback address, only to a
+    host in ``WEBHOOK_ALLOW_HTTP_HOSTS`` (tests, local development). A host name is resolved
+    (and its address checked) when a delivery is sent. Raises ``WebhookUrlRefused``."""
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
     if not host or parts.username or parts.password:
         raise errors.WebhookUrlRefused("The webhook URL needs a host and no credentials.")
-    if parts.scheme == "https":
-        return
     allowed = {h.lower() for h in getattr(settings, "WEBHOOK_ALLOW_HTTP_HOSTS", [])}
-    if parts.scheme == "http" and host in allowed:
+    if host not in allowed:
+        with contextlib.suppress(ValueError):  # a name, not an address: checked when sending
+            if not ipaddress.ip_address(host).is_global:
+                raise errors.WebhookUrlRefused("A webhook URL must reach a public address.")
+    if parts.scheme == "https" or (parts.scheme == "http" and host in allowed):
         return
     raise errors.WebhookUrlRefused("A webhook URL must use https.")
 

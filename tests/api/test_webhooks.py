@@ -123,6 +123,9 @@ def test_a_webhook_is_registered_with_its_secret_shown_once(ada: Someone) -> Non
         "http://hooks.example.com/c",  # plain http to a host not allowed
         "https://user:pass@hooks.example.com/c",  # credentials in the URL
         "ftp://hooks.example.com/c",
+        "https://127.0.0.1/c",  # loopback
+        "https://10.1.2.3:8443/c",  # a private network
+        "https://[::1]/c",
     ],
 )
 def test_a_webhook_that_is_not_https_is_refused(ada: Someone, url: str) -> None:

@@ -279,6 +279,42 @@ def test_an_endpoint_that_keeps_failing_is_disabled_with_a_notice(
     assert len(receiver.requests) == 4
 
 
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_workers_attempting_one_delivery_at_once_send_it_once(
+    loopback: Any, receiver: Receiver
+) -> None:
+    """Four threads attempt the same delivery while the receiver is slow: the row lock (SKIP
+    LOCKED) and the claim's lease let one of them send; the others do nothing."""
+    from django.db import connections
+
+    ada, bob = someone("Ada"), someone("Bob")
+    game = Game.objects.get(pk=game_of_two(ada, bob))
+    _hook(ada, receiver)
+    receiver.script = ["hold"]
+    delivery = Delivery.objects.get(notification=_notify_turn(ada, game, game.version))
+    outcomes: list[Attempt] = []
+
+    def attempt() -> None:
+        try:
+            outcomes.append(delivery_attempt(delivery.pk))
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=attempt) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    receiver.wait_for(1)
+    time.sleep(0.5)  # the others have had their chance meanwhile
+    receiver.release.set()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert sorted(o.value for o in outcomes) == ["delivered"] + ["skipped"] * 3
+    assert len(receiver.requests) == 1
+    done = Delivery.objects.get(pk=delivery.pk)
+    assert done.status == DeliveryStatus.DELIVERED and done.attempts == 1
+
+
 # ============================================================================== timeouts
 def _trickler(stop: threading.Event) -> tuple[socket.socket, int]:
     """A server that accepts and then answers one byte every 0.2 s, forever."""
