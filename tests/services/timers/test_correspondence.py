@@ -282,16 +282,17 @@ def test_sweeps_racing_remind_once_and_expire_once() -> None:
     game = table.game()
     assert game.reminder_at is not None
     at_reminder = game.reminder_at + timedelta(seconds=1)
-    results = race([partial(turn_timers_sweep, now=at_reminder) for _ in range(4)])
+    sweeps: list[Callable[[], Any]] = [
+        partial(turn_timers_sweep, now=at_reminder) for _ in range(4)
+    ]
+    results = race(sweeps)
     assert not [r for r in results if isinstance(r, BaseException)], results
     assert len(reminders(table.game_id)) == 1
     assert Game.objects.get(pk=table.game_id).reminder_at is None
     # past the deadline (but before the next turn's, armed at the real time of the expiry)
     late = after_deadline(game)
-    results = race(
-        [partial(turn_timers_sweep, now=late) for _ in range(3)]
-        + [partial(turn_reminders_send, now=late)]
-    )
+    sweeps = [partial(turn_timers_sweep, now=late) for _ in range(3)]
+    results = race([*sweeps, partial(turn_reminders_send, now=late)])
     assert not [r for r in results if isinstance(r, BaseException)], results
     assert sorted(results[:3]) == [0, 0, 1], results
     assert len(timeouts(table.game_id)) == 1
