@@ -104,14 +104,13 @@ def move_apply(
     with the same ``idempotency_key`` (another request under that key: 422
     ``idempotency_key_reused``); refuses a game not being played (409 ``game_not_active``, 422
     ``game_over``, 409 ``game_paused``), a player without a seat (403 ``not_seated``), a stale
-    ``expected_version``
-    (409 ``stale_version`` with ``current_version``), and whatever the engine refuses (400 /
-    403 ``not_your_turn`` / 422); otherwise appends the GameEvent (seq = version + 1), rewrites
-    the caches, tells the next player it is their turn (or everyone that the game is over:
-    ``games.services.game_notifications``), stores the idempotency record and registers the
-    next bot turn on commit. A
-    refused action leaves the game unchanged. With ``timer_work``, raises ``TimerWorkDue``
-    (before changing anything) when the turn timer has work to commit first.
+    ``expected_version`` (409 ``stale_version`` with ``current_version``), and whatever the
+    engine refuses (400 / 403 ``not_your_turn`` / 422); otherwise appends the GameEvent (seq =
+    version + 1), rewrites the caches, tells the next player it is their turn (or everyone that
+    the game is over: ``games.services.game_notifications``), stores the idempotency record and
+    registers the next bot turn on commit. A refused action leaves the game unchanged. With
+    ``timer_work``, raises ``TimerWorkDue`` (before changing anything) when the turn timer has
+    work to commit first.
     """
     # The two inserts run without savepoints of their own (a savepoint is two more round trips
     # on every move): a unique violation rolls the whole transaction back and is mapped here.
