@@ -1,8 +1,9 @@
 """Notifications: how many one worker delivers per second, and what the outbox adds to a move.
 
-1. **Delivery throughput.** A webhook receiver on loopback (standard library HTTP server,
-   answering 200 at once, checking every signature) and ONE Celery worker (``--concurrency``
-   children, default 1) against a fresh PostgreSQL database and Redis. ``--notifications N``
+1. **Delivery throughput.** A webhook receiver on loopback (standard library HTTP server in
+   a process of its own, answering 200 at once, checking every signature) and ONE Celery
+   worker (``--concurrency`` children, default 1) against a fresh PostgreSQL database and
+   Redis. ``--notifications N``
    notifications are written in one transaction; at its commit their N tasks are sent; the
    figure is N over the time from the commit to the last delivery recorded ``delivered``, with
    the worker's CPU per delivery. Side by side, the same worker runs N no-op tasks
@@ -10,10 +11,12 @@
 2. **The outbox's cost per move.** Two-player games played through Django's test client in
    this process (``bench.profile``'s tables: no server, no network), in alternating chunks of
    three kinds: the outbox off (``move_notify`` replaced by a no-op: a move as before
-   notifications), players with no endpoint (the common case: ``notify`` finds nothing to
-   send), and players with a webhook each (every move that passes the turn writes a
-   Notification and a Delivery and sends a task). CPU per move (``time.process_time``, this
-   process only), wall, statements, and the ratios to the outbox off.
+   notifications), no endpoint enabled (the common case: ``notify`` finds nothing to send),
+   and a webhook for each player (every move that passes the turn writes a
+   Notification and a Delivery and sends a task); one table for all three, switched chunk by
+   chunk (the move function replaced, the webhooks disabled or enabled), so each kind plays
+   the same mix of moves. CPU per move (``time.process_time``, this process only), wall, and
+   the ratios to the outbox off.
 
     python -m bench.notifications [--notifications 2000] [--concurrency 1] [--moves 600]
 
@@ -23,9 +26,12 @@ Needs PostgreSQL and Redis (``bench/harness.py``). Figures only: nothing is asse
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import hmac
+import http.client
 import json
+import multiprocessing
 import os
 import statistics
 import threading
@@ -35,61 +41,102 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from bench.harness import cpu_seconds, django_setup, process_tree, stack
+from bench.harness import cpu_seconds, django_setup, free_port, process_tree, stack
 from bench.profile import QUERIES, Tables
 
 CHUNK = 50
 
 
 class Receiver:
-    """A webhook receiver on loopback: verifies each signature, counts the distinct keys."""
+    """A webhook receiver on loopback, in a process of its own (its CPU is not the moves'):
+    verifies each signature against the secrets it was given, counts the distinct keys."""
 
     def __init__(self) -> None:
-        self.secrets: list[bytes] = []
-        self.keys: set[str] = set()
-        self.requests = 0
-        self.bad_signatures = 0
-        self.lock = threading.Lock()
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
-                raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                receiver.receive(self.headers.get("Canasta-Signature", ""), raw)
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.port = free_port()
+        self.process = multiprocessing.get_context("spawn").Process(
+            target=_receiver_serve, args=(self.port,), daemon=True
+        )
+        self.process.start()
+        deadline = time.monotonic() + 30
+        while True:
+            with contextlib.suppress(OSError):
+                self.stats()
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError("the receiver did not start")
+            time.sleep(0.05)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        return f"http://127.0.0.1:{self.port}/hook"
 
-    def receive(self, signature: str, raw: bytes) -> None:
-        parts = dict(item.split("=", 1) for item in signature.split(",") if "=" in item)
-        signed = f"{parts.get('t', '')}.".encode() + raw
-        valid = any(
-            hmac.compare_digest(
-                hmac.new(secret, signed, hashlib.sha256).hexdigest(), parts.get("v1", "")
-            )
-            for secret in self.secrets
-        )
-        with self.lock:
-            self.requests += 1
-            self.bad_signatures += not valid
-            self.keys.add(json.loads(raw)["id"])
+    def _call(self, method: str, path: str, body: bytes = b"") -> Any:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        try:
+            conn.request(method, path, body=body)
+            return json.loads(conn.getresponse().read() or b"null")
+        finally:
+            conn.close()
+
+    def secret_add(self, secret: str) -> None:
+        self._call("POST", "/secrets", secret.encode())
+
+    def stats(self) -> dict[str, int]:
+        found: dict[str, int] = self._call("GET", "/stats")
+        return found
 
     def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.process.terminate()
+        self.process.join(timeout=10)
+
+
+def _receiver_serve(port: int) -> None:
+    secrets: list[bytes] = []
+    keys: set[str] = set()
+    counts = {"requests": 0, "bad_signatures": 0}
+    lock = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def _answer(self, body: bytes = b"") -> None:
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            with lock:
+                self._answer(json.dumps({**counts, "keys": len(keys)}).encode())
+
+        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            if self.path == "/secrets":
+                with lock:
+                    secrets.append(raw)
+                self._answer()
+                return
+            header = self.headers.get("Canasta-Signature", "")
+            parts = dict(item.split("=", 1) for item in header.split(",") if "=" in item)
+            signed = f"{parts.get('t', '')}.".encode() + raw
+            valid = any(
+                hmac.compare_digest(
+                    hmac.new(secret, signed, hashlib.sha256).hexdigest(), parts.get("v1", "")
+                )
+                for secret in list(secrets)
+            )
+            with lock:
+                counts["requests"] += 1
+                counts["bad_signatures"] += not valid
+                keys.add(json.loads(raw)["id"])
+            self._answer()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    server.daemon_threads = True
+    server.serve_forever()
 
 
 def _wait(condition: Callable[[], bool], timeout: float, what: str) -> float:
@@ -112,7 +159,7 @@ def throughput(count: int, receiver: Receiver, worker_pids: list[int]) -> None:
     from games.services.players import player_create
 
     player, _ = player_create(display_name="bench-receiver")
-    receiver.secrets.append(webhook_register(player.pk, url=receiver.url).secret.encode())
+    receiver.secret_add(webhook_register(player.pk, url=receiver.url).secret)
 
     def delivered() -> int:
         return Delivery.objects.filter(status=DeliveryStatus.DELIVERED).count()
@@ -138,9 +185,10 @@ def throughput(count: int, receiver: Receiver, worker_pids: list[int]) -> None:
         f"(tasks sent in {sent - committing:.2f} s; worker CPU {cpu * 1000 / count:.2f} ms "
         f"per delivery)"
     )
+    seen = receiver.stats()
     print(
-        f"  receiver: {receiver.requests} requests, {len(receiver.keys)} distinct keys, "
-        f"{receiver.bad_signatures} bad signatures"
+        f"  receiver: {seen['requests']} requests, {seen['keys']} distinct keys, "
+        f"{seen['bad_signatures']} bad signatures"
     )
 
     tokens = [f"bench-{uuid.uuid4().hex}" for _ in range(count)]
@@ -162,7 +210,7 @@ def throughput(count: int, receiver: Receiver, worker_pids: list[int]) -> None:
 
 # ============================================================================== cost per move
 def cost_per_move(moves: int, receiver: Receiver) -> None:
-    from games.models import Notification
+    from games.models import Notification, WebhookEndpoint
     from games.services import moves as move_service
 
     original = move_service.move_notify
@@ -170,38 +218,45 @@ def cost_per_move(moves: int, receiver: Receiver) -> None:
     def outbox_off(*args: Any, **kwargs: Any) -> None:
         return None
 
-    tables = {"outbox off": Tables(), "no endpoint": Tables(), "webhook": Tables()}
-    for seat in tables["webhook"].seats:
+    # One table (its two seats with a webhook each) for all three kinds, switched chunk by
+    # chunk, so that every kind sees the same mix of moves.
+    table = Tables()
+    hooks: list[int] = []
+    for seat in table.seats:
         status, response = seat.post("/api/v1/players/me/webhooks/", {"url": receiver.url})
         assert status == 201, response.content
-        receiver.secrets.append(json.loads(response.content)["secret"].encode())
-    cpu: dict[str, dict[str, list[float]]] = {k: {"move": [], "read": []} for k in tables}
-    walls: dict[str, list[float]] = {k: [] for k in tables}
-    told: dict[str, int] = dict.fromkeys(tables, 0)
+        body = json.loads(response.content)
+        receiver.secret_add(body["secret"])
+        hooks.append(body["id"])
+    kinds = ("outbox off", "no endpoint", "webhook")
+    cpu: dict[str, dict[str, list[float]]] = {k: {"move": [], "read": []} for k in kinds}
+    walls: dict[str, list[float]] = {k: [] for k in kinds}
+    told: dict[str, int] = dict.fromkeys(kinds, 0)
 
     def chunk(kind: str, count: int, record: bool) -> None:
         move_service.move_notify = outbox_off if kind == "outbox off" else original
+        WebhookEndpoint.objects.filter(pk__in=hooks).update(enabled=kind == "webhook")
         before = Notification.objects.count()
         into = cpu[kind] if record else {"move": [], "read": []}
         started = time.perf_counter()
-        tables[kind].play(count, into)
+        table.play(count, into)
         if record:
             walls[kind].append(time.perf_counter() - started)
             told[kind] += Notification.objects.count() - before
 
     try:
-        for kind in tables:  # warm-up: imports, caches, connections
+        for kind in kinds:  # warm-up: imports, caches, connections
             chunk(kind, CHUNK, record=False)
         QUERIES.clear()
         for _ in range(max(1, moves // CHUNK)):
-            for kind in tables:
+            for kind in kinds:
                 chunk(kind, CHUNK, record=True)
     finally:
         move_service.move_notify = original
 
     base = statistics.fmean(cpu["outbox off"]["move"])
     print(f"moves, {len(cpu['webhook']['move'])} of each kind, alternating chunks of {CHUNK}:")
-    for kind in tables:
+    for kind in kinds:
         values = cpu[kind]["move"]
         mean = statistics.fmean(values)
         per = told[kind] / len(values)
@@ -210,10 +265,9 @@ def cost_per_move(moves: int, receiver: Receiver) -> None:
             f"(wall per move {sum(walls[kind]) / len(values) * 1000:6.2f} ms incl. reads; "
             f"{per:.2f} notifications per move)"
         )
-    for kind in ("move",):
-        runs = QUERIES.get(kind, [])
-        counts = sorted({len(r.split()) for r in runs})
-        print(f"  statements per move seen: {counts}")
+    extra = statistics.fmean(cpu["webhook"]["move"]) - base
+    per_notification = extra / max(told["webhook"] / len(cpu["webhook"]["move"]), 1e-9)
+    print(f"  a notification with its task: {per_notification * 1000:.2f} ms CPU in the move")
 
 
 def main() -> None:
