@@ -10,7 +10,9 @@ changed meld (an insert or an update; the rows before are known from the previou
 round end adds the RoundScore rows. Through HTTP a move costs nothing more once the server
 knows the token (it remembers a token's holder for AUTH_TOKEN_CACHE_SECONDS): three in all; a
 token's first request pays one query to look it up. The response reuses the seats and the
-creator the service loaded.
+creator the service loaded. A move that passes the turn to another player (both seats are
+people here) adds one read: the outbox's look at that player's notification endpoints, the
+game's mute and their switches, in one statement (``games.services.notifications``).
 
 Savepoints are not counted: they appear only because the test runs inside a transaction (the
 service itself makes none). Run with ``-s`` to see the per-move figures.
@@ -39,8 +41,10 @@ pytestmark = pytest.mark.django_db
 SERVICE_BUDGET = 3  # a move that changes no meld and ends no round
 HTTP_EXTRA = 0  # the token's holder is remembered after its first request
 MELD_EXTRA = 1  # a move that adds or extends one meld (no round end)
-# What those three are, in order.
+TURN_PASSED_EXTRA = 1  # the turn passes to a person: the outbox reads their endpoints
+# What those three are, in order, and the outbox's read when the turn passes.
 PLAIN_MOVE = ["SELECT games_game", "INSERT games_gameevent", "UPDATE games_game"]
+OUTBOX_READ = "SELECT games_gamemute"
 
 
 def statements(ctx: CaptureQueriesContext) -> list[str]:
@@ -59,8 +63,9 @@ def kind(sql: str) -> str:
 
 
 def _moves(game_id: int, count: int) -> list[tuple[str, int, int, list[str]]]:
-    """Play ``count`` simple legal moves through the service; (type, queries, Meld rows
-    changed (-1: a round ended), statements) for each."""
+    """Play ``count`` simple legal moves through the service; (type, queries less the
+    outbox's read when the turn passed, Meld rows changed (-1: a round ended), statements)
+    for each."""
     out = []
     for _ in range(count):
         before = snapshot_of(game_id)
@@ -79,7 +84,10 @@ def _moves(game_id: int, count: int) -> list[tuple[str, int, int, list[str]]]:
         if len(before.rounds) != len(after.rounds):
             changed = -1
         sql = statements(ctx)
-        out.append((action["type"], len(sql), changed, sql))
+        passed = after.to_act != seat and not after.game_over
+        outbox = [s for s in sql if kind(s) == OUTBOX_READ]
+        assert len(outbox) == (TURN_PASSED_EXTRA if passed else 0), (action["type"], sql)
+        out.append((action["type"], len(sql) - len(outbox), changed, sql))
     return out
 
 
@@ -125,8 +133,10 @@ def test_a_move_through_http_costs_three_queries(
         after = snapshot_of(game_id)
         if state.melds == after.melds and len(state.rounds) == len(after.rounds):
             sql = statements(ctx)
-            per_move.append((action["type"], len(sql)))
-            assert [kind(s) for s in sql] == PLAIN_MOVE, (action["type"], sql)
+            passed = after.to_act != state.to_act
+            per_move.append((action["type"], len(sql) - (TURN_PASSED_EXTRA if passed else 0)))
+            expected = PLAIN_MOVE + ([OUTBOX_READ] if passed else [])
+            assert [kind(s) for s in sql] == expected, (action["type"], sql)
             # the game row is locked (PostgreSQL; SQLite has no row locks, nor does the ORM)
             assert sql[0].endswith('FOR UPDATE OF "games_game"') == (connection.vendor != "sqlite")
             first = first or [kind(s) for s in sql]
