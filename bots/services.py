@@ -73,7 +73,12 @@ def bot_decision_compute(game_id: int, version: int) -> tuple[int, dict[str, Any
     """The bot's move at ``version`` as (seat, action dict), or None when there is nothing to
     do. Reads only; holds no lock while the policy thinks."""
     game = Game.objects.filter(pk=game_id).first()
-    if game is None or game.status != GameStatus.ACTIVE or game.version != version:
+    if (
+        game is None
+        or game.status != GameStatus.ACTIVE
+        or game.version != version
+        or game.paused_at is not None
+    ):
         return None
     if game.to_act is None or not game.snapshot:
         return None
@@ -123,14 +128,15 @@ SWEEP_BATCH = 200
 
 
 def stalled_bot_turns(stall_seconds: float) -> list[tuple[int, int]]:
-    """(game id, version) of active games waiting on a bot with no event for that long."""
+    """(game id, version) of active games waiting on a bot with no event for that long (a
+    paused game waits for its players, not its bots)."""
     cutoff = timezone.now() - timedelta(seconds=stall_seconds)
     bot_to_act = Seat.objects.filter(
         game=OuterRef("pk"), index=OuterRef("to_act"), bot_level__isnull=False
     )
     recent = GameEvent.objects.filter(game=OuterRef("pk"), created_at__gt=cutoff)
     rows = (
-        Game.objects.filter(status=GameStatus.ACTIVE, to_act__isnull=False)
+        Game.objects.filter(status=GameStatus.ACTIVE, to_act__isnull=False, paused_at__isnull=True)
         .filter(Exists(bot_to_act))
         .exclude(Exists(recent))
         .order_by("pk")

@@ -231,3 +231,21 @@ def test_sweep_sends_stalled_bot_turns_again(
     # the resent turn is idempotent with the original: one move, then nothing
     assert bot_turn_play(bots_game.pk, bots_game.version) is True
     assert bot_turn_play(bots_game.pk, bots_game.version) is False
+
+
+def test_a_paused_game_is_not_swept_and_its_bot_does_not_move(
+    monkeypatch: pytest.MonkeyPatch, no_scheduling: list[tuple[int, int]]
+) -> None:
+    """A game paused by its players waits for them: the sweep sends no bot turn for it and a
+    bot turn that arrives anyway computes nothing (the pause leaves the game as it was)."""
+    ada = _player("Ada")
+    paused = _bot_table(ada, {s: "medium" for s in range(4)}, spectate=True)
+    Game.objects.filter(pk=paused.pk).update(paused_at=paused.started_at)
+    sent: list[tuple[int, int]] = []
+    monkeypatch.setattr(tasks.bot_turn_play, "delay", lambda g, v: sent.append((g, v)))
+    assert tasks.bot_turns_sweep(stall_seconds=0) == 0
+    assert sent == []
+    assert bot_services.bot_decision_compute(paused.pk, paused.version) is None
+    Game.objects.filter(pk=paused.pk).update(paused_at=None)  # resumed: the bot is due again
+    assert tasks.bot_turns_sweep(stall_seconds=0) == 1
+    assert bot_services.bot_decision_compute(paused.pk, paused.version) is not None
