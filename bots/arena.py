@@ -8,6 +8,13 @@ A game is one round (the default, "hands") or whole games to the target score (`
 round or game is won by the side with the higher score; a tie counts half. Prints the win rate
 of A with a 95% Wilson interval, the mean score difference (A - B, per round or game), and the
 decision times (p50/p95) of each policy. Progress goes to stderr.
+
+Hands run on every core by default (a process pool, ``--processes``). Game ``i`` always gets the
+same seeds (its deal and its policies' random generators derive from ``--seed`` and ``i`` only), so
+a match gives the same results whatever the number of processes, provided no policy stops on a
+clock: ``--iterations N`` gives the search a fixed number of iterations per decision instead of
+its time budget, so results do not depend on the machine's speed (decision times still do).
+``--preset`` takes several presets (``classic,two_player``): one report each.
 """
 
 from __future__ import annotations
@@ -15,11 +22,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import multiprocessing
+import os
 import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from games.engine import Event, apply, make_options, new_game
@@ -50,6 +58,7 @@ class GameResult:
     score_b: int
     times: dict[str, list[float]] = field(default_factory=dict)
     actions: int = 0
+    index: int = 0  # the game's number in the match (its seeds derive from it)
 
     @property
     def outcome(self) -> float:
@@ -105,26 +114,49 @@ def _team_scores(st: GameState, full: bool) -> list[int]:
     return [int(t["total"]) for t in st.rounds[0]["teams"]]
 
 
-def run_one(args: tuple[str, str, str, int, int, bool, float]) -> GameResult:
-    preset, name_a, name_b, game_index, base_seed, full, budget = args
-    options = make_options(preset)
-    seats_a = a_seats(options, game_index)
+@dataclass(frozen=True)
+class GameTask:
+    """One game of a match; everything that decides it (seeds included) is in here."""
+
+    preset: str
+    name_a: str
+    name_b: str
+    index: int
+    base_seed: int
+    full: bool = False
+    budget: float = 0.0  # ismcts seconds per decision (0: the level's default)
+    iterations: int | None = None  # ismcts iterations per decision (None: stop on the clock)
+
+
+def policy_seed(base_seed: int, index: int, seat: int) -> int:
+    """The random seed of the policy at ``seat`` in game ``index`` (never hits another game's)."""
+    return (base_seed * 1_000_003 + index) * 8 + seat
+
+
+def run_one(task: GameTask) -> GameResult:
+    options = make_options(task.preset)
+    seats_a = a_seats(options, task.index)
     policies: list[Policy] = []
     for s in range(options.players):
-        name = name_a if s in seats_a else name_b
+        name = task.name_a if s in seats_a else task.name_b
         policies.append(
-            make_policy(name, seed=base_seed * 1000 + game_index * 10 + s, budget=budget)
+            make_policy(
+                name,
+                seed=policy_seed(task.base_seed, task.index, s),
+                budget=task.budget,
+                iterations=task.iterations,
+            )
         )
-    seed = f"arena-{base_seed}-{game_index // deal_group(options)}"
-    st, times, n = play_game(options, seed, policies, full=full)
-    scores = _team_scores(st, full)
+    seed = f"arena-{task.base_seed}-{task.index // deal_group(options)}"
+    st, times, n = play_game(options, seed, policies, full=task.full)
+    scores = _team_scores(st, task.full)
     team_a = {s % options.teams for s in seats_a}
     score_a = max(scores[t] for t in team_a)
     score_b = max(scores[t] for t in range(options.teams) if t not in team_a)
     by_policy: dict[str, list[float]] = {"A": [], "B": []}
     for s, ts in times.items():
         by_policy["A" if s in seats_a else "B"].extend(ts)
-    return GameResult(score_a, score_b, by_policy, n)
+    return GameResult(score_a, score_b, by_policy, n, task.index)
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -158,6 +190,10 @@ def _progress(done: int, total: int, wins: float, started: float) -> None:
     sys.stderr.flush()
 
 
+def default_processes() -> int:
+    return os.cpu_count() or 1
+
+
 def run_arena(
     name_a: str,
     name_b: str,
@@ -169,8 +205,13 @@ def run_arena(
     budget: float = 0.0,
     progress: bool = True,
     log_path: str | None = None,
+    iterations: int | None = None,
 ) -> dict[str, float | int | str]:
-    tasks = [(preset, name_a, name_b, i, seed, full, budget) for i in range(games)]
+    """Play ``games`` games on ``jobs`` processes and summarise them (in game order, so the
+    summary does not depend on which process finished first)."""
+    tasks = [
+        GameTask(preset, name_a, name_b, i, seed, full, budget, iterations) for i in range(games)
+    ]
     results: list[GameResult] = []
     started = time.monotonic()
     wins = 0.0
@@ -181,18 +222,17 @@ def run_arena(
         results.append(res)
         wins += res.outcome
         if log is not None:
-            log.write(
-                json.dumps({"score_a": res.score_a, "score_b": res.score_b, "times": res.times})
-                + "\n"
-            )
+            line = {"game": res.index, "score_a": res.score_a, "score_b": res.score_b}
+            log.write(json.dumps(dict(line, times=res.times)) + "\n")
             log.flush()
         if progress:
             _progress(len(results), games, wins, started)
 
     try:
-        if jobs > 1:
-            with multiprocessing.Pool(jobs) as pool:
-                for res in pool.imap_unordered(run_one, tasks):
+        if jobs > 1 and games > 1:
+            with ProcessPoolExecutor(min(jobs, games)) as pool:
+                # Small chunks keep every process busy to the end; map yields in game order.
+                for res in pool.map(run_one, tasks, chunksize=1):
                     record(res)
         else:
             for t in tasks:
@@ -256,22 +296,46 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--b", default="random", help="policy or level B")
     p.add_argument("--games", type=int, default=100, help="rounds (or games with --full)")
-    p.add_argument("--preset", default="classic", choices=sorted(PRESETS))
+    p.add_argument(
+        "--preset",
+        default="classic",
+        type=_presets,
+        help=f"preset, or several separated by commas ({', '.join(sorted(PRESETS))})",
+    )
     mode = p.add_mutually_exclusive_group()
     mode.add_argument(
-        "--hands", dest="full", action="store_false", help="each game is one round (default)"
+        "--hands",
+        type=int,
+        nargs="?",
+        const=0,
+        default=None,
+        metavar="N",
+        help="each game is one round (the default); N: play N of them (as --games N)",
     )
     mode.add_argument(
         "--full", dest="full", action="store_true", help="play whole games to the target score"
     )
     p.set_defaults(full=False)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--jobs", type=int, default=1, help="worker processes")
+    p.add_argument(
+        "--processes",
+        "--jobs",
+        dest="jobs",
+        type=int,
+        default=default_processes(),
+        help="worker processes (default: one per core); the results do not depend on it",
+    )
     p.add_argument(
         "--budget",
         type=float,
         default=0.0,
         help="ismcts seconds per decision (0: the level's default)",
+    )
+    p.add_argument(
+        "--iterations",
+        type=int,
+        default=None,
+        help="ismcts iterations per decision instead of a time budget (reproducible results)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--log", default=None, help="append one JSON line per game to this file")
@@ -281,35 +345,55 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _presets(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in PRESETS]
+    if not names or unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown preset {', '.join(unknown) or repr(text)}; choose from "
+            + ", ".join(sorted(PRESETS))
+        )
+    return names
+
+
 def load_log(path: str) -> list[GameResult]:
     out = []
     with open(path) as f:
         for line in f:
             if line.strip():
                 d = json.loads(line)
-                out.append(GameResult(d["score_a"], d["score_b"], d["times"]))
+                out.append(GameResult(d["score_a"], d["score_b"], d["times"], 0, d.get("game", 0)))
     return out
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def run_from_args(args: argparse.Namespace) -> list[str]:
+    """The reports of the match (one per preset) the parsed arguments ask for."""
+    games = args.hands if args.hands else args.games
     if args.from_log:
-        report = summarise(load_log(args.from_log), args.a, args.b, args.preset, args.full)
-        print(format_report(report))
-        return 0
-    report = run_arena(
-        args.a,
-        args.b,
-        args.games,
-        preset=args.preset,
-        full=args.full,
-        seed=args.seed,
-        jobs=args.jobs,
-        budget=args.budget,
-        progress=not args.quiet,
-        log_path=args.log,
-    )
-    print(format_report(report))
+        results = load_log(args.from_log)
+        return [format_report(summarise(results, args.a, args.b, args.preset[0], args.full))]
+    reports = []
+    for preset in args.preset:
+        report = run_arena(
+            args.a,
+            args.b,
+            games,
+            preset=preset,
+            full=args.full,
+            seed=args.seed,
+            jobs=args.jobs,
+            budget=args.budget,
+            progress=not args.quiet,
+            log_path=args.log,
+            iterations=args.iterations,
+        )
+        reports.append(format_report(report))
+    return reports
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    for report in run_from_args(build_parser().parse_args(argv)):
+        print(report, flush=True)
     return 0
 
 

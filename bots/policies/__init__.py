@@ -26,9 +26,12 @@ ISMCTS_SETTINGS = ("confidence", "base_bonus", "max_candidates", "max_plies", "t
 POLICY_NAMES = ("random", "heuristic", "ismcts", "easy", "medium", "hard")
 
 
-def make_policy(name: str, seed: int | None = None, budget: float = 0.0) -> Policy:
+def make_policy(
+    name: str, seed: int | None = None, budget: float = 0.0, iterations: int | None = None
+) -> Policy:
     """A policy by name (``random``, ``heuristic``, ``ismcts``) or level (``easy``, ``medium``,
-    ``hard``). ``budget`` (seconds) overrides the ismcts time per searched decision.
+    ``hard``). ``budget`` (seconds) overrides the ismcts time per searched decision;
+    ``iterations`` replaces it by a fixed number of iterations (the same play on any machine).
 
     ``ismcts`` takes settings for experiments: ``ismcts:confidence=0.5,max_candidates=7``."""
     name, _, settings = name.partition(":")
@@ -46,7 +49,7 @@ def make_policy(name: str, seed: int | None = None, budget: float = 0.0) -> Poli
             if key not in ISMCTS_SETTINGS:
                 raise ValueError(f"unknown ismcts setting '{key}'")
             kwargs[key] = float(text)
-        policy = IsmctsPolicy(seed, time_budget=budget or HARD_BUDGET)
+        policy = IsmctsPolicy(seed, time_budget=budget or HARD_BUDGET, iterations=iterations)
         for key, number in kwargs.items():
             integral = key in ("max_candidates", "max_plies")
             setattr(policy, key, int(number) if integral else number)

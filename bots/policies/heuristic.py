@@ -33,10 +33,12 @@ from games.engine.actions import (
     TakePile,
 )
 from games.engine.cards import (
+    FULL_DECK,
     IS_BLACK_THREE,
     IS_RED_THREE,
     IS_WILD,
     JOKER,
+    N_CODES,
     RANK_OF,
     THREE,
     VALUE_OF,
@@ -82,16 +84,18 @@ DEFAULT_PARAMS = HeuristicParams()
 # ---------------------------------------------------------------------------- evaluation helpers
 
 
-def _canasta_bonus(cards: list[int]) -> int:
-    if len(cards) < CANASTA_SIZE:
-        return 0
-    return 300 if any(IS_WILD[c] for c in cards) else 500
+_VALUE = VALUE_OF.__getitem__
+_WILD = IS_WILD.__getitem__
 
 
 def team_table_value(melds: dict[int, list[int]]) -> int:
-    return sum(VALUE_OF[c] for cs in melds.values() for c in cs) + sum(
-        _canasta_bonus(cs) for cs in melds.values()
-    )
+    """The cards' points of the side's melds and its canasta bonuses."""
+    value = 0
+    for cs in melds.values():
+        value += sum(map(_VALUE, cs))
+        if len(cs) >= CANASTA_SIZE:
+            value += 300 if any(map(_WILD, cs)) else 500
+    return value
 
 
 def canastas(melds: dict[int, list[int]]) -> int:
@@ -101,22 +105,23 @@ def canastas(melds: dict[int, list[int]]) -> int:
 def round_estimates(obs: Observation, my_hand_penalty: int | None = None) -> list[float]:
     """A rough score of the round so far for every team (melds, bonuses, red threes, hands)."""
     out: list[float] = []
-    for team in range(obs.teams):
-        value: float = team_table_value(obs.melds[team])
+    teams = obs.options.teams
+    players = obs.options.players
+    seat = obs.seat
+    counts = obs.hand_counts
+    for team in range(teams):
+        melds = obs.melds[team]
+        value: float = team_table_value(melds)
         reds = len(obs.red_threes[team])
         red_value = 800 if reds == 4 else 100 * reds
-        value += red_value if obs.melds[team] else -red_value
-        for s in range(obs.players):
-            if s % obs.teams != team:
-                continue
-            if s == obs.seat:
+        value += red_value if melds else -red_value
+        for s in range(team, players, teams):  # the team's seats
+            if s == seat:
                 value -= (
-                    sum(VALUE_OF[c] for c in obs.hand)
-                    if my_hand_penalty is None
-                    else my_hand_penalty
+                    sum(map(_VALUE, obs.hand)) if my_hand_penalty is None else my_hand_penalty
                 )
             else:
-                value -= 8 * obs.hand_counts[s]
+                value -= 8 * counts[s]
         out.append(value)
     return out
 
@@ -124,13 +129,16 @@ def round_estimates(obs: Observation, my_hand_penalty: int | None = None) -> lis
 def opponent_threat(obs: Observation) -> bool:
     """Could an opponent go out soon?"""
     need = obs.options.canastas_to_go_out
-    for s in range(obs.players):
-        team = obs.team_of(s)
-        if team == obs.team:
+    teams = obs.options.teams
+    mine = obs.seat % teams
+    made = [canastas(m) for m in obs.melds]
+    for s in range(obs.options.players):
+        team = s % teams
+        if team == mine:
             continue
-        if canastas(obs.melds[team]) >= need and obs.hand_counts[s] <= 5:
+        if made[team] >= need and obs.hand_counts[s] <= 5:
             return True
-        if canastas(obs.melds[team]) >= need - 1 and obs.hand_counts[s] <= 2:
+        if made[team] >= need - 1 and obs.hand_counts[s] <= 2:
             return True
     return False
 
@@ -459,6 +467,10 @@ def _prob_at_least(k: int, q: float, h: int) -> float:
     return max(0.0, 1 - p0 - p1)
 
 
+# Copies of every card code in the two packs.
+_DECK_COPIES: tuple[int, ...] = tuple(FULL_DECK.count(c) for c in range(N_CODES))
+
+
 class _Unseen:
     """Unseen copies per natural rank and of wild cards (from ``obs.unseen()``)."""
 
@@ -474,6 +486,39 @@ class _Unseen:
                 self.wilds += n
             else:
                 self.by_rank[RANK_OF[c]] += n
+
+    @classmethod
+    def of(cls, obs: Observation) -> _Unseen:
+        """The same counts as ``_Unseen(obs.unseen())``, by arrays instead of Counters: the
+        copies of each card code left once every card the seat can place is taken out."""
+        left = list(_DECK_COPIES)
+        for c in obs.hand:
+            left[c] -= 1
+        for team_melds in obs.melds:
+            for cards in team_melds.values():
+                for c in cards:
+                    left[c] -= 1
+        for reds in obs.red_threes:
+            for c in reds:
+                left[c] -= 1
+        for c in obs.pile:
+            left[c] -= 1
+        for s, cards in enumerate(obs.known):
+            if s != obs.seat:
+                for c in cards:
+                    left[c] -= 1
+        out = cls.__new__(cls)
+        by_rank = [0] * 15
+        wilds = total = 0
+        for c, n in enumerate(left):
+            if n > 0:  # a Counter difference keeps only positive counts
+                total += n
+                if IS_WILD[c]:
+                    wilds += n
+                else:
+                    by_rank[RANK_OF[c]] += n
+        out.by_rank, out.wilds, out.total = by_rank, wilds, total
+        return out
 
 
 def take_probability(obs: Observation, card: int, taker: int, unseen: Counter[int]) -> float:
@@ -531,7 +576,7 @@ def discard_scores(
     candidates = [c for c in candidates if discard_error(st, seat, c) is None]
     if not candidates:
         return []
-    unseen = _Unseen(obs.unseen())
+    unseen = _Unseen.of(obs)
     naturals, wilds, blacks = _split_hand(hand)
     team_melds = obs.melds[obs.team]
     taker = (seat + 1) % obs.players

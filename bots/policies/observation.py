@@ -296,7 +296,8 @@ def observe(
 def observation_from_state(st: GameState, seat: int) -> Observation:
     """The same fields copied from a state (for rollouts inside an already sampled world).
 
-    Known pickups are not tracked here; the pile is the state's pile (public by history)."""
+    Known pickups and discarded ranks are not tracked here (``known`` and ``discarded_ranks``
+    are empty); the pile is the state's pile (public by history)."""
     players = st.options.players
     return Observation(
         seat=seat,
@@ -322,8 +323,8 @@ def observation_from_state(st: GameState, seat: int) -> Observation:
         turn_started=st.turn_started,
         melded_before=st.melded_before,
         had_turn=[True] * players,
-        known=[[] for _ in range(players)],
-        discarded_ranks=[Counter() for _ in range(players)],
+        known=[],
+        discarded_ranks=[],
         legal=None,
     )
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from argparse import ArgumentParser
+from argparse import ArgumentParser, Namespace
 from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from bots.arena import build_parser, format_report, load_log, run_arena, summarise
+from bots.arena import build_parser, run_from_args
 
 
 class Command(BaseCommand):
@@ -21,22 +21,5 @@ class Command(BaseCommand):
         parser.set_defaults(full=False)
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        if opts["from_log"]:
-            report = summarise(
-                load_log(opts["from_log"]), opts["a"], opts["b"], opts["preset"], opts["full"]
-            )
-            self.stdout.write(format_report(report))
-            return
-        report = run_arena(
-            opts["a"],
-            opts["b"],
-            opts["games"],
-            preset=opts["preset"],
-            full=opts["full"],
-            seed=opts["seed"],
-            jobs=opts["jobs"],
-            budget=opts["budget"],
-            progress=not opts["quiet"],
-            log_path=opts["log"],
-        )
-        self.stdout.write(format_report(report))
+        for report in run_from_args(Namespace(**opts)):
+            self.stdout.write(report)
