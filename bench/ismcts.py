@@ -27,12 +27,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from bots.policies import HeuristicPolicy, IsmctsPolicy
+from bots.policies import HeuristicPolicy
 from bots.policies import observation as current_observation
 from games.engine import Event, apply, make_options, new_game
 from games.engine.legal import legal_actions
@@ -112,7 +111,7 @@ def search(
         result: tuple[float, float] = original(found, *args)
         return result
 
-    policy._advantage = spy  # type: ignore[method-assign]
+    policy._advantage = spy
     started = time.perf_counter()
     action = policy.choose(obs)
     elapsed = time.perf_counter() - started
@@ -140,7 +139,7 @@ def main() -> None:
         for preset in args.presets.split(","):
             found = positions(preset, args.positions)
             searched += found
-            totals = {"before": [0.0, 0], "after": [0.0, 0]}
+            totals: dict[str, tuple[float, int]] = {"before": (0.0, 0), "after": (0.0, 0)}
             same_moves = same_samples = 0
             for k, position in enumerate(found):
                 runs: dict[str, tuple[float, int, Any, dict[Any, list[float]]]] = {}
@@ -153,18 +152,15 @@ def main() -> None:
                 for label, ismcts, observation in order:
                     runs[label] = search(ismcts, observation, position, args.iterations, k)
                 for label, (seconds, n, _, _) in runs.items():
-                    totals[label][0] += seconds
-                    totals[label][1] += n
+                    totals[label] = (totals[label][0] + seconds, totals[label][1] + n)
                 same_moves += runs["before"][2] == runs["after"][2]
                 same_samples += runs["before"][3] == runs["after"][3]
-            rate: Callable[[str], float] = lambda label: (  # noqa: E731
-                totals[label][1] / totals[label][0] if totals[label][0] else 0.0
-            )
+            rate = {label: n / sec if sec else 0.0 for label, (sec, n) in totals.items()}
             print(
                 f"{preset}: {len(found)} positions, {args.iterations} iterations each: "
-                f"before {rate('before'):.1f} it/s ({totals['before'][0]:.2f} s), "
-                f"after {rate('after'):.1f} it/s ({totals['after'][0]:.2f} s), "
-                f"x{rate('after') / rate('before') if rate('before') else 0:.2f}; "
+                f"before {rate['before']:.1f} it/s ({totals['before'][0]:.2f} s), "
+                f"after {rate['after']:.1f} it/s ({totals['after'][0]:.2f} s), "
+                f"x{rate['after'] / rate['before'] if rate['before'] else 0:.2f}; "
                 f"same move {same_moves}/{len(found)}, same samples {same_samples}/{len(found)}"
             )
         if args.profile:  # a pass of its own: the profiler's overhead stays out of the figures

@@ -7,9 +7,12 @@ level     policy                                      budget
 ========  ==========================================  ============================
 easy      heuristic with 35% random legal moves       -
 medium    heuristic                                   -
-hard      ismcts (determinised search, heuristic      0.8 s per searched decision
-          rollouts)
+hard      ismcts (determinised search, heuristic      100 iterations per searched
+          rollouts)                                   decision, at most 0.45 s
 ========  ==========================================  ============================
+
+The arena measures the hard level with ``--iterations 100``: the same play on any machine (here
+the clock stops the search only on a machine too slow for 100 iterations in 0.45 s).
 """
 
 from __future__ import annotations
@@ -20,9 +23,17 @@ from .ismcts import IsmctsPolicy
 from .observation import Observation, determinise, observation_from_state, observe, own_state
 
 LEVELS: dict[str, str] = {"easy": "easy", "medium": "heuristic", "hard": "ismcts"}
-HARD_BUDGET = 0.8  # seconds per searched decision at the ``hard`` level
+HARD_BUDGET = 0.45  # at most these seconds per searched decision at the ``hard`` level
+HARD_ITERATIONS = 100  # and at most this many iterations (unless a budget is given)
 EASY_EPSILON = 0.35
-ISMCTS_SETTINGS = ("confidence", "base_bonus", "max_candidates", "max_plies", "time_budget")
+ISMCTS_SETTINGS = (
+    "confidence",
+    "base_bonus",
+    "max_candidates",
+    "max_iterations",
+    "max_plies",
+    "time_budget",
+)
 POLICY_NAMES = ("random", "heuristic", "ismcts", "easy", "medium", "hard")
 
 
@@ -30,8 +41,9 @@ def make_policy(
     name: str, seed: int | None = None, budget: float = 0.0, iterations: int | None = None
 ) -> Policy:
     """A policy by name (``random``, ``heuristic``, ``ismcts``) or level (``easy``, ``medium``,
-    ``hard``). ``budget`` (seconds) overrides the ismcts time per searched decision;
-    ``iterations`` replaces it by a fixed number of iterations (the same play on any machine).
+    ``hard``). ``budget`` (seconds) overrides the ismcts time per searched decision (and lifts
+    its iteration cap); ``iterations`` replaces both by a fixed number of iterations (the same
+    play on any machine).
 
     ``ismcts`` takes settings for experiments: ``ismcts:confidence=0.5,max_candidates=7``."""
     name, _, settings = name.partition(":")
@@ -49,9 +61,14 @@ def make_policy(
             if key not in ISMCTS_SETTINGS:
                 raise ValueError(f"unknown ismcts setting '{key}'")
             kwargs[key] = float(text)
-        policy = IsmctsPolicy(seed, time_budget=budget or HARD_BUDGET, iterations=iterations)
+        policy = IsmctsPolicy(
+            seed,
+            time_budget=budget or HARD_BUDGET,
+            iterations=iterations,
+            max_iterations=None if budget else HARD_ITERATIONS,
+        )
         for key, number in kwargs.items():
-            integral = key in ("max_candidates", "max_plies")
+            integral = key in ("max_candidates", "max_iterations", "max_plies")
             setattr(policy, key, int(number) if integral else number)
         return policy
     raise ValueError(f"unknown policy '{name}'; choose one of {', '.join(POLICY_NAMES)}")
@@ -65,6 +82,7 @@ def policy_for_level(level: str, seed: int | None = None) -> Policy:
 
 __all__ = [
     "HARD_BUDGET",
+    "HARD_ITERATIONS",
     "LEVELS",
     "POLICY_NAMES",
     "HeuristicParams",

@@ -117,9 +117,7 @@ def round_estimates(obs: Observation, my_hand_penalty: int | None = None) -> lis
         value += red_value if melds else -red_value
         for s in range(team, players, teams):  # the team's seats
             if s == seat:
-                value -= (
-                    sum(map(_VALUE, obs.hand)) if my_hand_penalty is None else my_hand_penalty
-                )
+                value -= sum(map(_VALUE, obs.hand)) if my_hand_penalty is None else my_hand_penalty
             else:
                 value -= 8 * counts[s]
         out.append(value)
@@ -328,7 +326,6 @@ def _choose_meld(obs: Observation, st: GameState, params: HeuristicParams) -> Me
     hand = obs.hand
     naturals, wilds, _ = _split_hand(hand)
     melds = obs.melds[team]
-    late = obs.no_discard or obs.stock_count <= params.late_stock or opponent_threat(obs)
     keep = 0 if obs.no_discard else 2  # cards to keep (one to discard, one to hold)
 
     def ok(groups: tuple[MeldGroup, ...]) -> bool:
@@ -340,7 +337,8 @@ def _choose_meld(obs: Observation, st: GameState, params: HeuristicParams) -> Me
         return Meld(seat, opening) if opening else None
 
     # 1. lay naturals off on the side's melds
-    for rank, cards in sorted(naturals.items(), key=lambda kv: -len(kv[1])):
+    by_size = sorted(naturals.items(), key=lambda kv: -len(kv[1]))
+    for rank, cards in by_size:
         if rank in melds:
             n = min(len(cards), len(hand) - keep)
             if n > 0:
@@ -348,12 +346,13 @@ def _choose_meld(obs: Observation, st: GameState, params: HeuristicParams) -> Me
                 if ok(g):
                     return Meld(seat, g)
     # 2. new melds of three or more naturals
-    for rank, cards in sorted(naturals.items(), key=lambda kv: -len(kv[1])):
+    for rank, cards in by_size:
         if rank not in melds and len(cards) >= 3:
             g = (MeldGroup(rank, tuple(cards)),)
             if ok(g):
                 return Meld(seat, g)
     # 3. wild cards that complete a canasta
+    late = obs.no_discard or obs.stock_count <= params.late_stock or opponent_threat(obs)
     need_more = canastas(melds) < obs.options.canastas_to_go_out
     if wilds:
         best: tuple[int, int] | None = None
@@ -467,8 +466,12 @@ def _prob_at_least(k: int, q: float, h: int) -> float:
     return max(0.0, 1 - p0 - p1)
 
 
-# Copies of every card code in the two packs.
-_DECK_COPIES: tuple[int, ...] = tuple(FULL_DECK.count(c) for c in range(N_CODES))
+# A card's counting bucket: its rank (0 .. 14) when natural or a three, 15 when wild.
+_WILD_BUCKET = 15
+_BUCKET: tuple[int, ...] = tuple(_WILD_BUCKET if IS_WILD[c] else RANK_OF[c] for c in range(N_CODES))
+_DECK_BY_BUCKET: tuple[int, ...] = tuple(
+    sum(1 for c in FULL_DECK if _BUCKET[c] == b) for b in range(_WILD_BUCKET + 1)
+)
 
 
 class _Unseen:
@@ -489,35 +492,33 @@ class _Unseen:
 
     @classmethod
     def of(cls, obs: Observation) -> _Unseen:
-        """The same counts as ``_Unseen(obs.unseen())``, by arrays instead of Counters: the
-        copies of each card code left once every card the seat can place is taken out."""
-        left = list(_DECK_COPIES)
+        """The same counts as ``_Unseen(obs.unseen())``, without Counters: the copies of each
+        natural rank and of wild cards in the packs, less every card the seat can place (an
+        observation never places more copies of a card than the packs hold)."""
+        left = list(_DECK_BY_BUCKET)
         for c in obs.hand:
-            left[c] -= 1
+            left[_BUCKET[c]] -= 1
+        placed = len(obs.hand) + len(obs.pile)
         for team_melds in obs.melds:
             for cards in team_melds.values():
+                placed += len(cards)
                 for c in cards:
-                    left[c] -= 1
+                    left[_BUCKET[c]] -= 1
         for reds in obs.red_threes:
+            placed += len(reds)
             for c in reds:
-                left[c] -= 1
+                left[_BUCKET[c]] -= 1
         for c in obs.pile:
-            left[c] -= 1
+            left[_BUCKET[c]] -= 1
         for s, cards in enumerate(obs.known):
             if s != obs.seat:
+                placed += len(cards)
                 for c in cards:
-                    left[c] -= 1
+                    left[_BUCKET[c]] -= 1
         out = cls.__new__(cls)
-        by_rank = [0] * 15
-        wilds = total = 0
-        for c, n in enumerate(left):
-            if n > 0:  # a Counter difference keeps only positive counts
-                total += n
-                if IS_WILD[c]:
-                    wilds += n
-                else:
-                    by_rank[RANK_OF[c]] += n
-        out.by_rank, out.wilds, out.total = by_rank, wilds, total
+        out.wilds = left.pop()
+        out.by_rank = left
+        out.total = len(FULL_DECK) - placed
         return out
 
 
