@@ -249,6 +249,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/games/{game_id}/notifications/mute/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Mute a game's notifications
+         * @description No notification about this game reaches you by any channel until you unmute it (the game itself goes on as usual). Muting twice changes nothing.
+         */
+        put: operations["games_notifications_mute"];
+        post?: never;
+        /**
+         * Unmute a game's notifications
+         * @description Notifications about this game reach you again (none is sent for what happened while it was muted).
+         */
+        delete: operations["games_notifications_unmute"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/games/{game_id}/pause/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Propose to pause the game, or accept the proposal
+         * @description A seated player proposes to pause the game (a vacation); the same request by each other seat with a player accepts it (accepting twice changes nothing). With the last acceptance the game is paused (alone at a table with bots: at once): actions are refused with 409 `game_paused`, no deadline runs and no bot plays, and what was left of the turn is kept for the resume. Each step is an event of the move log (`pause_proposed`, `pause_accepted`, `game_paused`). 409 `game_paused` when it is paused already.
+         */
+        post: operations["games_pause"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/games/{game_id}/pause/decline/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline the proposal to pause the game
+         * @description Drops the pending proposal (a `pause_declined` event); the game goes on. 409 `pause_proposal_missing` without a proposal.
+         */
+        post: operations["games_pause_decline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/games/{game_id}/presence/": {
         parameters: {
             query?: never;
@@ -325,6 +389,26 @@ export interface paths {
         get: operations["games_replay_steps"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/games/{game_id}/resume/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume the paused game
+         * @description Any seated player resumes it (a `game_resumed` event): the turn's deadline is now plus what was left of it when the game was paused, and play goes on. 409 `game_not_paused` when it is not paused.
+         */
+        post: operations["games_resume"];
         delete?: never;
         options?: never;
         head?: never;
@@ -817,6 +901,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/players/me/games/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My games: where it is my turn, with each deadline
+         * @description Every table in the lobby and every game being played where you have a seat: those where it is your turn first, each with its deadline, whether it is paused, and who sits where. Finished games are in the table list (`mine=true`).
+         */
+        get: operations["players_me_games"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/players/me/notifications/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your notification preferences
+         * @description Per channel (`webhook`, `web_push`, `email`) and kind of notification whether it is sent (all on until you switch one off), where e-mail goes, and when a correspondence turn's reminder comes. A game you muted sends nothing.
+         */
+        get: operations["players_me_notifications_retrieve"];
+        /**
+         * Change your notification preferences
+         * @description Every member is optional: what is given changes, the rest stays. `reminder_fraction` is 0.1 to 0.95; an empty `email` stops e-mail. Answers the preferences as they are now.
+         */
+        put: operations["players_me_notifications_update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/players/me/relations/": {
         parameters: {
             query?: never;
@@ -828,6 +956,90 @@ export interface paths {
         get: operations["players_relations"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/players/me/webhooks/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your webhooks
+         * @description Each with its state: a webhook disabled for failing has `enabled: false` and a `disabled_reason`. Each delivery is a `POST` of a JSON `WebhookPayload` (one schema per `kind`, see the components `WebhookPayloadYourTurn`, `WebhookPayloadGameStarted`, `WebhookPayloadGoOutAsked`, `WebhookPayloadChat`, `WebhookPayloadReminder`, `WebhookPayloadGameOver`) with the headers `Canasta-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (check it, and that `t` is recent, before trusting the body), `Canasta-Delivery: <idempotency key>` (the same in every attempt of a delivery, and the payload's `id`: drop repeats by it) and `Canasta-Event: <kind>`. A 2xx answer within 10 s is a delivery; anything else is retried with exponential backoff (30 s, 1 min, 2 min, ... at most an hour apart, 8 attempts). After 5 deliveries in a row that failed for good the webhook is disabled, with `disabled_reason` saying why; `POST .../enable/` turns it back on. A payload never holds a card.
+         */
+        get: operations["players_me_webhooks_list"];
+        put?: never;
+        /**
+         * Register a webhook
+         * @description The answer holds the signing `secret`, shown only this once. At most 10 per player (409 `webhook_limit_reached`); a URL that is not https is refused (400 `webhook_url_refused`). Each delivery is a `POST` of a JSON `WebhookPayload` (one schema per `kind`, see the components `WebhookPayloadYourTurn`, `WebhookPayloadGameStarted`, `WebhookPayloadGoOutAsked`, `WebhookPayloadChat`, `WebhookPayloadReminder`, `WebhookPayloadGameOver`) with the headers `Canasta-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (check it, and that `t` is recent, before trusting the body), `Canasta-Delivery: <idempotency key>` (the same in every attempt of a delivery, and the payload's `id`: drop repeats by it) and `Canasta-Event: <kind>`. A 2xx answer within 10 s is a delivery; anything else is retried with exponential backoff (30 s, 1 min, 2 min, ... at most an hour apart, 8 attempts). After 5 deliveries in a row that failed for good the webhook is disabled, with `disabled_reason` saying why; `POST .../enable/` turns it back on. A payload never holds a card.
+         */
+        post: operations["players_me_webhooks_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/players/me/webhooks/{webhook_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a webhook
+         * @description Nothing more is sent to it; its pending deliveries are dropped.
+         */
+        delete: operations["players_me_webhooks_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/players/me/webhooks/{webhook_id}/deliveries/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook's delivery log
+         * @description Its latest deliveries, newest first, each with its attempts, the last HTTP status and error, and the payload sent (`WebhookPayload`). `status=failed` lists the last failures. Each delivery is a `POST` of a JSON `WebhookPayload` (one schema per `kind`, see the components `WebhookPayloadYourTurn`, `WebhookPayloadGameStarted`, `WebhookPayloadGoOutAsked`, `WebhookPayloadChat`, `WebhookPayloadReminder`, `WebhookPayloadGameOver`) with the headers `Canasta-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (check it, and that `t` is recent, before trusting the body), `Canasta-Delivery: <idempotency key>` (the same in every attempt of a delivery, and the payload's `id`: drop repeats by it) and `Canasta-Event: <kind>`. A 2xx answer within 10 s is a delivery; anything else is retried with exponential backoff (30 s, 1 min, 2 min, ... at most an hour apart, 8 attempts). After 5 deliveries in a row that failed for good the webhook is disabled, with `disabled_reason` saying why; `POST .../enable/` turns it back on. A payload never holds a card.
+         */
+        get: operations["players_me_webhooks_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/players/me/webhooks/{webhook_id}/enable/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn a disabled webhook back on
+         * @description Clears the failure count and the notice; new notifications go to it again (those dropped while it was off are not sent). Enabling an enabled webhook changes nothing.
+         */
+        post: operations["players_me_webhooks_enable"];
         delete?: never;
         options?: never;
         head?: never;
@@ -972,7 +1184,7 @@ export interface components {
         };
         ActionResult: {
             /** @description The event your action appended. */
-            event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["GameConcededEvent"] | components["schemas"]["RatingsChangedEvent"];
+            event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["PauseProposedEvent"] | components["schemas"]["PauseAcceptedEvent"] | components["schemas"]["PauseDeclinedEvent"] | components["schemas"]["GamePausedEvent"] | components["schemas"]["GameResumedEvent"] | components["schemas"]["GameConcededEvent"] | components["schemas"]["RatingsChangedEvent"];
             /** @description The game after your action, as you see it. */
             game: components["schemas"]["GameDetail"];
         };
@@ -1217,6 +1429,8 @@ export interface components {
             /** @description Seats whose chat you muted. */
             muted_seats: number[];
         };
+        /** @enum {string} */
+        ChatNotificationKindEnum: "chat";
         ChatPhrase: {
             /** @description What to send as `phrase`. */
             id: string;
@@ -1321,6 +1535,48 @@ export interface components {
         };
         /** @enum {string} */
         DeclinePileTypeEnum: "decline_pile";
+        /** @description One notification sent (or being sent) to the webhook. */
+        Delivery: {
+            /** @description The delivery's id. */
+            id: number;
+            /** @description The `Canasta-Delivery` header of every attempt (the payload's `id`). */
+            idempotency_key: string;
+            /** @description What it is about. */
+            kind: components["schemas"]["NotificationKindEnum"];
+            /** @description `pending` (being tried), `delivered`, `failed` (gave up after the last attempt) or `dropped` (the webhook was disabled or removed first). */
+            status: components["schemas"]["DeliveryStatusEnum"];
+            /** @description Attempts made so far. */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When it is tried next (pending only; else null).
+             */
+            next_attempt_at: string | null;
+            /** @description The HTTP status of the last attempt (null: no answer). */
+            last_status_code: number | null;
+            /** @description What went wrong in the last attempt (empty once delivered). */
+            last_error: string;
+            /**
+             * Format: date-time
+             * @description When it was delivered; null until then.
+             */
+            delivered_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the notification was made.
+             */
+            created_at: string;
+            /** @description The body sent (`WebhookPayload`). */
+            payload: Omit<components["schemas"]["WebhookPayload"], "kind">;
+        };
+        DeliveryList: {
+            /** @description The webhook. */
+            webhook: components["schemas"]["Webhook"];
+            /** @description Its deliveries, newest first. */
+            deliveries: components["schemas"]["Delivery"][];
+        };
+        /** @enum {string} */
+        DeliveryStatusEnum: "pending" | "delivered" | "failed" | "dropped";
         /** @description A seat discarded; its turn ended (or the round, if it went out). */
         DiscardEvent: {
             /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
@@ -1449,7 +1705,40 @@ export interface components {
         DrawTypeEnum: "draw";
         /** @description What an event caused, by `kind`, as you may see it. A member only the seat concerned may see is absent for everyone else (its description says so); the replay of a finished game shows every one. */
         Effect: components["schemas"]["RoundStartedEffect"] | components["schemas"]["CardDrawnEffect"] | components["schemas"]["RedThreeRevealedEffect"] | components["schemas"]["CardDiscardedEffect"] | components["schemas"]["MeldedEffect"] | components["schemas"]["PileTakenEffect"] | components["schemas"]["PileDeclinedEffect"] | components["schemas"]["PartnerAskedEffect"] | components["schemas"]["PartnerAnsweredEffect"] | components["schemas"]["RoundEndedEffect"] | components["schemas"]["GameEndedEffect"];
-        /** @description No members (a proposal to turn the timer off, its acceptance or refusal). */
+        /** @description Which kinds of notification go out by email. */
+        EmailSwitches: {
+            /** @description It is your turn. (default: on) */
+            your_turn: boolean;
+            /** @description A game you are seated at has started. (default: on) */
+            game_started: boolean;
+            /** @description Your partner asks whether they may go out (answer it). (default: on) */
+            go_out_asked: boolean;
+            /** @description A player at your table said something. (default: on) */
+            chat: boolean;
+            /** @description Your turn's deadline is near. (default: on) */
+            reminder: boolean;
+            /** @description A game you played is over. (default: on) */
+            game_over: boolean;
+        };
+        /** @description Which kinds of notification go out by email. */
+        EmailSwitchesUpdateRequest: {
+            /** @description It is your turn. (default: on) */
+            your_turn?: boolean;
+            /** @description A game you are seated at has started. (default: on) */
+            game_started?: boolean;
+            /** @description Your partner asks whether they may go out (answer it). (default: on) */
+            go_out_asked?: boolean;
+            /** @description A player at your table said something. (default: on) */
+            chat?: boolean;
+            /** @description Your turn's deadline is near. (default: on) */
+            reminder?: boolean;
+            /** @description A game you played is over. (default: on) */
+            game_over?: boolean;
+        };
+        /**
+         * @description No members (a proposal to turn the timer off or to pause the game, its acceptance or
+         *         refusal).
+         */
         EmptyPayload: Record<string, never>;
         /** @description The game is over and everything was sent; the server closes the stream. */
         EndFrame: {
@@ -1568,13 +1857,13 @@ export interface components {
          */
         ErrorMessageTypeEnum: "error";
         /** @enum {string} */
-        EventTypeEnum: "game_started" | "draw" | "take_pile" | "meld" | "discard" | "ask_partner" | "answer_partner" | "decline_pile" | "end_round" | "turn_timed_out" | "seat_handed_to_bot" | "seat_returned" | "game_abandoned" | "timer_off_proposed" | "timer_off_accepted" | "timer_off_declined" | "timer_turned_off" | "game_conceded" | "ratings_changed";
+        EventTypeEnum: "game_started" | "draw" | "take_pile" | "meld" | "discard" | "ask_partner" | "answer_partner" | "decline_pile" | "end_round" | "turn_timed_out" | "seat_handed_to_bot" | "seat_returned" | "game_abandoned" | "timer_off_proposed" | "timer_off_accepted" | "timer_off_declined" | "timer_turned_off" | "pause_proposed" | "pause_accepted" | "pause_declined" | "game_paused" | "game_resumed" | "game_conceded" | "ratings_changed";
         ExportEvent: {
             /** @description 1, 2, ... (counted if left out). */
             seq?: number;
             /** @description The acting seat. */
             seat: number | null;
-            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`, `turn_timed_out`, `seat_handed_to_bot`, `seat_returned`, `game_abandoned`, `timer_off_proposed`, `timer_off_accepted`, `timer_off_declined`, `timer_turned_off`, `game_conceded`, `ratings_changed`. Default: the payload's `type`. */
+            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`, `turn_timed_out`, `seat_handed_to_bot`, `seat_returned`, `game_abandoned`, `timer_off_proposed`, `timer_off_accepted`, `timer_off_declined`, `timer_turned_off`, `pause_proposed`, `pause_accepted`, `pause_declined`, `game_paused`, `game_resumed`, `game_conceded`, `ratings_changed`. Default: the payload's `type`. */
             type?: string;
             /**
              * @description Who made the move: a player, a bot, the turn timer or the system.
@@ -1599,7 +1888,7 @@ export interface components {
             seq?: number;
             /** @description The acting seat. */
             seat: number | null;
-            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`, `turn_timed_out`, `seat_handed_to_bot`, `seat_returned`, `game_abandoned`, `timer_off_proposed`, `timer_off_accepted`, `timer_off_declined`, `timer_turned_off`, `game_conceded`, `ratings_changed`. Default: the payload's `type`. */
+            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`, `turn_timed_out`, `seat_handed_to_bot`, `seat_returned`, `game_abandoned`, `timer_off_proposed`, `timer_off_accepted`, `timer_off_declined`, `timer_turned_off`, `pause_proposed`, `pause_accepted`, `pause_declined`, `game_paused`, `game_resumed`, `game_conceded`, `ratings_changed`. Default: the payload's `type`. */
             type?: string;
             /**
              * @description Who made the move: a player, a bot, the turn timer or the system.
@@ -1914,7 +2203,7 @@ export interface components {
              * @default false
              */
             spectate: boolean;
-            /** @description Turn timer: seconds per turn (null or absent: no timer). */
+            /** @description Turn timer: seconds per turn, up to 7 days (null or absent: no timer). A turn of more than 30 minutes is a correspondence turn: the player to act is reminded before its deadline. */
             turn_seconds?: number | null;
             /**
              * @description Consecutive timeouts of a seat before `timeout_outcome` (0: never).
@@ -1992,6 +2281,8 @@ export interface components {
             state: (components["schemas"]["TableView"] | components["schemas"]["NullEnum"]) | null;
             /** @description The turn timer (deadline and server time). */
             timer: components["schemas"]["TurnTimer"];
+            /** @description Whether the game is paused, and a pending proposal. */
+            pause: components["schemas"]["PauseView"];
             /** @description Once a rated game is over (finished or abandoned): each player's rating change, by seat. Null for a casual game and while a rated one is played. */
             rating_changes: components["schemas"]["RatingChangeLine"][] | null;
         };
@@ -2010,8 +2301,8 @@ export interface components {
         };
         /** @enum {string} */
         GameEndedKindEnum: "game_ended";
-        /** @description A move-log entry, by `type`: `game_started` (event 1, the deal), an action of a seat (`payload`: the action as played; `effects`: what it caused, as you may see it), or a fact of the table (a turn timed out, a stand-in bot, the timer turned off, a concession, an abandonment, a rated game's rating changes), which has no effects. */
-        GameEvent: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["GameConcededEvent"] | components["schemas"]["RatingsChangedEvent"];
+        /** @description A move-log entry, by `type`: `game_started` (event 1, the deal), an action of a seat (`payload`: the action as played; `effects`: what it caused, as you may see it), or a fact of the table (a turn timed out, a stand-in bot, the timer turned off, a pause by agreement and its end, a concession, an abandonment, a rated game's rating changes), which has no effects. */
+        GameEvent: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["PauseProposedEvent"] | components["schemas"]["PauseAcceptedEvent"] | components["schemas"]["PauseDeclinedEvent"] | components["schemas"]["GamePausedEvent"] | components["schemas"]["GameResumedEvent"] | components["schemas"]["GameConcededEvent"] | components["schemas"]["RatingsChangedEvent"];
         /** @description A move-log entry, redacted for you (as in `GET .../events/`). */
         GameEventFrame: {
             /** @description The frame's `id:` line: the cursor after it (`<move seq>-<table seq>`); resume from here. */
@@ -2028,7 +2319,7 @@ export interface components {
             /** @description The game version after it (= `event.seq`). */
             version: number;
             /** @description The event, as in `GET .../events/`. */
-            event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["GameConcededEvent"] | components["schemas"]["RatingsChangedEvent"];
+            event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["PauseProposedEvent"] | components["schemas"]["PauseAcceptedEvent"] | components["schemas"]["PauseDeclinedEvent"] | components["schemas"]["GamePausedEvent"] | components["schemas"]["GameResumedEvent"] | components["schemas"]["GameConcededEvent"] | components["schemas"]["RatingsChangedEvent"];
         };
         /** @enum {string} */
         GameEventFrameEventEnum: "game_event";
@@ -2058,7 +2349,7 @@ export interface components {
             /** @description The game version after it (= `event.seq`). */
             version: number;
             /** @description The event, as in `GET .../events/`. */
-            event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["GameConcededEvent"] | components["schemas"]["RatingsChangedEvent"];
+            event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["PauseProposedEvent"] | components["schemas"]["PauseAcceptedEvent"] | components["schemas"]["PauseDeclinedEvent"] | components["schemas"]["GamePausedEvent"] | components["schemas"]["GameResumedEvent"] | components["schemas"]["GameConcededEvent"] | components["schemas"]["RatingsChangedEvent"];
         };
         /**
          * @description * `game_event` - game_event
@@ -2213,6 +2504,12 @@ export interface components {
             /** @description Default: the lowest free seat. */
             seat?: number;
         };
+        GameMute: {
+            /** @description The game. */
+            game_id: number;
+            /** @description True: no notification about it reaches you. */
+            muted: boolean;
+        };
         /** @description Options that differ from the preset; any subset of the option names. */
         GameOptionOverridesRequest: {
             /** @description Default (classic): `4`. */
@@ -2327,6 +2624,71 @@ export interface components {
              */
             last_red_three: components["schemas"]["LastRedThreeEnum"];
         };
+        /** @enum {string} */
+        GameOverNotificationKindEnum: "game_over";
+        /** @description Every player agreed: the game is paused (no action, no deadline) until a seated player resumes it. */
+        GamePausedEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `game_paused` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "game_paused";
+            /** @description Always null. */
+            seat: number | null;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The event's details. */
+            payload: components["schemas"]["GamePausedPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        GamePausedPayload: {
+            /** @description The seats with a player, who all agreed. */
+            seats: number[];
+            /** @description What was left of the turn (restored on resume); null: no deadline ran. */
+            remaining_seconds: number | null;
+        };
+        /** @description Every player agreed: the game is paused (no action, no deadline) until a seated player resumes it. */
+        GamePausedReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `game_paused` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "game_paused";
+            /** @description Always null. */
+            seat: number | null;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The event's details. */
+            payload: components["schemas"]["GamePausedPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @enum {string} */
+        GamePausedTypeEnum: "game_paused";
         /**
          * @description An RFC 9457 problem document (`application/problem+json`) from a game endpoint. Switch on `code`; the game is unchanged whenever an error is returned. Each operation lists the codes it answers; every code of the API, with the extension members it adds (the rules engine's codes come last):
          *
@@ -2384,10 +2746,15 @@ export interface components {
          *     | `import_event_rejected` | 422 | Import event rejected | An event of the document does not apply. | `seq`, `engine_code`, `engine_message` |
          *     | `import_event_mismatch` | 422 | Import event mismatch | An event of the document records other effects than the engine's. | `seq` |
          *     | `import_final_state_mismatch` | 422 | Import final state mismatch | The log replays to another final state than the document records. |  |
+         *     | `game_paused` | 409 | Game paused | The game is paused by agreement: nobody may act until a seated player resumes it. |  |
+         *     | `game_not_paused` | 409 | Game not paused | The game is not paused. |  |
+         *     | `pause_proposal_missing` | 409 | Pause proposal missing | Nobody has proposed to pause the game. |  |
          *     | `timer_option_invalid` | 400 | Timer option invalid | A turn timer option is out of range. |  |
          *     | `timer_not_running` | 409 | Timer not running | The game has no turn timer (it was never set or is already off). |  |
          *     | `timer_proposal_pending` | 409 | Timer proposal pending | A proposal to turn the timer off is already waiting for answers. |  |
          *     | `timer_proposal_missing` | 409 | Timer proposal missing | Nobody has proposed to turn the timer off. |  |
+         *     | `webhook_url_refused` | 400 | Webhook URL refused | A webhook URL must be https (plain http only to a host the server allows), with a host and no credentials. |  |
+         *     | `webhook_limit_reached` | 409 | Webhook limit reached | You have as many webhooks as a player may register: delete one first. |  |
          *     | `invalid_option` | 400 | Invalid option | An option is unknown or its value is out of range. | `option` |
          *     | `invalid_action` | 400 | Invalid action | The action is malformed (unknown type, missing or unreadable field). |  |
          *     | `game_over` | 422 | Game over | The game has ended; no further actions are accepted. |  |
@@ -2457,6 +2824,67 @@ export interface components {
             /** @description The rules versions this engine plays. Only for code `rules_version_unsupported`. */
             supported_rules_versions?: string[];
         };
+        /** @description A seated player resumed the game; the turn has what it had left. */
+        GameResumedEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `game_resumed` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "game_resumed";
+            /** @description The seat that resumed the game. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The event's details. */
+            payload: components["schemas"]["GameResumedPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        GameResumedPayload: {
+            /** @description The time the turn gets back from now; null: no deadline ran when paused. */
+            remaining_seconds: number | null;
+        };
+        /** @description A seated player resumed the game; the turn has what it had left. */
+        GameResumedReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `game_resumed` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "game_resumed";
+            /** @description The seat that resumed the game. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The event's details. */
+            payload: components["schemas"]["GameResumedPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @enum {string} */
+        GameResumedTypeEnum: "game_resumed";
         GameStartRequest: {
             /**
              * @description Give every empty seat to a bot (otherwise empty seats → 409).
@@ -2503,6 +2931,8 @@ export interface components {
             /** @description What happened, as you may see it (see `Effect`). */
             effects: components["schemas"]["Effect"][];
         };
+        /** @enum {string} */
+        GameStartedNotificationKindEnum: "game_started";
         GameStartedPayload: {
             /**
              * @description The game's preset.
@@ -2609,6 +3039,8 @@ export interface components {
             /** @description Every seat, in order. */
             seats: components["schemas"]["Seat"][];
         };
+        /** @enum {string} */
+        GoOutAskedNotificationKindEnum: "go_out_asked";
         Health: {
             /**
              * @description `ok` when every check passed, else `unavailable`.
@@ -2861,6 +3293,118 @@ export interface components {
         };
         /** @enum {string} */
         MeldedKindEnum: "melded";
+        MyGame: {
+            /** @description The game's id. */
+            game_id: number;
+            /** @description The preset its options started from. */
+            preset: string;
+            /**
+             * @description `lobby` (waiting for players) or `active` (being played).
+             *
+             *     * `lobby` - lobby
+             *     * `active` - active
+             */
+            status: components["schemas"]["MyGameStatusEnum"];
+            /** @description Whether its result changes ratings. */
+            rated: boolean;
+            /** @description Your seat. */
+            seat: number;
+            /** @description Your seat is to act (in a game being played and not paused). */
+            my_turn: boolean;
+            /** @description The seat to act; null if none. */
+            to_act: number | null;
+            /**
+             * Format: date-time
+             * @description When the seat to act loses its turn; null: none running.
+             */
+            turn_deadline: string | null;
+            /** @description Seconds per turn; null: no turn timer. */
+            turn_seconds: number | null;
+            /** @description Paused by agreement (nobody may act). */
+            paused: boolean;
+            /** @description Every seat, in order. */
+            players: components["schemas"]["MyGamePlayer"][];
+            /** @description The game's version (its last event). */
+            version: number;
+            /**
+             * Format: date-time
+             * @description When the game last changed.
+             */
+            updated_at: string;
+        };
+        MyGamePlayer: {
+            /** @description The seat. */
+            seat: number;
+            /** @description The player sitting there; null for a bot or an empty seat. */
+            player_id: number | null;
+            /** @description Their name; null if none. */
+            display_name: string | null;
+            /**
+             * @description A bot's level; null for a person.
+             *
+             *     * `easy` - Easy
+             *     * `medium` - Medium
+             *     * `hard` - Hard
+             */
+            bot_level: (string & (components["schemas"]["BotLevelEnum"] | components["schemas"]["NullEnum"])) | null;
+        };
+        /**
+         * @description * `lobby` - lobby
+         *     * `active` - active
+         * @enum {string}
+         */
+        MyGameStatusEnum: "lobby" | "active";
+        MyGames: {
+            /** @description Your turn first (the soonest deadline first), then the others by deadline (the soonest first, none last), the most recently changed first. */
+            games: components["schemas"]["MyGame"][];
+            /**
+             * Format: date-time
+             * @description The server's time of this response (draw countdowns from it).
+             */
+            server_time: string;
+        };
+        /** @enum {string} */
+        NotificationKindEnum: "your_turn" | "game_started" | "go_out_asked" | "chat" | "reminder" | "game_over";
+        NotificationPreferences: {
+            /**
+             * Format: double
+             * @description In a correspondence game, the reminder comes when this fraction of your turn's time has passed.
+             */
+            reminder_fraction: number;
+            /** @description Where e-mail notifications go (empty: none). */
+            email: string;
+            /** @description Per channel and kind: on or off. */
+            preferences: components["schemas"]["NotificationSwitches"];
+        };
+        NotificationPreferencesUpdateRequest: {
+            /**
+             * Format: double
+             * @description Remind when this fraction of a correspondence turn has passed.
+             */
+            reminder_fraction?: number;
+            /** @description Where e-mail goes (empty: no e-mail). */
+            email?: string;
+            /** @description The switches to change; others stay as they are. */
+            preferences?: components["schemas"]["NotificationSwitchesUpdateRequest"];
+        };
+        /** @description Per channel, per kind of notification: on or off. */
+        NotificationSwitches: {
+            /** @description The kinds sent by your webhooks. */
+            webhook: components["schemas"]["WebhookSwitches"];
+            /** @description The kinds sent by Web Push. */
+            web_push: components["schemas"]["WebPushSwitches"];
+            /** @description The kinds sent by e-mail. */
+            email: components["schemas"]["EmailSwitches"];
+        };
+        /** @description Per channel, per kind of notification: on or off. */
+        NotificationSwitchesUpdateRequest: {
+            /** @description The kinds sent by your webhooks. */
+            webhook?: components["schemas"]["WebhookSwitchesUpdateRequest"];
+            /** @description The kinds sent by Web Push. */
+            web_push?: components["schemas"]["WebPushSwitchesUpdateRequest"];
+            /** @description The kinds sent by e-mail. */
+            email?: components["schemas"]["EmailSwitchesUpdateRequest"];
+        };
         /** @enum {unknown} */
         NullEnum: null;
         /** @description One rule option: its type, allowed values, classic default and what it does. */
@@ -2943,6 +3487,216 @@ export interface components {
             table_talk?: boolean;
             /** @description Spectators see the game this many moves late. */
             spectator_delay?: number;
+        };
+        /** @description A seat accepted the proposal to pause. */
+        PauseAcceptedEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `pause_accepted` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "pause_accepted";
+            /** @description The seat that accepted. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The event's details. */
+            payload: components["schemas"]["EmptyPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @description A seat accepted the proposal to pause. */
+        PauseAcceptedReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `pause_accepted` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "pause_accepted";
+            /** @description The seat that accepted. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The event's details. */
+            payload: components["schemas"]["EmptyPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @enum {string} */
+        PauseAcceptedTypeEnum: "pause_accepted";
+        /** @description A seat declined the proposal to pause; it is withdrawn. */
+        PauseDeclinedEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `pause_declined` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "pause_declined";
+            /** @description The seat that declined. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The event's details. */
+            payload: components["schemas"]["EmptyPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @description A seat declined the proposal to pause; it is withdrawn. */
+        PauseDeclinedReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `pause_declined` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "pause_declined";
+            /** @description The seat that declined. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The event's details. */
+            payload: components["schemas"]["EmptyPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @enum {string} */
+        PauseDeclinedTypeEnum: "pause_declined";
+        PauseProposal: {
+            /** @description The seat that proposed to pause. */
+            proposed_by: number;
+            /** @description The seats that accepted (the proposer too). */
+            accepted: number[];
+            /** @description The seats with a player yet to answer. */
+            waiting_for: number[];
+            /**
+             * Format: date-time
+             * @description When it was proposed (null for a delayed spectator).
+             */
+            proposed_at: string | null;
+        };
+        /** @description A seat proposed to pause the game (a vacation). */
+        PauseProposedEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `pause_proposed` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "pause_proposed";
+            /** @description The seat that proposed it. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The event's details. */
+            payload: components["schemas"]["EmptyPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @description A seat proposed to pause the game (a vacation). */
+        PauseProposedReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `pause_proposed` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "pause_proposed";
+            /** @description The seat that proposed it. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The event's details. */
+            payload: components["schemas"]["EmptyPayload"];
+            /** @description Always empty: a fact of the table changes no card. */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @enum {string} */
+        PauseProposedTypeEnum: "pause_proposed";
+        PauseStatus: {
+            /** @description The game's id. */
+            game: number;
+            /** @description The game's version now (each step of a pause is an event of its log). */
+            version: number;
+            /** @description Whether the game is paused, and a pending proposal. */
+            pause: components["schemas"]["PauseView"];
+        };
+        /**
+         * @description A pause by agreement (a vacation): every seat with a player accepts a proposal to pause;
+         *     while paused, actions are refused (409 `game_paused`) and no deadline runs; any seated
+         *     player resumes the game, and the turn gets back the time it had left.
+         */
+        PauseView: {
+            /** @description Whether the game is paused. */
+            paused: boolean;
+            /**
+             * Format: date-time
+             * @description Since when; null when not paused (or for a delayed spectator).
+             */
+            paused_at: string | null;
+            /** @description What was left of the turn when it was paused, restored on resume; null when not paused or no deadline ran. */
+            remaining_seconds: number | null;
+            /** @description A pending proposal to pause the game. */
+            proposal: (components["schemas"]["PauseProposal"] | components["schemas"]["NullEnum"]) | null;
         };
         /**
          * @description * `none` - none
@@ -3608,6 +4362,8 @@ export interface components {
             /** @description The new game, once everyone accepted. */
             game: number | null;
         };
+        /** @enum {string} */
+        ReminderNotificationKindEnum: "reminder";
         ReplayState: {
             /** @description The game's id. */
             game: number;
@@ -3629,7 +4385,7 @@ export interface components {
             /** @description True once the game is finished: every hand at every step is shown. */
             full_information: boolean;
             /** @description Event `at` itself. */
-            event: components["schemas"]["GameStartedReplayEvent"] | components["schemas"]["DrawReplayEvent"] | components["schemas"]["TakePileReplayEvent"] | components["schemas"]["MeldReplayEvent"] | components["schemas"]["DiscardReplayEvent"] | components["schemas"]["AskPartnerReplayEvent"] | components["schemas"]["AnswerPartnerReplayEvent"] | components["schemas"]["DeclinePileReplayEvent"] | components["schemas"]["EndRoundReplayEvent"] | components["schemas"]["TurnTimedOutReplayEvent"] | components["schemas"]["SeatHandedToBotReplayEvent"] | components["schemas"]["SeatReturnedReplayEvent"] | components["schemas"]["GameAbandonedReplayEvent"] | components["schemas"]["TimerOffProposedReplayEvent"] | components["schemas"]["TimerOffAcceptedReplayEvent"] | components["schemas"]["TimerOffDeclinedReplayEvent"] | components["schemas"]["TimerTurnedOffReplayEvent"] | components["schemas"]["GameConcededReplayEvent"] | components["schemas"]["RatingsChangedReplayEvent"];
+            event: components["schemas"]["GameStartedReplayEvent"] | components["schemas"]["DrawReplayEvent"] | components["schemas"]["TakePileReplayEvent"] | components["schemas"]["MeldReplayEvent"] | components["schemas"]["DiscardReplayEvent"] | components["schemas"]["AskPartnerReplayEvent"] | components["schemas"]["AnswerPartnerReplayEvent"] | components["schemas"]["DeclinePileReplayEvent"] | components["schemas"]["EndRoundReplayEvent"] | components["schemas"]["TurnTimedOutReplayEvent"] | components["schemas"]["SeatHandedToBotReplayEvent"] | components["schemas"]["SeatReturnedReplayEvent"] | components["schemas"]["GameAbandonedReplayEvent"] | components["schemas"]["TimerOffProposedReplayEvent"] | components["schemas"]["TimerOffAcceptedReplayEvent"] | components["schemas"]["TimerOffDeclinedReplayEvent"] | components["schemas"]["TimerTurnedOffReplayEvent"] | components["schemas"]["PauseProposedReplayEvent"] | components["schemas"]["PauseAcceptedReplayEvent"] | components["schemas"]["PauseDeclinedReplayEvent"] | components["schemas"]["GamePausedReplayEvent"] | components["schemas"]["GameResumedReplayEvent"] | components["schemas"]["GameConcededReplayEvent"] | components["schemas"]["RatingsChangedReplayEvent"];
             /** @description The table after event `at` as your seat saw it then (no legal actions). */
             state: components["schemas"]["TableView"];
             /** @description Every seat's hand after event `at`; null while the game is running. */
@@ -3807,6 +4563,10 @@ export interface components {
             totals: number[];
             /** @description The winning team once the game is finished; else null. */
             winner_team: number | null;
+            /** @description A rated game: people only, a standard preset; its result changes ratings. */
+            rated: boolean;
+            /** @description Once a rated game is over: each player's rating change, by seat (as in the game's detail). Null for a casual game and while a rated one is played. */
+            rating_changes: components["schemas"]["RatingChangeLine"][] | null;
         };
         ScorecardRound: {
             /** @description The round, from 1. */
@@ -4742,6 +5502,314 @@ export interface components {
             /** @description A pending proposal to turn the timer off. */
             proposal: (components["schemas"]["TimerOffProposal"] | components["schemas"]["NullEnum"]) | null;
         };
+        /** @description Which kinds of notification go out by web_push. */
+        WebPushSwitches: {
+            /** @description It is your turn. (default: on) */
+            your_turn: boolean;
+            /** @description A game you are seated at has started. (default: on) */
+            game_started: boolean;
+            /** @description Your partner asks whether they may go out (answer it). (default: on) */
+            go_out_asked: boolean;
+            /** @description A player at your table said something. (default: on) */
+            chat: boolean;
+            /** @description Your turn's deadline is near. (default: on) */
+            reminder: boolean;
+            /** @description A game you played is over. (default: on) */
+            game_over: boolean;
+        };
+        /** @description Which kinds of notification go out by web_push. */
+        WebPushSwitchesUpdateRequest: {
+            /** @description It is your turn. (default: on) */
+            your_turn?: boolean;
+            /** @description A game you are seated at has started. (default: on) */
+            game_started?: boolean;
+            /** @description Your partner asks whether they may go out (answer it). (default: on) */
+            go_out_asked?: boolean;
+            /** @description A player at your table said something. (default: on) */
+            chat?: boolean;
+            /** @description Your turn's deadline is near. (default: on) */
+            reminder?: boolean;
+            /** @description A game you played is over. (default: on) */
+            game_over?: boolean;
+        };
+        /** @description A webhook endpoint of yours (its secret is shown only when it is created). */
+        Webhook: {
+            /** @description The webhook's id. */
+            id: number;
+            /** @description Where deliveries are POSTed. */
+            url: string;
+            /** @description Your note on what it is. */
+            description: string;
+            /** @description False: disabled, nothing is sent to it. */
+            enabled: boolean;
+            /** @description Deliveries in a row that failed for good (0 after a success). */
+            consecutive_failures: number;
+            /**
+             * Format: date-time
+             * @description When it was disabled for failing; null when enabled.
+             */
+            disabled_at: string | null;
+            /** @description Why it was disabled (the notice); empty when enabled. */
+            disabled_reason: string;
+            /**
+             * Format: date-time
+             * @description When it was registered.
+             */
+            created_at: string;
+        };
+        WebhookCreateRequest: {
+            /**
+             * Format: uri
+             * @description Where to POST: https (plain http only to the hosts the server allows).
+             */
+            url: string;
+            /**
+             * @description Your note on what it is.
+             * @default
+             */
+            description: string;
+        };
+        /** @description The new webhook, with its signing secret: shown this once, keep it. */
+        WebhookCreated: {
+            /** @description The webhook's id. */
+            id: number;
+            /** @description Where deliveries are POSTed. */
+            url: string;
+            /** @description Your note on what it is. */
+            description: string;
+            /** @description False: disabled, nothing is sent to it. */
+            enabled: boolean;
+            /** @description Deliveries in a row that failed for good (0 after a success). */
+            consecutive_failures: number;
+            /**
+             * Format: date-time
+             * @description When it was disabled for failing; null when enabled.
+             */
+            disabled_at: string | null;
+            /** @description Why it was disabled (the notice); empty when enabled. */
+            disabled_reason: string;
+            /**
+             * Format: date-time
+             * @description When it was registered.
+             */
+            created_at: string;
+            /** @description The signing secret (64 hex digits): HMAC-SHA256 key of `Canasta-Signature`. Shown only now. */
+            secret: string;
+        };
+        WebhookList: {
+            /** @description Your webhooks, oldest first. */
+            webhooks: components["schemas"]["Webhook"][];
+            /** @description How many webhooks a player may have. */
+            limit: number;
+        };
+        /** @description The JSON body of a notification, by `kind`: what a webhook receives (and what Web Push and e-mail carry). Never a card. */
+        WebhookPayload: components["schemas"]["WebhookPayloadYourTurn"] | components["schemas"]["WebhookPayloadGameStarted"] | components["schemas"]["WebhookPayloadGoOutAsked"] | components["schemas"]["WebhookPayloadChat"] | components["schemas"]["WebhookPayloadReminder"] | components["schemas"]["WebhookPayloadGameOver"];
+        /** @description What a webhook receives for `chat`: A player at your table said something. */
+        WebhookPayloadChat: {
+            /**
+             * @description `chat` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "chat";
+            /** @description The delivery's idempotency key (also in the `Canasta-Delivery` header): the same in every attempt of this delivery. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            created_at: string;
+            /** @description The player notified (you). */
+            player_id: number;
+            /** @description The game it is about. */
+            game_id: number | null;
+            /** @description The game's version (move count) the event came at. */
+            game_version: number | null;
+            /** @description A short title (e.g. `Your turn`). */
+            title: string;
+            /** @description One sentence for a person to read. */
+            text: string;
+            /** @description Where the web client shows the game. */
+            url: string;
+            /** @description What was said (a quick-chat phrase). */
+            phrase: string;
+        };
+        /** @description What a webhook receives for `game_over`: A game you played is over. */
+        WebhookPayloadGameOver: {
+            /**
+             * @description `game_over` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "game_over";
+            /** @description The delivery's idempotency key (also in the `Canasta-Delivery` header): the same in every attempt of this delivery. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            created_at: string;
+            /** @description The player notified (you). */
+            player_id: number;
+            /** @description The game it is about. */
+            game_id: number | null;
+            /** @description The game's version (move count) the event came at. */
+            game_version: number | null;
+            /** @description A short title (e.g. `Your turn`). */
+            title: string;
+            /** @description One sentence for a person to read. */
+            text: string;
+            /** @description Where the web client shows the game. */
+            url: string;
+            /** @description The winning team (null: no winner, e.g. abandoned). */
+            winner_team: number | null;
+        };
+        /** @description What a webhook receives for `game_started`: A game you are seated at has started. */
+        WebhookPayloadGameStarted: {
+            /**
+             * @description `game_started` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "game_started";
+            /** @description The delivery's idempotency key (also in the `Canasta-Delivery` header): the same in every attempt of this delivery. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            created_at: string;
+            /** @description The player notified (you). */
+            player_id: number;
+            /** @description The game it is about. */
+            game_id: number | null;
+            /** @description The game's version (move count) the event came at. */
+            game_version: number | null;
+            /** @description A short title (e.g. `Your turn`). */
+            title: string;
+            /** @description One sentence for a person to read. */
+            text: string;
+            /** @description Where the web client shows the game. */
+            url: string;
+        };
+        /** @description What a webhook receives for `go_out_asked`: Your partner asks whether they may go out (answer it). */
+        WebhookPayloadGoOutAsked: {
+            /**
+             * @description `go_out_asked` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "go_out_asked";
+            /** @description The delivery's idempotency key (also in the `Canasta-Delivery` header): the same in every attempt of this delivery. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            created_at: string;
+            /** @description The player notified (you). */
+            player_id: number;
+            /** @description The game it is about. */
+            game_id: number | null;
+            /** @description The game's version (move count) the event came at. */
+            game_version: number | null;
+            /** @description A short title (e.g. `Your turn`). */
+            title: string;
+            /** @description One sentence for a person to read. */
+            text: string;
+            /** @description Where the web client shows the game. */
+            url: string;
+        };
+        /** @description What a webhook receives for `reminder`: Your turn's deadline is near. */
+        WebhookPayloadReminder: {
+            /**
+             * @description `reminder` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "reminder";
+            /** @description The delivery's idempotency key (also in the `Canasta-Delivery` header): the same in every attempt of this delivery. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            created_at: string;
+            /** @description The player notified (you). */
+            player_id: number;
+            /** @description The game it is about. */
+            game_id: number | null;
+            /** @description The game's version (move count) the event came at. */
+            game_version: number | null;
+            /** @description A short title (e.g. `Your turn`). */
+            title: string;
+            /** @description One sentence for a person to read. */
+            text: string;
+            /** @description Where the web client shows the game. */
+            url: string;
+            /**
+             * Format: date-time
+             * @description When your turn ends: act before it.
+             */
+            deadline: string | null;
+        };
+        /** @description What a webhook receives for `your_turn`: It is your turn. */
+        WebhookPayloadYourTurn: {
+            /**
+             * @description `your_turn` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "your_turn";
+            /** @description The delivery's idempotency key (also in the `Canasta-Delivery` header): the same in every attempt of this delivery. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            created_at: string;
+            /** @description The player notified (you). */
+            player_id: number;
+            /** @description The game it is about. */
+            game_id: number | null;
+            /** @description The game's version (move count) the event came at. */
+            game_version: number | null;
+            /** @description A short title (e.g. `Your turn`). */
+            title: string;
+            /** @description One sentence for a person to read. */
+            text: string;
+            /** @description Where the web client shows the game. */
+            url: string;
+            /**
+             * Format: date-time
+             * @description When your turn ends (null: no turn timer).
+             */
+            deadline: string | null;
+        };
+        /** @description Which kinds of notification go out by webhook. */
+        WebhookSwitches: {
+            /** @description It is your turn. (default: on) */
+            your_turn: boolean;
+            /** @description A game you are seated at has started. (default: on) */
+            game_started: boolean;
+            /** @description Your partner asks whether they may go out (answer it). (default: on) */
+            go_out_asked: boolean;
+            /** @description A player at your table said something. (default: on) */
+            chat: boolean;
+            /** @description Your turn's deadline is near. (default: on) */
+            reminder: boolean;
+            /** @description A game you played is over. (default: on) */
+            game_over: boolean;
+        };
+        /** @description Which kinds of notification go out by webhook. */
+        WebhookSwitchesUpdateRequest: {
+            /** @description It is your turn. (default: on) */
+            your_turn?: boolean;
+            /** @description A game you are seated at has started. (default: on) */
+            game_started?: boolean;
+            /** @description Your partner asks whether they may go out (answer it). (default: on) */
+            go_out_asked?: boolean;
+            /** @description A player at your table said something. (default: on) */
+            chat?: boolean;
+            /** @description Your turn's deadline is near. (default: on) */
+            reminder?: boolean;
+            /** @description A game you played is over. (default: on) */
+            game_over?: boolean;
+        };
         /**
          * @description * `naturals_exceed_wilds` - naturals_exceed_wilds
          *     * `wilds_not_exceed_naturals` - wilds_not_exceed_naturals
@@ -4768,6 +5836,8 @@ export interface components {
              */
             recorded_at: string | null;
         };
+        /** @enum {string} */
+        YourTurnNotificationKindEnum: "your_turn";
     };
     responses: never;
     parameters: never;
@@ -5172,6 +6242,7 @@ export interface operations {
              *
              *     - `stale_version` (with `current_version`): The game has moved on since this action was made; reload and try again.
              *     - `game_not_active`: The game is not being played (it has not started or was abandoned).
+             *     - `game_paused`: The game is paused by agreement: nobody may act until a seated player resumes it.
              */
             409: {
                 headers: {
@@ -6074,6 +7145,316 @@ export interface operations {
             };
         };
     };
+    games_notifications_mute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameMute"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    games_notifications_unmute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameMute"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    games_pause: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PauseStatus"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `not_seated`: You do not occupy a seat at this table.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `game_not_active`: The game is not being played (it has not started or was abandoned).
+             *     - `game_paused`: The game is paused by agreement: nobody may act until a seated player resumes it.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    games_pause_decline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PauseStatus"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `not_seated`: You do not occupy a seat at this table.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `game_not_active`: The game is not being played (it has not started or was abandoned).
+             *     - `pause_proposal_missing`: Nobody has proposed to pause the game.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     games_presence_retrieve: {
         parameters: {
             query?: never;
@@ -6503,6 +7884,97 @@ export interface operations {
              *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
              */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    games_resume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PauseStatus"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `not_seated`: You do not occupy a seat at this table.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `game_not_active`: The game is not being played (it has not started or was abandoned).
+             *     - `game_not_paused`: The game is not paused.
+             */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8662,6 +10134,181 @@ export interface operations {
             };
         };
     };
+    players_me_games: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyGames"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    players_me_notifications_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationPreferences"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    players_me_notifications_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NotificationPreferencesUpdateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationPreferences"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     players_relations: {
         parameters: {
             query?: never;
@@ -8686,6 +10333,362 @@ export interface operations {
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    players_me_webhooks_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    players_me_webhooks_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             *     - `webhook_url_refused`: A webhook URL must be https (plain http only to a host the server allows), with a host and no credentials.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `webhook_limit_reached`: You have as many webhooks as a player may register: delete one first.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    players_me_webhooks_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id */
+                webhook_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    players_me_webhooks_deliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /**
+                 * @description Only deliveries in this status.
+                 *
+                 *     * `pending` - Pending
+                 *     * `delivered` - Delivered
+                 *     * `failed` - Failed
+                 *     * `dropped` - Dropped
+                 */
+                status?: "pending" | "delivered" | "failed" | "dropped";
+            };
+            header?: never;
+            path: {
+                /** @description Webhook id */
+                webhook_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryList"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    players_me_webhooks_enable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id */
+                webhook_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
