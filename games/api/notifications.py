@@ -297,7 +297,10 @@ class NotificationPreferencesUpdateSerializer(Base):
         help_text="Remind when this fraction of a correspondence turn has passed.",
     )
     email = serializers.EmailField(
-        required=False, allow_blank=True, help_text="Where e-mail goes (empty: no e-mail)."
+        required=False,
+        allow_blank=True,
+        max_length=254,
+        help_text="Where e-mail goes (empty: no e-mail).",
     )
     preferences = _channels_serializer(required=False)(
         required=False, help_text="The switches to change; others stay as they are."

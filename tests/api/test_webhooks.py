@@ -293,6 +293,7 @@ def test_preferences_default_on_and_change_only_what_is_given(ada: Someone) -> N
         {"reminder_fraction": 1.0},
         {"reminder_fraction": 0},
         {"email": "not an address"},
+        {"email": "a" * 250 + "@example.com"},  # longer than an address may be
         {"preferences": {"email": {"chat": "sometimes"}}},
     ],
 )
