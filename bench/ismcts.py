@@ -8,7 +8,7 @@ iterations (``--iterations``), so the machine's load falls on both alike. Positi
 of heuristic players in hands of the presets (``--presets``), taken every few moves, with more
 than one legal move. Also printed: whether both searches chose the same moves from the same
 samples (the speed-up is meant to change the cost, never the play) and where the current search
-spends its time (``--profile``: cProfile's top functions).
+spends its time (``--profile``: cProfile's top functions). Times are this process's CPU time.
 
     python -m bench.ismcts [--positions 24] [--iterations 30] [--presets classic,two_player]
                            [--before <commit>] [--profile]
@@ -99,7 +99,10 @@ def _observe(observation: ModuleType, st: GameState, events: list[Event]) -> Any
 def search(
     ismcts: ModuleType, observation: ModuleType, position: Position, iterations: int, seed: int
 ) -> tuple[float, int, Any, dict[Any, list[float]]]:
-    """One decision: seconds, iterations, the chosen move and every candidate's samples."""
+    """One decision: CPU seconds, iterations, the chosen move and every candidate's samples.
+
+    CPU time of this process, not wall-clock time: the machine is shared, and a search that
+    waits for a core is not slower for it."""
     st, events = position
     obs = _observe(observation, st, events)
     policy = ismcts.IsmctsPolicy(seed, iterations=iterations)
@@ -112,9 +115,9 @@ def search(
         return result
 
     policy._advantage = spy
-    started = time.perf_counter()
+    started = time.process_time()
     action = policy.choose(obs)
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     return elapsed, policy.last_iterations, action, samples
 
 

@@ -289,12 +289,13 @@ def _play_decision(obs: Observation, st: GameState, params: HeuristicParams) -> 
         for a in legal_actions(st):
             if isinstance(a, Meld):
                 return a
-    meld = _choose_meld(obs, st, params)
+    split = _split_hand(obs.hand)  # read, never changed, by both
+    meld = _choose_meld(obs, st, params, split)
     if meld is not None:
         return meld
     if obs.no_discard:
         return EndRound(seat)
-    chosen = choose_discard(obs, st, params)
+    chosen = choose_discard(obs, st, params, split)
     if chosen is not None:
         return chosen
     actions = legal_actions(st)
@@ -305,7 +306,11 @@ def _valid(st: GameState, seat: int, groups: tuple[MeldGroup, ...]) -> bool:
     return meld_error(st, seat, groups) is None
 
 
-def _split_hand(hand: list[int]) -> tuple[dict[int, list[int]], list[int], list[int]]:
+HandSplit = tuple[dict[int, list[int]], list[int], list[int]]
+
+
+def _split_hand(hand: list[int]) -> HandSplit:
+    """The hand's natural cards by rank, its wild cards (deuces first) and its black threes."""
     naturals: dict[int, list[int]] = {}
     wilds: list[int] = []
     blacks: list[int] = []
@@ -316,15 +321,17 @@ def _split_hand(hand: list[int]) -> tuple[dict[int, list[int]], list[int], list[
             blacks.append(c)
         elif not IS_RED_THREE[c]:
             naturals.setdefault(RANK_OF[c], []).append(c)
-    wilds.sort(key=lambda c: (c == JOKER, c))  # deuces first: spend the cheap wild cards
+    wilds.sort()  # deuces first (the joker's code is the highest): spend the cheap wild cards
     return naturals, wilds, blacks
 
 
-def _choose_meld(obs: Observation, st: GameState, params: HeuristicParams) -> Meld | None:
+def _choose_meld(
+    obs: Observation, st: GameState, params: HeuristicParams, split: HandSplit | None = None
+) -> Meld | None:
     seat = obs.seat
     team = obs.team
     hand = obs.hand
-    naturals, wilds, _ = _split_hand(hand)
+    naturals, wilds, _ = split or _split_hand(hand)
     melds = obs.melds[team]
     keep = 0 if obs.no_discard else 2  # cards to keep (one to discard, one to hold)
 
@@ -524,53 +531,93 @@ class _Unseen:
 
 def take_probability(obs: Observation, card: int, taker: int, unseen: Counter[int]) -> float:
     """How likely ``taker`` (to act next) can take the pile if ``card`` is discarded onto it."""
-    return _take_probability(obs, card, taker, _Unseen(unseen))
+    return _TakeOdds(obs, taker, _Unseen(unseen)).of(card)
 
 
-def _take_probability(obs: Observation, card: int, taker: int, unseen: _Unseen) -> float:
-    if IS_WILD[card] or IS_BLACK_THREE[card] or IS_RED_THREE[card]:
-        return 0.0
-    rank = RANK_OF[card]
-    team = obs.team_of(taker)
-    frozen = obs.pile_frozen or not obs.opened[team]
-    if not frozen:
-        meld = obs.melds[team].get(rank)
-        if meld is not None and (obs.options.pile_to_canasta or len(meld) < CANASTA_SIZE):
-            return 1.0
-    known = obs.known[taker] if taker < len(obs.known) else []
-    known_r = sum(1 for c in known if not IS_WILD[c] and RANK_OF[c] == rank)
-    known_w = sum(1 for c in known if IS_WILD[c])
-    total_unseen = unseen.total
-    h = max(0, obs.hand_counts[taker] - len(known))
-    q = unseen.by_rank[rank] / total_unseen if total_unseen else 0.0
-    p_pair = 1.0 if known_r >= 2 else _prob_at_least(2 - known_r, q, h)
-    p_one = 1.0 if known_r >= 1 else _prob_at_least(1, q, h)
-    if obs.discarded_ranks and obs.discarded_ranks[taker][rank] > 0:
-        p_pair *= 0.35
-        p_one *= 0.6
-    if frozen:
-        p = p_pair
-        if not obs.opened[team]:
-            p *= 0.6  # they must also meet the initial minimum
+class _TakeOdds:
+    """``take_probability`` for one taker: what depends on the taker only is worked out once,
+    and each rank's probability once (a hand's discards share ranks)."""
+
+    __slots__ = (
+        "discarded",
+        "frozen",
+        "h",
+        "known",
+        "known_w",
+        "melds",
+        "memo",
+        "obs",
+        "opened",
+        "unseen",
+    )
+
+    def __init__(self, obs: Observation, taker: int, unseen: _Unseen) -> None:
+        team = taker % obs.options.teams
+        self.obs = obs
+        self.opened = obs.opened[team]
+        self.frozen = obs.pile_frozen or not self.opened
+        self.melds = obs.melds[team]
+        known = obs.known[taker] if taker < len(obs.known) else []
+        self.known = known
+        self.known_w = sum(1 for c in known if IS_WILD[c])
+        self.h = max(0, obs.hand_counts[taker] - len(known))
+        self.discarded = obs.discarded_ranks[taker] if obs.discarded_ranks else None
+        self.memo: dict[int, float] = {}
+        self.unseen = unseen
+
+    def of(self, card: int) -> float:
+        if IS_WILD[card] or IS_BLACK_THREE[card] or IS_RED_THREE[card]:
+            return 0.0
+        rank = RANK_OF[card]
+        p = self.memo.get(rank)
+        if p is None:
+            p = self.memo[rank] = self._of_rank(rank)
         return p
-    if obs.options.pile_new_meld_needs_two_naturals:
-        return p_pair
-    q_wild = unseen.wilds / total_unseen if total_unseen else 0.0
-    p_wild = 1.0 if known_w else _prob_at_least(1, q_wild, h)
-    return min(1.0, p_pair + (p_one - p_pair) * p_wild)
+
+    def _of_rank(self, rank: int) -> float:
+        obs = self.obs
+        frozen = self.frozen
+        if not frozen:
+            meld = self.melds.get(rank)
+            if meld is not None and (obs.options.pile_to_canasta or len(meld) < CANASTA_SIZE):
+                return 1.0
+        known_r = sum(1 for c in self.known if not IS_WILD[c] and RANK_OF[c] == rank)
+        unseen = self.unseen
+        total_unseen = unseen.total
+        h = self.h
+        q = unseen.by_rank[rank] / total_unseen if total_unseen else 0.0
+        p_pair = 1.0 if known_r >= 2 else _prob_at_least(2 - known_r, q, h)
+        p_one = 1.0 if known_r >= 1 else _prob_at_least(1, q, h)
+        if self.discarded is not None and self.discarded[rank] > 0:
+            p_pair *= 0.35
+            p_one *= 0.6
+        if frozen:
+            p = p_pair
+            if not self.opened:
+                p *= 0.6  # they must also meet the initial minimum
+            return p
+        if obs.options.pile_new_meld_needs_two_naturals:
+            return p_pair
+        q_wild = unseen.wilds / total_unseen if total_unseen else 0.0
+        p_wild = 1.0 if self.known_w else _prob_at_least(1, q_wild, h)
+        return min(1.0, p_pair + (p_one - p_pair) * p_wild)
 
 
-def choose_discard(obs: Observation, st: GameState, params: HeuristicParams) -> Discard | None:
-    scored = discard_scores(obs, st, params)
+def choose_discard(
+    obs: Observation, st: GameState, params: HeuristicParams, split: HandSplit | None = None
+) -> Discard | None:
+    scored = discard_scores(obs, st, params, split)
     if not scored:
         return None
     return Discard(obs.seat, scored[0][1])
 
 
 def discard_scores(
-    obs: Observation, st: GameState, params: HeuristicParams
+    obs: Observation, st: GameState, params: HeuristicParams, split: HandSplit | None = None
 ) -> list[tuple[float, int]]:
-    """Every allowed discard with its cost (keep value + danger), best (lowest) first."""
+    """Every allowed discard with its cost (keep value + danger), best (lowest) first.
+
+    ``split`` is ``_split_hand(obs.hand)`` when the caller has it already."""
     seat = obs.seat
     hand = obs.hand
     candidates = sorted(set(hand))
@@ -578,13 +625,14 @@ def discard_scores(
     if not candidates:
         return []
     unseen = _Unseen.of(obs)
-    naturals, wilds, blacks = _split_hand(hand)
+    naturals, wilds, blacks = split or _split_hand(hand)
     team_melds = obs.melds[obs.team]
     taker = (seat + 1) % obs.players
     pile_after = obs.pile_size + 1
     pile_wilds = sum(1 for c in obs.pile if IS_WILD[c])
     gain = pile_after + 2.0 * pile_wilds
-    behind = not _ahead(obs)
+    behind: bool | None = None  # worked out when a wild card is a candidate
+    odds = _TakeOdds(obs, taker, unseen)
     late = obs.stock_count <= params.late_stock
     scored: list[tuple[float, int]] = []
     for c in candidates:
@@ -593,6 +641,8 @@ def discard_scores(
             keep = 30.0 if c != JOKER else 45.0
             if len(wilds) <= 1:
                 keep += 20
+            if behind is None:
+                behind = not _ahead(obs)
             if behind:
                 keep -= 6
             if obs.pile_frozen:
@@ -620,7 +670,7 @@ def discard_scores(
             if n >= 1 and rank not in team_melds:
                 keep += min(unseen_r, 3) * 0.8
             keep += VALUE_OF[c] * (0.02 if not late else -0.15)
-            p = _take_probability(obs, c, taker, unseen)
+            p = odds.of(c)
             danger = p * params.danger_weight * gain
             if p > 0.99:
                 danger += 10
