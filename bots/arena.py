@@ -7,14 +7,18 @@ side (game 2k and 2k+1 share a seed, with A and B swapped) so luck of the cards 
 A game is one round (the default, "hands") or whole games to the target score (``--full``). A
 round or game is won by the side with the higher score; a tie counts half. Prints the win rate
 of A with a 95% Wilson interval, the mean score difference (A - B, per round or game), and the
-decision times (p50/p95) of each policy. Progress goes to stderr.
+decision times (p50/p95) of each policy: wall-clock, and the CPU time of the deciding process
+(on a shared machine a decision may wait for a core; its CPU time does not count the wait).
+Progress goes to stderr.
 
 Hands run on every core by default (a process pool, ``--processes``). Game ``i`` always gets the
 same seeds (its deal and its policies' random generators derive from ``--seed`` and ``i`` only), so
 a match gives the same results whatever the number of processes, provided no policy stops on a
 clock: ``--iterations N`` gives the search a fixed number of iterations per decision instead of
 its time budget, so results do not depend on the machine's speed (decision times still do).
-``--preset`` takes several presets (``classic,two_player``): one report each.
+``--preset`` takes several presets (``classic,two_player``): one report each. ``--log`` keeps
+one JSON line per game; with ``--resume`` the games already in it are not played again (a long
+match stopped half way goes on where it stopped) and the report covers the log's games.
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ class GameResult:
     times: dict[str, list[float]] = field(default_factory=dict)
     actions: int = 0
     index: int = 0  # the game's number in the match (its seeds derive from it)
+    cpu: dict[str, list[float]] = field(default_factory=dict)  # decision CPU times, as ``times``
 
     @property
     def outcome(self) -> float:
@@ -88,19 +93,25 @@ def play_game(
     policies: Sequence[Policy],
     full: bool = False,
     max_actions: int = 20000,
+    cpu_times: dict[int, list[float]] | None = None,
 ) -> tuple[GameState, dict[int, list[float]], int]:
     """Play one round (or the whole game with ``full``); returns the final state, the decision
-    times per seat and the number of actions."""
+    times per seat and the number of actions (and fills ``cpu_times``, per seat, if given)."""
     events: list[Event] = []
     st = new_game(options, seed, events)
     times: dict[int, list[float]] = {s: [] for s in range(options.players)}
+    cpu = cpu_times if cpu_times is not None else {}
+    for s in range(options.players):
+        cpu[s] = []
     n = 0
     while not st.game_over and (full or st.round_no == 1):
         seat = st.to_act
         obs = observation_for(st, seat, events)
+        c0 = time.process_time()
         t0 = time.perf_counter()
         action = policies[seat].choose(obs)
         times[seat].append(time.perf_counter() - t0)
+        cpu[seat].append(time.process_time() - c0)
         apply(st, action, events)  # raises IllegalAction on an illegal move
         n += 1
         if n > max_actions:
@@ -148,15 +159,18 @@ def run_one(task: GameTask) -> GameResult:
             )
         )
     seed = f"arena-{task.base_seed}-{task.index // deal_group(options)}"
-    st, times, n = play_game(options, seed, policies, full=task.full)
+    cpu: dict[int, list[float]] = {}
+    st, times, n = play_game(options, seed, policies, full=task.full, cpu_times=cpu)
     scores = _team_scores(st, task.full)
     team_a = {s % options.teams for s in seats_a}
     score_a = max(scores[t] for t in team_a)
     score_b = max(scores[t] for t in range(options.teams) if t not in team_a)
     by_policy: dict[str, list[float]] = {"A": [], "B": []}
+    cpu_by_policy: dict[str, list[float]] = {"A": [], "B": []}
     for s, ts in times.items():
         by_policy["A" if s in seats_a else "B"].extend(ts)
-    return GameResult(score_a, score_b, by_policy, n, task.index)
+        cpu_by_policy["A" if s in seats_a else "B"].extend(cpu[s])
+    return GameResult(score_a, score_b, by_policy, n, task.index, cpu_by_policy)
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -206,12 +220,20 @@ def run_arena(
     progress: bool = True,
     log_path: str | None = None,
     iterations: int | None = None,
+    resume: bool = False,
 ) -> dict[str, float | int | str]:
     """Play ``games`` games on ``jobs`` processes and summarise them (in game order, so the
-    summary does not depend on which process finished first)."""
+    summary does not depend on which process finished first). With ``resume``, the games
+    already in the log are not played again and the summary covers every game of the log."""
+    resuming = resume and log_path is not None and os.path.exists(log_path)
+    done: list[GameResult] = load_log(log_path) if resuming and log_path else []
+    played = {r.index for r in done}
     tasks = [
-        GameTask(preset, name_a, name_b, i, seed, full, budget, iterations) for i in range(games)
+        GameTask(preset, name_a, name_b, i, seed, full, budget, iterations)
+        for i in range(games)
+        if i not in played
     ]
+    games = len(tasks)
     results: list[GameResult] = []
     started = time.monotonic()
     wins = 0.0
@@ -223,7 +245,7 @@ def run_arena(
         wins += res.outcome
         if log is not None:
             line = {"game": res.index, "score_a": res.score_a, "score_b": res.score_b}
-            log.write(json.dumps(dict(line, times=res.times)) + "\n")
+            log.write(json.dumps(dict(line, times=res.times, cpu=res.cpu)) + "\n")
             log.flush()
         if progress:
             _progress(len(results), games, wins, started)
@@ -242,7 +264,7 @@ def run_arena(
             log.close()
     if progress:
         sys.stderr.write("\n")
-    return summarise(results, name_a, name_b, preset, full)
+    return summarise(sorted(done + results, key=lambda r: r.index), name_a, name_b, preset, full)
 
 
 def summarise(
@@ -254,6 +276,8 @@ def summarise(
     diffs = [r.score_a - r.score_b for r in results]
     times_a = [t for r in results for t in r.times["A"]]
     times_b = [t for r in results for t in r.times["B"]]
+    cpu_a = [t for r in results for t in r.cpu.get("A", ())]
+    cpu_b = [t for r in results for t in r.cpu.get("B", ())]
     return {
         "a": name_a,
         "b": name_b,
@@ -271,6 +295,12 @@ def summarise(
         "p95_b_ms": percentile(times_b, 0.95) * 1000,
         "decisions_a": len(times_a),
         "decisions_b": len(times_b),
+        "cpu_p50_a_ms": percentile(cpu_a, 0.5) * 1000,
+        "cpu_p95_a_ms": percentile(cpu_a, 0.95) * 1000,
+        "cpu_p50_b_ms": percentile(cpu_b, 0.5) * 1000,
+        "cpu_p95_b_ms": percentile(cpu_b, 0.95) * 1000,
+        "cpu_decisions_a": len(cpu_a),
+        "cpu_decisions_b": len(cpu_b),
     }
 
 
@@ -281,9 +311,11 @@ def format_report(r: dict[str, float | int | str]) -> str:
         f"(95% Wilson CI {float(r['ci_low']):.1%} .. {float(r['ci_high']):.1%}; ties count half)\n"
         f"  mean score difference A - B per {str(r['unit'])[:-1]}: {float(r['mean_diff']):+.1f}\n"
         f"  decision time A: p50 {float(r['p50_a_ms']):.2f} ms, p95 {float(r['p95_a_ms']):.2f} ms"
-        f" ({r['decisions_a']} decisions)\n"
+        f" ({r['decisions_a']} decisions); CPU p50 {float(r['cpu_p50_a_ms']):.2f} ms,"
+        f" p95 {float(r['cpu_p95_a_ms']):.2f} ms ({r['cpu_decisions_a']} decisions)\n"
         f"  decision time B: p50 {float(r['p50_b_ms']):.2f} ms, p95 {float(r['p95_b_ms']):.2f} ms"
-        f" ({r['decisions_b']} decisions)"
+        f" ({r['decisions_b']} decisions); CPU p50 {float(r['cpu_p50_b_ms']):.2f} ms,"
+        f" p95 {float(r['cpu_p95_b_ms']):.2f} ms ({r['cpu_decisions_b']} decisions)"
     )
 
 
@@ -340,6 +372,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--log", default=None, help="append one JSON line per game to this file")
     p.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --log: play only the games not in the log; report on all the log's games",
+    )
+    p.add_argument(
         "--from-log", default=None, help="only summarise the games recorded in this --log file"
     )
     return p
@@ -362,13 +399,17 @@ def load_log(path: str) -> list[GameResult]:
         for line in f:
             if line.strip():
                 d = json.loads(line)
-                out.append(GameResult(d["score_a"], d["score_b"], d["times"], 0, d.get("game", 0)))
+                score_a, score_b, times = d["score_a"], d["score_b"], d["times"]
+                cpu = d.get("cpu", {})  # logs written before CPU times were kept have none
+                out.append(GameResult(score_a, score_b, times, 0, d.get("game", 0), cpu))
     return out
 
 
 def run_from_args(args: argparse.Namespace) -> list[str]:
     """The reports of the match (one per preset) the parsed arguments ask for."""
     games = args.hands if args.hands else args.games
+    if args.resume and (not args.log or len(args.preset) > 1):
+        raise SystemExit("--resume needs --log and one preset (one log per match)")
     if args.from_log:
         results = load_log(args.from_log)
         return [format_report(summarise(results, args.a, args.b, args.preset[0], args.full))]
@@ -386,6 +427,7 @@ def run_from_args(args: argparse.Namespace) -> list[str]:
             progress=not args.quiet,
             log_path=args.log,
             iterations=args.iterations,
+            resume=args.resume,
         )
         reports.append(format_report(report))
     return reports
