@@ -20,7 +20,7 @@ def _games(log: Path) -> list[dict[str, Any]]:
     """The logged games without their decision times (which depend on the machine)."""
     rows = [json.loads(line) for line in log.read_text().splitlines()]
     for row in rows:
-        del row["times"]
+        del row["times"], row["cpu"]
     return rows
 
 
@@ -104,3 +104,14 @@ def test_command_line_flags() -> None:
     assert (legacy.games, legacy.hands, legacy.jobs, legacy.full) == (5, 0, 1, False)
     with pytest.raises(SystemExit):
         build_parser().parse_args(["--preset", "classic,bridge"])
+
+
+def test_a_resumed_match_plays_each_game_once_and_reports_them_all(tmp_path: Path) -> None:
+    log = tmp_path / "match.jsonl"
+    match: dict[str, Any] = {"preset": "two_player", "seed": 2, "jobs": 1, "progress": False}
+    run_arena("medium", "easy", games=3, log_path=str(log), resume=True, **match)
+    resumed = run_arena("medium", "easy", games=7, log_path=str(log), resume=True, **match)
+    whole = run_arena("medium", "easy", games=7, **match)
+    assert sorted(g["game"] for g in _games(log)) == list(range(7))
+    for key in ("n", "wins_a", "mean_diff", "decisions_a", "cpu_decisions_b"):
+        assert resumed[key] == whole[key], key
