@@ -503,25 +503,26 @@ class _Unseen:
         natural rank and of wild cards in the packs, less every card the seat can place (an
         observation never places more copies of a card than the packs hold)."""
         left = list(_DECK_BY_BUCKET)
+        bucket = _BUCKET
         for c in obs.hand:
-            left[_BUCKET[c]] -= 1
+            left[bucket[c]] -= 1
         placed = len(obs.hand) + len(obs.pile)
         for team_melds in obs.melds:
             for cards in team_melds.values():
                 placed += len(cards)
                 for c in cards:
-                    left[_BUCKET[c]] -= 1
+                    left[bucket[c]] -= 1
         for reds in obs.red_threes:
             placed += len(reds)
             for c in reds:
-                left[_BUCKET[c]] -= 1
+                left[bucket[c]] -= 1
         for c in obs.pile:
-            left[_BUCKET[c]] -= 1
+            left[bucket[c]] -= 1
         for s, cards in enumerate(obs.known):
             if s != obs.seat:
                 placed += len(cards)
                 for c in cards:
-                    left[_BUCKET[c]] -= 1
+                    left[bucket[c]] -= 1
         out = cls.__new__(cls)
         out.wilds = left.pop()
         out.by_rank = left

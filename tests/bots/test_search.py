@@ -111,3 +111,39 @@ def test_the_hard_level_stops_at_its_iteration_cap() -> None:
     stronger = make_policy("hard", seed=2, budget=0.05)  # a budget given lifts the cap
     assert isinstance(stronger, IsmctsPolicy)
     assert stronger.max_iterations is None
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions)
+def test_the_rollout_observation_sets_every_field_as_the_constructor_would(
+    position: tuple[str, int, int, float],
+) -> None:
+    state, _ = _position(*position)
+    for seat in range(state.options.players):
+        fast = observation_from_state(state, seat)
+        built = Observation(
+            seat=seat,
+            options=state.options,
+            round_no=state.round_no,
+            dealer=state.dealer,
+            turn=state.turn,
+            to_act=state.to_act,
+            phase=state.phase,
+            hand=sorted(state.hands[seat]),
+            hand_counts=[len(h) for h in state.hands],
+            stock_count=len(state.stock),
+            pile=state.pile[:],
+            pile_unknown=0,
+            pile_frozen=state.pile_freezers > 0,
+            melds=state.melds,
+            red_threes=state.red_threes,
+            opened=state.opened,
+            scores=state.scores,
+            permission=state.permission,
+            no_discard=state.no_discard,
+            turn_melded=state.turn_melded,
+            turn_started=state.turn_started,
+            melded_before=state.melded_before,
+            had_turn=[True] * state.options.players,
+        )
+        assert fast == built  # every field, the defaults (no known cards, no legal list) too
