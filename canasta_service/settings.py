@@ -340,6 +340,27 @@ WEBHOOK_DISABLE_AFTER_FAILURES = env_int(
 WEBHOOK_ALLOW_HTTP_HOSTS = env_list("WEBHOOK_ALLOW_HTTP_HOSTS", default=[])
 WEBHOOKS_PER_PLAYER_MAX = 10
 PUBLIC_URL = (env_url("PUBLIC_URL", schemes=("http", "https")) or "").rstrip("/")
+# Web Push (games/services/push.py): the VAPID key pair the server signs with, base64url as
+# `npx web-push generate-vapid-keys` prints it (the private key's 32 bytes; the public key's
+# 65-byte point, optional: derived from the private key), and the contact push services see
+# (mailto: or https:). With no key, DEBUG uses a development pair derived from SECRET_KEY (said
+# in the log); otherwise Web Push is off (subscribing answers 503 web_push_unavailable). A push
+# lives at most WEBPUSH_TTL_SECONDS at its push service (until the deadline for a turn).
+# WEBPUSH_ALLOW_HTTP_HOSTS: hosts a push endpoint may be on over plain http or at a private
+# address (tests); every other endpoint is https to a public address.
+WEBPUSH_VAPID_PRIVATE_KEY = env_str("WEBPUSH_VAPID_PRIVATE_KEY", default="") or ""
+WEBPUSH_VAPID_PUBLIC_KEY = env_str("WEBPUSH_VAPID_PUBLIC_KEY", default="") or ""
+WEBPUSH_VAPID_SUBJECT = (
+    env_str("WEBPUSH_VAPID_SUBJECT", default="mailto:admin@localhost") or "mailto:admin@localhost"
+)
+if not WEBPUSH_VAPID_SUBJECT.startswith(("mailto:", "https://")):
+    raise ImproperlyConfigured(
+        f"Environment variable WEBPUSH_VAPID_SUBJECT={WEBPUSH_VAPID_SUBJECT!r} is invalid: "
+        "expected a mailto: or https:// URL."
+    )
+WEBPUSH_TTL_SECONDS = env_int("WEBPUSH_TTL_SECONDS", default=604800, minimum=0, maximum=2419200)
+WEBPUSH_ALLOW_HTTP_HOSTS = env_list("WEBPUSH_ALLOW_HTTP_HOSTS", default=[])
+WEBPUSH_SUBSCRIPTIONS_PER_PLAYER_MAX = 10
 CELERY_BEAT_SCHEDULE = {
     "matchmaking-pair": {
         "task": "games.matchmaking_pair",

@@ -480,6 +480,25 @@ _SERVICE = (
         "Webhook limit reached",
         "You have as many webhooks as a player may register: delete one first.",
     ),
+    _spec(
+        "web_push_unavailable",
+        503,
+        "Web Push unavailable",
+        "Web Push is not configured on this server (no VAPID key): use a webhook or e-mail.",
+    ),
+    _spec(
+        "push_endpoint_refused",
+        400,
+        "Push endpoint refused",
+        "A push subscription's endpoint must be an https URL of a push service at a public "
+        "address (plain http only to a host the server allows), with no credentials.",
+    ),
+    _spec(
+        "push_subscription_limit_reached",
+        409,
+        "Push subscription limit reached",
+        "You have as many push subscriptions as a player may keep: delete one first.",
+    ),
 )
 
 
@@ -836,6 +855,22 @@ class WebhookLimitReached(ServiceError, code="webhook_limit_reached"):
 
 class WebhookNotFound(ServiceError, code="not_found"):
     default_message = "You have no webhook with that id."
+
+
+class WebPushUnavailable(ServiceError, code="web_push_unavailable"):
+    pass
+
+
+class PushEndpointRefused(ServiceError, code="push_endpoint_refused"):
+    pass
+
+
+class PushSubscriptionLimitReached(ServiceError, code="push_subscription_limit_reached"):
+    pass
+
+
+class PushSubscriptionNotFound(ServiceError, code="not_found"):
+    default_message = "You have no push subscription with that id."
 
 
 # ------------------------------------------------------------------ the rules engine

@@ -8,6 +8,7 @@ from games.api import (
     live_messages,
     matchmaking,
     notifications,
+    push,
     ratings,
     replay,
     table,
@@ -171,5 +172,17 @@ urlpatterns = [
         "games/<int:game_id>/notifications/mute/",
         notifications.GameNotificationMuteApi.as_view(),
         name="game-notifications-mute",
+    ),
+    # Web Push: the server's VAPID key, a player's browser subscriptions (games/api/push.py).
+    path("push/key/", push.PushKeyApi.as_view(), name="push-key"),
+    path(
+        "players/me/push-subscriptions/",
+        push.PushSubscriptionListCreateApi.as_view(),
+        name="player-push-subscriptions",
+    ),
+    path(
+        "players/me/push-subscriptions/<int:subscription_id>/",
+        push.PushSubscriptionDetailApi.as_view(),
+        name="player-push-subscription",
     ),
 ]
