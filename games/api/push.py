@@ -133,7 +133,10 @@ class PushKeyApi(APIView):
         description="The VAPID public key a browser subscribes with (its "
         "`applicationServerKey`). Public: no token needed. 503 `web_push_unavailable` when "
         "the server has no VAPID key (Web Push is off).",
-        responses={200: PushKeySerializer, **problem_responses("web_push_unavailable")},
+        responses={
+            200: PushKeySerializer,
+            **problem_responses("web_push_unavailable", "database_unavailable"),
+        },
     )
     def get(self, request: Request) -> Response:
         return Response(PushKeySerializer({"public_key": push_public_key()}).data)
@@ -175,6 +178,7 @@ class PushSubscriptionListCreateApi(APIView):
                 AUTH,
                 "push_subscription_limit_reached",
                 "web_push_unavailable",
+                "database_unavailable",
             ),
         },
         examples=[

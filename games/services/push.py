@@ -418,6 +418,8 @@ def push_send(subscription: PushSubscription, payload: dict[str, Any]) -> PushOu
             return PushOutcome(
                 ok=False, status=status, error=f"HTTP {status}: the subscription is gone", gone=True
             )
+        if status is None:  # refused before sending (the library's words: no payload)
+            return PushOutcome(ok=False, error=f"web push failed: {exc.message}"[:200])
         return PushOutcome(ok=False, status=status, error=f"HTTP {status}")
     except requests.Timeout:
         return PushOutcome(ok=False, error="timed out")

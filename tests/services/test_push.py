@@ -210,6 +210,19 @@ def test_a_push_never_reaches_a_private_address_or_goes_plain_unless_allowed(
     assert outcome.error
 
 
+@pytest.mark.django_db
+def test_a_subscription_with_keys_that_cannot_be_encrypted_for_fails_without_sending(
+    server_key: ec.EllipticCurvePrivateKey, service: PushService
+) -> None:
+    subscription = PushSubscription.objects.create(
+        player_id=someone("Ada").player_id, endpoint=service.endpoint(), p256dh="k", auth="a"
+    )
+    outcome = push_send(subscription, _payload())
+    assert not outcome.ok and not outcome.gone and outcome.status is None
+    assert outcome.error.startswith("cannot encrypt for the subscription")
+    assert service.received == []
+
+
 # ============================================================================== keys
 @pytest.mark.django_db
 def test_without_keys_and_debug_off_web_push_is_off(settings: Any) -> None:
