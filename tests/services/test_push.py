@@ -16,9 +16,13 @@ import pytest
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
+from django.conf import settings as django_settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.utils import timezone
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from games import errors
 from games.engine import card_text
@@ -221,6 +225,49 @@ def test_a_subscription_with_keys_that_cannot_be_encrypted_for_fails_without_sen
     assert not outcome.ok and not outcome.gone and outcome.status is None
     assert outcome.error.startswith("cannot encrypt for the subscription")
     assert service.received == []
+
+
+@pytest.mark.django_db
+def test_neither_the_payload_nor_a_key_is_logged(
+    server_key: ec.EllipticCurvePrivateKey,
+    service: PushService,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    service.script = [201, 410]
+    subscriber = Subscriber()
+    subscription = _subscription(someone("Ada").player_id, service.endpoint(), subscriber)
+    payload = _payload(NotificationKind.CHAT, phrase="Secret-ish table talk")
+    with caplog.at_level(logging.DEBUG):  # every logger, the HTTP libraries' too
+        assert push_send(subscription, payload).ok
+        assert push_send(subscription, payload).gone
+    assert any(r.name.startswith("urllib3") for r in caplog.records)  # the log was on
+    logged = caplog.text + " ".join(str(r.args) for r in caplog.records)
+    for secret in (
+        "Secret-ish table talk",
+        payload["text"],
+        _raw(server_key),
+        b64url(subscriber.auth),
+        subscriber.p256dh,
+    ):
+        assert secret not in logged
+
+
+@given(
+    data=st.binary(min_size=1, max_size=200),
+    padded=st.booleans(),
+    offset=st.integers(min_value=-(10**7), max_value=10**8),
+)
+@hypothesis_settings(max_examples=200)
+def test_base64url_round_trips_and_the_ttl_stays_within_its_bounds(
+    data: bytes, padded: bool, offset: int
+) -> None:
+    text = push.b64url_encode(data)
+    assert "=" not in text and "+" not in text and "/" not in text
+    assert push.b64url_decode(text + "=" * (-len(text) % 4) if padded else text) == data
+    now = timezone.now()
+    deadline = (now + timedelta(seconds=offset)).isoformat()
+    ttl = push_ttl(_payload(deadline=deadline), now)
+    assert ttl == max(0, min(offset, django_settings.WEBPUSH_TTL_SECONDS))
 
 
 # ============================================================================== keys
