@@ -33,8 +33,14 @@ export default defineConfig({
     target: "es2020",
     sourcemap: false,
     rollupOptions: {
+      // The service worker (src/sw.ts) is an entry of its own, built to sw.js beside app.js:
+      // one classic script (it imports nothing the page also imports, so no shared chunk).
+      input: {
+        index: fileURLToPath(new URL("./index.html", import.meta.url)),
+        sw: fileURLToPath(new URL("./src/sw.ts", import.meta.url)),
+      },
       output: {
-        entryFileNames: "app.js",
+        entryFileNames: (chunk) => (chunk.name === "sw" ? "sw.js" : "app.js"),
         chunkFileNames: "[name].js",
         assetFileNames: "[name][extname]",
       },

@@ -945,6 +945,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/players/me/push-subscriptions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your push subscriptions
+         * @description One per browser (or device) you subscribed from. Each notification you have on for `web_push` (see `/players/me/notifications/`) is pushed to every enabled subscription of yours: its payload (`WebhookPayload`: `kind`, `title`, `text`, `url`, ...; never a card) as JSON, encrypted for the subscription's keys (aes128gcm, RFC 8291), signed with the server's VAPID key (`GET /api/v1/push/key/`). Your turn, its reminder and your partner's question come with urgency `high`; a message waits at the push service until the turn's deadline (or a week), and a newer one about the same game and matter replaces it. A subscription its push service says is gone (404 or 410) is disabled.
+         */
+        get: operations["players_me_push_subscriptions_list"];
+        put?: never;
+        /**
+         * Subscribe a browser to Web Push
+         * @description The body is the browser's `PushSubscription.toJSON()`. 201 with a new subscription; 200 when the endpoint was subscribed before (its keys are updated, it is yours and enabled again). An endpoint that is not https at a public address is refused (400 `push_endpoint_refused`); malformed keys are 400 `invalid_request`. At most 10 per player: disabled ones make room, else 409 `push_subscription_limit_reached`. 503 `web_push_unavailable` when the server has no VAPID key. Each notification you have on for `web_push` (see `/players/me/notifications/`) is pushed to every enabled subscription of yours: its payload (`WebhookPayload`: `kind`, `title`, `text`, `url`, ...; never a card) as JSON, encrypted for the subscription's keys (aes128gcm, RFC 8291), signed with the server's VAPID key (`GET /api/v1/push/key/`). Your turn, its reminder and your partner's question come with urgency `high`; a message waits at the push service until the turn's deadline (or a week), and a newer one about the same game and matter replaces it. A subscription its push service says is gone (404 or 410) is disabled.
+         */
+        post: operations["players_me_push_subscriptions_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/players/me/push-subscriptions/{subscription_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a push subscription
+         * @description Nothing more is pushed to it (the browser unsubscribed, or you do not want pushes there); its pending pushes are dropped.
+         */
+        delete: operations["players_me_push_subscriptions_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/players/me/relations/": {
         parameters: {
             query?: never;
@@ -1040,6 +1084,26 @@ export interface paths {
          * @description Clears the failure count and the notice; new notifications go to it again (those dropped while it was off are not sent). Enabling an enabled webhook changes nothing.
          */
         post: operations["players_me_webhooks_enable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/push/key/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The server's Web Push key
+         * @description The VAPID public key a browser subscribes with (its `applicationServerKey`). Public: no token needed. 503 `web_push_unavailable` when the server has no VAPID key (Web Push is off).
+         */
+        get: operations["push_key_retrieve"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2755,6 +2819,9 @@ export interface components {
          *     | `timer_proposal_missing` | 409 | Timer proposal missing | Nobody has proposed to turn the timer off. |  |
          *     | `webhook_url_refused` | 400 | Webhook URL refused | A webhook URL must be https (plain http only to a host the server allows), with a host and no credentials. |  |
          *     | `webhook_limit_reached` | 409 | Webhook limit reached | You have as many webhooks as a player may register: delete one first. |  |
+         *     | `web_push_unavailable` | 503 | Web Push unavailable | Web Push is not configured on this server (no VAPID key): use a webhook or e-mail. |  |
+         *     | `push_endpoint_refused` | 400 | Push endpoint refused | A push subscription's endpoint must be an https URL of a push service at a public address (plain http only to a host the server allows), with no credentials. |  |
+         *     | `push_subscription_limit_reached` | 409 | Push subscription limit reached | You have as many push subscriptions as a player may keep: delete one first. |  |
          *     | `invalid_option` | 400 | Invalid option | An option is unknown or its value is out of range. | `option` |
          *     | `invalid_action` | 400 | Invalid action | The action is malformed (unknown type, missing or unreadable field). |  |
          *     | `game_over` | 422 | Game over | The game has ended; no further actions are accepted. |  |
@@ -4040,6 +4107,50 @@ export interface components {
             blocked: boolean;
             /** @description This player is among your favourites. */
             favourite: boolean;
+        };
+        PushKey: {
+            /** @description The server's VAPID public key: URL-safe base64 of a P-256 point (65 bytes). Give it to `pushManager.subscribe({userVisibleOnly: true, applicationServerKey})`. */
+            public_key: string;
+        };
+        /** @description A push subscription of yours (its keys are not shown). */
+        PushSubscription: {
+            /** @description The subscription's id. */
+            id: number;
+            /** @description The push service's URL for the browser. */
+            endpoint: string;
+            /** @description False: its push service said it is gone; nothing is sent to it. */
+            enabled: boolean;
+            /** @description Pushes in a row that failed for good (0 after a success). */
+            consecutive_failures: number;
+            /**
+             * Format: date-time
+             * @description When it was registered.
+             */
+            created_at: string;
+        };
+        /** @description What the browser's `PushSubscription.toJSON()` gives. */
+        PushSubscriptionCreateRequest: {
+            /**
+             * Format: uri
+             * @description The push service's URL for this browser: https (plain http only to the hosts the server allows).
+             */
+            endpoint: string;
+            /** @description When the subscription expires (ms since the epoch), if the browser says; accepted and not used. */
+            expirationTime?: number | null;
+            /** @description The keys the payload is encrypted for. */
+            keys: components["schemas"]["PushSubscriptionKeysRequest"];
+        };
+        PushSubscriptionKeysRequest: {
+            /** @description The browser's P-256 public key, URL-safe base64 (65 bytes, uncompressed). */
+            p256dh: string;
+            /** @description The authentication secret, URL-safe base64 (16 bytes). */
+            auth: string;
+        };
+        PushSubscriptionList: {
+            /** @description Your subscriptions, oldest first. */
+            subscriptions: components["schemas"]["PushSubscription"][];
+            /** @description How many subscriptions a player may keep. */
+            limit: number;
         };
         QueueJoinRequest: {
             /**
@@ -10309,6 +10420,219 @@ export interface operations {
             };
         };
     };
+    players_me_push_subscriptions_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushSubscriptionList"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    players_me_push_subscriptions_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushSubscriptionCreateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushSubscription"];
+                };
+            };
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushSubscription"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             *     - `push_endpoint_refused`: A push subscription's endpoint must be an https URL of a push service at a public address (plain http only to a host the server allows), with no credentials.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `push_subscription_limit_reached`: You have as many push subscriptions as a player may keep: delete one first.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of
+             *
+             *     - `web_push_unavailable`: Web Push is not configured on this server (no VAPID key): use a webhook or e-mail.
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+        };
+    };
+    players_me_push_subscriptions_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Subscription id */
+                subscription_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     players_relations: {
         parameters: {
             query?: never;
@@ -10709,6 +11033,41 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    push_key_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushKey"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of
+             *
+             *     - `web_push_unavailable`: Web Push is not configured on this server (no VAPID key): use a webhook or e-mail.
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
         };

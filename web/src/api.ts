@@ -53,6 +53,25 @@ export type RatingChange = S["RatingChangeLine"];
 /** One player's line of a `ratings_changed` entry of the move log. */
 export type RatingsChangedLine = S["RatingChanged"];
 
+// Correspondence play and notifications (issue 18): my games, pausing, preferences, webhooks,
+// Web Push subscriptions.
+export type MyGame = S["MyGame"];
+export type MyGames = S["MyGames"];
+export type PauseView = S["PauseView"];
+export type PauseStatus = S["PauseStatus"];
+export type NotificationKind = S["NotificationKindEnum"];
+export type NotificationPreferences = S["NotificationPreferences"];
+export type NotificationPreferencesUpdate = S["NotificationPreferencesUpdateRequest"];
+export type Webhook = S["Webhook"];
+export type WebhookCreated = S["WebhookCreated"];
+export type WebhookList = S["WebhookList"];
+export type Delivery = S["Delivery"];
+export type DeliveryList = S["DeliveryList"];
+export type PushSubscriptionView = S["PushSubscription"];
+export type PushSubscriptionList = S["PushSubscriptionList"];
+export type PushSubscriptionCreate = S["PushSubscriptionCreateRequest"];
+export type GameMute = S["GameMute"];
+
 const TOKEN_KEY = "canasta.token";
 const NAME_KEY = "canasta.name";
 const ID_KEY = "canasta.playerId";
@@ -197,6 +216,29 @@ export const api = {
     call<Leaderboard>("GET", `/leaderboards/${format}/?limit=${limit}&offset=${offset}`),
   aroundMe: (format: RatingFormat, size = 5) =>
     call<AroundMe>("GET", `/leaderboards/${format}/around-me/?size=${size}`),
+  /** Correspondence play: my lobby and active games (my turn first), pausing by agreement. */
+  myTurns: () => call<MyGames>("GET", "/players/me/games/"),
+  pause: (id: number) => call<PauseStatus>("POST", `/games/${id}/pause/`),
+  pauseDecline: (id: number) => call<PauseStatus>("POST", `/games/${id}/pause/decline/`),
+  resume: (id: number) => call<PauseStatus>("POST", `/games/${id}/resume/`),
+  /** Notifications: preferences, a game's mute, webhooks and their log, Web Push. */
+  notifications: () => call<NotificationPreferences>("GET", "/players/me/notifications/"),
+  notificationsSet: (body: NotificationPreferencesUpdate) =>
+    call<NotificationPreferences>("PUT", "/players/me/notifications/", body),
+  mute: (id: number, muted: boolean) =>
+    call<GameMute>(muted ? "PUT" : "DELETE", `/games/${id}/notifications/mute/`),
+  webhooks: () => call<WebhookList>("GET", "/players/me/webhooks/"),
+  webhookCreate: (url: string, description: string) =>
+    call<WebhookCreated>("POST", "/players/me/webhooks/", { url, description }),
+  webhookDelete: (id: number) => call<null>("DELETE", `/players/me/webhooks/${id}/`),
+  webhookEnable: (id: number) => call<Webhook>("POST", `/players/me/webhooks/${id}/enable/`),
+  webhookDeliveries: (id: number, limit = 20) =>
+    call<DeliveryList>("GET", `/players/me/webhooks/${id}/deliveries/?limit=${limit}`),
+  pushKey: () => call<S["PushKey"]>("GET", "/push/key/"),
+  pushSubscriptions: () => call<PushSubscriptionList>("GET", "/players/me/push-subscriptions/"),
+  pushSubscribe: (body: PushSubscriptionCreate) =>
+    call<PushSubscriptionView>("POST", "/players/me/push-subscriptions/", body),
+  pushUnsubscribe: (id: number) => call<null>("DELETE", `/players/me/push-subscriptions/${id}/`),
 };
 
 /** The table a refusal points to (409 `queue_matched` carries the match's `game_id`). */

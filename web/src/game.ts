@@ -27,6 +27,8 @@ import { type Dialog, openDialog } from "./dialog";
 import { clear, h } from "./dom";
 import { openHelp } from "./help";
 import { actionBody, LiveFeed, LiveLost, type Transport } from "./live";
+import { durationText } from "./correspondence";
+import { type PauseActions, pausePanel, rememberMuted } from "./pausePanel";
 import { autoGroups, pileTake, stagedGroups } from "./play";
 import { ratingChangeLines } from "./ratings";
 import { describe, seatName } from "./replay";
@@ -309,6 +311,33 @@ export class GameScreen {
     }
   };
 
+  /** Pausing by agreement and muting this game: each answer is followed by a read of the
+   * table (the pause facts also come through the live feed). */
+  private pauseActions: PauseActions = {
+    propose: () => void this.pauseCall(() => api.pause(this.id), "You agreed to pause the game."),
+    decline: () => void this.pauseCall(() => api.pauseDecline(this.id), "You declined the pause."),
+    resume: () => void this.pauseCall(() => api.resume(this.id), "You resumed the game."),
+    mute: (muted) =>
+      void this.pauseCall(async () => {
+        const answer = await api.mute(this.id, muted);
+        rememberMuted(this.id, answer.muted);
+      }, muted ? "Notifications for this game are muted." : "Notifications for this game are on again."),
+  };
+
+  private async pauseCall(fn: () => Promise<unknown>, done: string): Promise<void> {
+    if (!this.longPoll) await this.pending;
+    try {
+      await fn();
+      this.message = { kind: "info", text: done };
+      this.game = await api.game(this.id);
+      this.syncTimer();
+      await this.pullEvents(false);
+    } catch (err) {
+      this.showError(err, false);
+    }
+    this.render();
+  }
+
   private concede = async (): Promise<void> => {
     if (!window.confirm("Concede this game? Your side loses.")) return;
     await this.lobbyCall(() => api.concede(this.id));
@@ -338,7 +367,7 @@ export class GameScreen {
 
   private get myTurn(): boolean {
     const g = this.game;
-    return !!g && g.status === "active" && g.state !== null && g.state.to_act === g.your_seat;
+    return !!g && g.status === "active" && g.state !== null && g.state.to_act === g.your_seat && !g.pause?.paused;
   }
 
   private nameOf = (seat: number): string =>
@@ -896,6 +925,7 @@ export class GameScreen {
       const w = g.winner_team ?? s.winner_team;
       return w === null ? "The game is over." : w === this.myTeam() ? "Game over: your side wins!" : `Game over: ${this.teamLabel(w)} win.`;
     }
+    if (g.pause?.paused) return "The game is paused. Any player at the table may resume it.";
     if (this.myTurn) {
       const perm = s.phase === "play" ? PERMISSION_TEXT[s.permission] : "";
       const extra = s.must_end_without_discard ? " Meld what you can, then end the round." : "";
@@ -1061,6 +1091,7 @@ export class GameScreen {
       "div",
       { class: "table", testid: "table" },
       status,
+      pausePanel(g, this.nameOf, this.pauseActions, this.busy),
       board,
       youSection,
       this.chat ? this.chatEl() : "",
@@ -1115,6 +1146,7 @@ function signature(g: GameDetail | null): string {
 }
 
 function clock(seconds: number): string {
+  if (seconds >= 3600) return durationText(seconds); // a correspondence turn: "2 days 3 h"
   const s = Math.ceil(seconds);
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }

@@ -6,6 +6,8 @@
 //   #/play          quick play: the queue (rated or casual)
 //   #/leaderboard/{format}[/{offset}]   the leaderboard of a rating format
 //   #/player/{id|me}                    a player's profile and ratings
+//   #/games         my games: my turn first, with each deadline
+//   #/notifications notification settings, Web Push, webhooks
 import "./style.css";
 import {
   ApiError,
@@ -20,17 +22,21 @@ import {
   signUp,
   token,
 } from "./api";
+import { CORRESPONDENCE_TURNS, LIVE_TURNS, turnLimitText } from "./correspondence";
 import { closeDialogs } from "./dialog";
 import { clear, h } from "./dom";
 import { GameScreen } from "./game";
 import { openHelp } from "./help";
 import { LeaderboardScreen } from "./leaderboard";
+import { MyGamesScreen } from "./mygames";
 import { pageHeader } from "./nav";
 import { optionExplanation, optionTitle, presetExplanation } from "./options";
 import { PlayerScreen } from "./profile";
 import { QuickPlayScreen } from "./quickplay";
 import { isFormat } from "./ratings";
 import { ReplayScreen } from "./replayView";
+import { NotificationsScreen } from "./settings";
+import { followNotificationClicks } from "./webpush";
 import { plural } from "./words";
 
 const root = document.getElementById("app")!;
@@ -131,10 +137,17 @@ function createForm(rules: Rules): HTMLElement {
   const moreOptions = h("details", {}, h("summary", {}, "More rule options"), optionsBox);
   const timerSel = h(
     "select",
-    { id: "turn-seconds", testid: "turn-seconds" },
+    { id: "turn-seconds", testid: "turn-seconds", "aria-describedby": "turn-seconds-help" },
     h("option", { value: "" }, "no timer"),
-    ...[30, 60, 120, 300].map((sec) => h("option", { value: String(sec) }, sec < 120 ? `${sec} s` : `${sec / 60} min`)),
+    h("optgroup", { label: "Live" }, ...LIVE_TURNS.map((sec) => h("option", { value: String(sec) }, turnLimitText(sec)))),
+    h("optgroup", { label: "Correspondence (days-long games)" }, ...CORRESPONDENCE_TURNS.map((sec) => h("option", { value: String(sec) }, turnLimitText(sec)))),
   ) as HTMLSelectElement;
+  const timerHelp = h("small", { class: "hint", id: "turn-seconds-help", testid: "turn-seconds-help" });
+  const explainTimer = () => {
+    const sec = Number(timerSel.value);
+    timerHelp.textContent = sec > 1800 ? `Correspondence: ${turnLimitText(sec)} per turn; come back when it is your turn (My games, notifications).` : "";
+  };
+  timerSel.addEventListener("change", explainTimer);
 
   const presetValues = () => rules.presets[presetSel.value] as unknown as Record<string, unknown>;
   const players = () => Number(inputs.get("players")?.value ?? presetValues().players);
@@ -276,7 +289,7 @@ function createForm(rules: Rules): HTMLElement {
     "form",
     { class: "panel create", onsubmit: create, testid: "create-form" },
     h("h2", {}, "New table"),
-    h("div", { class: "options-grid" }, h("div", { class: "option" }, h("label", { for: "preset" }, h("span", {}, "Rules"), presetSel), presetHelp), h("label", { for: "opt-target_score" }, h("span", {}, "Target score"), targetSlot), h("label", { for: "turn-seconds" }, h("span", {}, "Turn timer"), timerSel)),
+    h("div", { class: "options-grid" }, h("div", { class: "option" }, h("label", { for: "preset" }, h("span", {}, "Rules"), presetSel), presetHelp), h("label", { for: "opt-target_score" }, h("span", {}, "Target score"), targetSlot), h("div", { class: "option" }, h("label", { for: "turn-seconds" }, h("span", {}, "Turn timer"), timerSel), timerHelp)),
     seatsBox,
     moreOptions,
     h("label", { class: "inline" }, isPublic, " list the table publicly (otherwise friends join with its code)"),
@@ -428,8 +441,10 @@ function route(): void {
   const play = /^\/play\/?$/.test(hash);
   const board = hash.match(/^\/leaderboard(?:\/([a-z_]+))?(?:\/(\d+))?\/?$/);
   const player = hash.match(/^\/player\/(\d+|me)\/?$/);
+  const mine = /^\/games\/?$/.test(hash);
+  const notifications = /^\/notifications\/?$/.test(hash);
   const format = board?.[1] ?? "partnership";
-  if ((game || replay || play || board || player) && !token()) {
+  if ((game || replay || play || board || player || mine || notifications) && !token()) {
     renderSignUp();
     return;
   }
@@ -455,10 +470,19 @@ function route(): void {
     const s = new PlayerScreen(root, player[1] === "me" ? "me" : Number(player[1]));
     screen = s;
     void s.mount();
+  } else if (mine) {
+    const s = new MyGamesScreen(root);
+    screen = s;
+    void s.mount();
+  } else if (notifications) {
+    const s = new NotificationsScreen(root);
+    screen = s;
+    void s.mount();
   } else {
     void renderHome();
   }
 }
 
 window.addEventListener("hashchange", route);
+followNotificationClicks();
 route();

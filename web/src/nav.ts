@@ -1,9 +1,10 @@
 // The header of the lobby's pages: the way home, the page's title and the links to quick play,
-// the leaderboard and your ratings (the current one marked with aria-current).
+// the leaderboard, your ratings, your games and your notifications (the current one marked
+// with aria-current).
 import { myPlayerId } from "./api";
 import { h } from "./dom";
 
-export type Place = "home" | "play" | "leaderboard" | "ratings" | "player";
+export type Place = "home" | "play" | "leaderboard" | "ratings" | "player" | "games" | "notifications";
 
 export function pageHeader(title: string, place: Place, ...extra: HTMLElement[]): HTMLElement {
   const link = (href: string, text: string, here: boolean, testid: string) =>
@@ -16,10 +17,12 @@ export function pageHeader(title: string, place: Place, ...extra: HTMLElement[])
     h("h1", { class: "game-title" }, title),
     h(
       "nav",
-      { class: "header-buttons", "aria-label": "Competitive play" },
+      { class: "header-buttons", "aria-label": "Lobby pages" },
+      link("#/games", "My games", place === "games", "nav-games"),
       link("#/play", "Play now", place === "play", "nav-play"),
       link("#/leaderboard/partnership", "Leaderboard", place === "leaderboard", "nav-leaderboard"),
       link(`#/player/${me ?? "me"}`, "My ratings", place === "ratings", "nav-ratings"),
+      link("#/notifications", "Notifications", place === "notifications", "nav-notifications"),
     ),
     ...(extra.length ? [h("span", { class: "header-buttons" }, ...extra)] : []),
   );

@@ -3,6 +3,7 @@
 // Used for the step-by-step replay and for the activity log's sentences.
 import type { Effect, GameEvent, RatingsChangedLine, Seat } from "./api";
 import { labels, rankOf, removeCards } from "./cards";
+import { pauseFactText } from "./correspondence";
 import { ratingsChangedText } from "./ratings";
 import { plural } from "./words";
 
@@ -181,6 +182,8 @@ export function describe(
     const changes = (event.payload as { changes?: RatingsChangedLine[] } | undefined)?.changes ?? [];
     out.push(ratingsChangedText(changes, nameOf));
   }
+  const pause = pauseFactText(event as { type: string; seat?: number | null; payload?: unknown }, nameOf);
+  if (pause) out.push(pause);
   for (const e of event.effects) {
     switch (e.kind) {
       case "round_started":

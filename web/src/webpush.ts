@@ -1,0 +1,83 @@
+// Web Push in this browser: ask for permission, register the service worker (sw.ts, built to
+// /static/client/sw.js: scope /static/client/, it only shows pushes and opens games), subscribe
+// with the server's VAPID key (GET /push/key/) and send the subscription's toJSON() to the
+// server; unsubscribe; and go where a clicked notification points.
+import { api, type PushSubscriptionCreate, type PushSubscriptionView } from "./api";
+import { base64UrlToBytes } from "./notifyWords";
+
+export const SW_URL = "/static/client/sw.js";
+export const SW_SCOPE = "/static/client/";
+/** The worker's message to a window it sends to a game (OPEN_MESSAGE in swHandlers.ts, which
+ * the page does not import: the worker's bundle stays one classic script). */
+export const OPEN_MESSAGE = "canasta-open";
+
+export function pushSupported(): boolean {
+  return "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
+}
+
+/** The page is outside the worker's scope, so `navigator.serviceWorker.ready` never settles:
+ * wait for this registration's worker to be active instead. */
+async function activated(reg: ServiceWorkerRegistration): Promise<void> {
+  const worker = reg.installing ?? reg.waiting ?? reg.active;
+  if (!worker || worker.state === "activated") return;
+  await new Promise<void>((resolve) => {
+    worker.addEventListener("statechange", () => {
+      if (worker.state === "activated" || worker.state === "redundant") resolve();
+    });
+  });
+}
+
+export async function registration(): Promise<ServiceWorkerRegistration> {
+  const reg = await navigator.serviceWorker.register(SW_URL, { scope: SW_SCOPE });
+  await activated(reg);
+  return reg;
+}
+
+/** This browser's subscription now, if any. */
+export async function currentSubscription(): Promise<PushSubscription | null> {
+  if (!pushSupported()) return null;
+  const reg = await navigator.serviceWorker.getRegistration(SW_SCOPE);
+  return reg ? reg.pushManager.getSubscription() : null;
+}
+
+/** Ask for permission, subscribe (again, if the server's key changed) and register the
+ * subscription with the server. Throws an Error saying what went wrong. */
+export async function subscribe(): Promise<PushSubscriptionView> {
+  if (!pushSupported()) throw new Error("This browser cannot receive Web Push notifications.");
+  const permission = await Notification.requestPermission();
+  if (permission !== "granted") {
+    throw new Error("Notifications are blocked for this site: allow them in the browser's site settings, then try again.");
+  }
+  const { public_key } = await api.pushKey();
+  const key = base64UrlToBytes(public_key);
+  const reg = await registration();
+  let sub = await reg.pushManager.getSubscription();
+  const sameKey = (s: PushSubscription) => {
+    const k = s.options.applicationServerKey;
+    return !!k && new Uint8Array(k).join() === key.join();
+  };
+  if (sub && !sameKey(sub)) {
+    await sub.unsubscribe();
+    sub = null;
+  }
+  sub ??= await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key.buffer as ArrayBuffer });
+  return api.pushSubscribe(sub.toJSON() as PushSubscriptionCreate);
+}
+
+/** Stop pushes to this browser: the server forgets the subscription, the browser drops it. */
+export async function unsubscribe(id: number | null): Promise<void> {
+  if (id !== null) await api.pushUnsubscribe(id);
+  const sub = await currentSubscription();
+  await sub?.unsubscribe();
+}
+
+/** A clicked notification in a window of the client: go to the game it is about. */
+export function followNotificationClicks(): void {
+  if (!("serviceWorker" in navigator)) return;
+  navigator.serviceWorker.addEventListener("message", (event: MessageEvent) => {
+    const data = event.data as { type?: string; url?: string } | null;
+    if (data?.type !== OPEN_MESSAGE || typeof data.url !== "string") return;
+    const url = new URL(data.url, location.origin);
+    if (url.origin === location.origin) location.href = url.href;
+  });
+}
