@@ -93,6 +93,9 @@ def server_env(database: Path) -> dict[str, str]:
         "LOG_LEVEL": "WARNING",
         "PYTHONUNBUFFERED": "1",
         "MAX_REQUEST_BODY_BYTES": str(LIMIT),
+        # Web Push on (a test-only VAPID key), as a production server has it: without a key,
+        # subscribing answers 503 web_push_unavailable.
+        "WEBPUSH_VAPID_PRIVATE_KEY": "-YYPts0pzv_2c6JNOLpDD8-9IsnWeDefqCG76xzBiaA",
     }
     for name in ("DJANGO_SETTINGS_MODULE", "REDIS_URL", "CACHE_URL", "CELERY_BROKER_URL"):
         env.pop(name, None)
