@@ -19,6 +19,7 @@ Environment: ``BENCH_PGURL`` (default ``postgres://postgres@127.0.0.1:5432``) an
 
 from __future__ import annotations
 
+import base64
 import http.client
 import json
 import os
@@ -112,6 +113,14 @@ def _psql(sql: str) -> None:
 
     with psycopg.connect(f"{PG_URL}/postgres", autocommit=True) as conn:
         conn.execute(sql)
+
+
+def _vapid_private_key() -> str:
+    """A fresh VAPID private key (base64url of its 32 bytes) for a stack of its own."""
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    number = ec.generate_private_key(ec.SECP256R1()).private_numbers().private_value
+    return base64.urlsafe_b64encode(number.to_bytes(32, "big")).rstrip(b"=").decode()
 
 
 def _redis_free_db() -> int:
@@ -277,6 +286,7 @@ class Stack:
             "REDIS_URL": redis_url,
             "CACHE_URL": redis_url,
             "TRUSTED_PROXIES": "127.0.0.1",
+            "WEBPUSH_VAPID_PRIVATE_KEY": _vapid_private_key(),  # Web Push on, as in production
             "BENCH_BASELINE": "1",
             "THROTTLE_SIGNUP": "off",
             "THROTTLE_ACTIONS": "off",
