@@ -212,8 +212,9 @@ export class GameScreen {
   }
 
   /** Wait for the other seats' moves with a long-poll of the events feed (when neither the
-   * socket nor the stream can be had), then read the table again. In the lobby (seats fill
-   * without events) and when your own turn timer has run out, read the table directly. */
+   * socket nor the stream can be had), then read the table again; on your own turn too (a
+   * proposal to pause can come then). In the lobby (seats fill without events) and when your
+   * own turn timer has run out, read the table directly. */
   private async liveStep(): Promise<void> {
     const g = this.game;
     if (!g || this.busy || this.modal) return;
@@ -223,7 +224,7 @@ export class GameScreen {
     const expired = left !== null && left <= 0 && performance.now() - this.deadline! > 1500;
     if (g.status === "lobby" || expired) {
       await this.refresh();
-    } else if (!this.myTurn && !this.feed) {
+    } else if (!this.feed) {
       let news = true;
       try {
         const wait = this.longPoll ? LONG_POLL_S : 0;

@@ -113,7 +113,7 @@ export class NotificationsScreen {
         "form",
         { class: "panel", onsubmit: save, testid: "settings-form", "aria-labelledby": "settings-title" },
         h("h2", { id: "settings-title" }, "When to tell you"),
-        h("div", { class: "options-grid" }, h("label", { for: "reminder-fraction" }, h("span", {}, "Reminder in a correspondence game"), fraction)),
+        h("div", { class: "option" }, h("label", { for: "reminder-fraction", class: "stack" }, h("span", {}, "Reminder in a correspondence game"), fraction)),
         h("div", { class: "option" }, h("label", { for: "notify-email", class: "stack" }, h("span", {}, "E-mail address"), email), h("small", { class: "hint", id: "notify-email-help" }, "Leave it empty for no e-mail.")),
         h("div", { class: "table-scroll" }, table),
         h("div", { class: "row" }, h("button", { class: "primary", type: "submit", testid: "save-settings" }, "Save")),
