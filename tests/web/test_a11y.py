@@ -205,6 +205,47 @@ def test_play_now_leaderboard_and_ratings(
     assert not js_errors, js_errors
 
 
+def test_correspondence_pause_my_games_and_notifications(
+    live_server: Any, page: Any, js_errors: list[str]
+) -> None:
+    """A correspondence table (a day per turn) paused and resumed with the keyboard, the pause
+    read out; "My games", the notification settings and a new webhook's secret."""
+    sign_up(page, live_server.url, "Ada")
+    page.select_option("#turn-seconds", "86400")
+    page.get_by_test_id("create-game").click()  # three bots: dealt at once
+    expect(page.get_by_test_id("status")).to_contain_text("Your turn")
+    expect(page.get_by_test_id("countdown")).to_have_text(re.compile(r"^23 h 59 min$"))
+    assert_no_blocking_violations(page)
+    tab_to(page, "pause-propose")
+    page.keyboard.press("Enter")  # alone with bots: paused at once
+    expect(page.get_by_test_id("pause-state")).to_contain_text("The game is paused by agreement")
+    expect(page.get_by_test_id("announcer")).to_contain_text("The game is paused.")
+    assert_no_blocking_violations(page)
+    tab_to(page, "resume")
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("announcer")).to_contain_text("You resumed the game")
+    expect(page.get_by_test_id("status")).to_contain_text("Your turn")
+
+    page.get_by_role("link", name="Canasta: back to the lobby").click()
+    tab_to(page, "nav-games")
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("my-game-state")).to_have_text("Your turn")
+    assert_no_blocking_violations(page)
+
+    page.get_by_test_id("nav-notifications").click()
+    expect(page.get_by_test_id("settings-form")).to_be_visible()
+    expect(page.get_by_test_id("push-panel")).to_be_visible()
+    assert_no_blocking_violations(page)
+    page.fill("#webhook-url", "https://hooks.example.com/canasta")
+    page.get_by_test_id("webhook-add").click()
+    expect(page.get_by_test_id("webhook-secret")).to_be_focused()
+    expect(page.get_by_test_id("announcer")).to_contain_text("Copy its secret now")
+    page.get_by_test_id("webhook-log").click()
+    expect(page.get_by_test_id("webhook-log")).to_have_attribute("aria-expanded", "true")
+    assert_no_blocking_violations(page)
+    assert not js_errors, js_errors
+
+
 # ----------------------------------------------------------------------------- the keyboard
 def test_a_turn_with_the_keyboard_alone(
     live_server: Any, page: Any, shots: Any, js_errors: list[str]
