@@ -25,7 +25,6 @@ import os
 import random
 import statistics
 import sys
-import tempfile
 import time
 import uuid
 from collections import Counter
@@ -33,54 +32,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
+
+from bench.scratch import django_setup, scratch_database
 
 T = TypeVar("T")
 
 PRESETS = ("classic", "hoyle", "two_player", "three_player")
-
-
-@contextmanager
-def database() -> Iterator[str]:
-    """A fresh database for the run: a new one on the PostgreSQL server of ``DATABASE_URL``
-    (dropped after), or a temporary SQLite file."""
-    given = os.environ.get("DATABASE_URL", "")
-    if not given.startswith(("postgres://", "postgresql://")):
-        with tempfile.TemporaryDirectory() as tmp:
-            yield f"sqlite:///{tmp}/pairing.sqlite3"
-        return
-    import psycopg
-
-    parts = urlsplit(given)
-    name = f"bench_pairing_{uuid.uuid4().hex[:8]}"
-    admin = urlunsplit(parts._replace(path="/postgres"))
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield urlunsplit(parts._replace(path=f"/{name}"))
-    finally:
-        from django.db import connections
-
-        connections.close_all()
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def django_setup(url: str) -> None:
-    os.environ["DATABASE_URL"] = url
-    os.environ["DJANGO_SETTINGS_MODULE"] = "canasta_service.settings"
-    os.environ.setdefault("SECRET_KEY", "bench-pairing-only")
-    os.environ["DEBUG"] = "0"
-    os.environ["LOG_LEVEL"] = "WARNING"
-    for name in ("REDIS_URL", "CELERY_BROKER_URL", "CACHE_URL"):
-        os.environ.pop(name, None)  # tasks in-process, notifications local
-    os.environ["MATCHMAKING_IN_PROCESS"] = "0"  # the one run below is the only one
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
 
 
 @contextmanager
@@ -154,8 +111,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
 
-    with database() as url:
-        django_setup(url)
+    with scratch_database("pairing") as url:
+        django_setup(url, "pairing")
         from django.db import connection
 
         from games.models import QueueEntry

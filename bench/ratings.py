@@ -21,73 +21,18 @@ SQLite file (in /dev/shm when there is one). Figures only: nothing is asserted.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import statistics
 import sys
-import tempfile
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+
+from bench.scratch import django_setup, scratch_database
 
 PRESET_OF_PLAYERS = {2: "two_player", 3: "three_player", 4: "classic"}
-
-
-@contextmanager
-def database() -> Iterator[str]:
-    """A fresh database for the run: a new one on the PostgreSQL server of ``DATABASE_URL``
-    (dropped after), or a temporary SQLite file."""
-    given = os.environ.get("DATABASE_URL", "")
-    if not given.startswith(("postgres://", "postgresql://")):
-        shm = Path("/dev/shm")
-        with tempfile.TemporaryDirectory(
-            prefix="bench-ratings-", dir=shm if shm.is_dir() else None
-        ) as tmp:
-            yield f"sqlite:///{tmp}/ratings.sqlite3"
-        return
-    import psycopg
-
-    parts = urlsplit(given)
-    name = f"bench_ratings_{uuid.uuid4().hex[:8]}"
-    admin = urlunsplit(parts._replace(path="/postgres"))
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield urlunsplit(parts._replace(path=f"/{name}"))
-    finally:
-        from django.db import connections
-
-        connections.close_all()
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def django_setup(url: str) -> None:
-    """Django on ``url``, migrated; no broker or cache (tasks in-process, nothing leaves)."""
-    os.environ.update(
-        {
-            "DATABASE_URL": url,
-            "DJANGO_SETTINGS_MODULE": "canasta_service.settings",
-            "DATABASE_CONN_MAX_AGE": "0",
-            "DEBUG": "0",
-            "LOG_LEVEL": "WARNING",
-            "MATCHMAKING_IN_PROCESS": "0",
-        }
-    )
-    os.environ.setdefault("SECRET_KEY", "bench-ratings-only")
-    for name in ("REDIS_URL", "CELERY_BROKER_URL", "CACHE_URL", "DATABASE_POOL_SIZE"):
-        os.environ.pop(name, None)
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", interactive=False, verbosity=0)
 
 
 @dataclass
@@ -181,8 +126,8 @@ def main() -> int:
     if args.games < 1 or args.pool < 1 or args.warmup < 0:
         parser.error("--games and --pool at least 1, --warmup at least 0")
     rng = random.Random(args.seed)
-    with database() as url:
-        django_setup(url)
+    with scratch_database("ratings") as url:
+        django_setup(url, "ratings")
         from django.db import connection
 
         print(
