@@ -11,3 +11,9 @@ from tests.services.timers.clock import FakeClock, fake_clock
 def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
     """A fake clock behind ``django.utils.timezone.now`` (``tests.services.timers.clock``)."""
     return fake_clock(monkeypatch)
+
+
+@pytest.fixture
+def nothing_delivered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests check what the outbox writes; no delivery leaves after a commit."""
+    monkeypatch.setattr("games.services.notifications.deliveries_send", lambda ids: None)

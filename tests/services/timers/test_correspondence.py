@@ -37,15 +37,10 @@ from tests.services.timers.conftest import (
     timer_moves,
 )
 
-pytestmark = pytest.mark.django_db
+# The tests check what the outbox writes; no delivery leaves after a commit.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("nothing_delivered")]
 
 HOUR = 3600
-
-
-@pytest.fixture(autouse=True)
-def nothing_delivered(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The tests check what the outbox writes; no delivery leaves after a commit."""
-    monkeypatch.setattr("games.services.notifications.deliveries_send", lambda ids: None)
 
 
 def reachable(table: Table) -> None:
