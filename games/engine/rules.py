@@ -961,7 +961,7 @@ def _out_plan(
             stuck_rank = rank
     if stuck > (0 if st.no_discard else 1):
         return None
-    need = opts.canastas_to_go_out
+    canastas_needed = opts.canastas_to_go_out
     have = possible = 0
     for rank, existing in melds.items():
         size = len(existing)
@@ -979,14 +979,14 @@ def _out_plan(
             room = wild_cap(opts, size - e_wild + n) - e_wild
             if size + n + min(wilds, max(room, 0)) >= CANASTA_SIZE:
                 possible += 1
-    if have < need:
+    if have < canastas_needed:
         for rank in range(1, 12):
             n = counts[rank]
             if n >= 2 and rank not in melds and n + min(wilds, wild_cap(opts, n)) >= CANASTA_SIZE:
                 possible += 1
         if opts.wild_canasta and WILD_RANK not in melds and wilds >= CANASTA_SIZE:
             possible += 1
-        if have + possible < need:
+        if have + possible < canastas_needed:
             return None
     choices: list[int | None] = [] if stuck else [None]
     if not st.no_discard:

@@ -17,6 +17,7 @@ from games.engine import (
     action_from_dict,
     apply,
     describe_options,
+    going_out_plan,
     legal_actions,
 )
 
@@ -166,3 +167,17 @@ def test_example_concealed_with_the_partners_meld() -> None:
     assert meld_text(st, 0, "K") == "2C JK KC KC KD KD KH KH KS KS"
     apply(st, discard(0, "9C"))
     assert st.rounds[-1]["concealed"]
+
+
+def test_going_out_concealed_below_the_initial_minimum_is_refused() -> None:
+    """A side that has not opened goes out concealed only with melds worth its minimum (50 at
+    a score of 0): a natural canasta of fours is 35 points, so it is neither a way out nor a
+    first meld, whatever the canastas it makes (rule book: the concealed melds must meet it)."""
+    st = position(
+        opts(),
+        ["4C 4D 4H 4S 4C 4D 4H 9C", "AH 9S", "JK 7C 8D", "5C 6C 6D"],
+        pile="KD",
+        phase="play",
+    )
+    assert going_out_plan(st, 0) is None
+    refused(st, meld(0, "4C 4D 4H 4S 4C 4D 4H"), "initial_meld_below_minimum")
