@@ -135,7 +135,7 @@ class PushKeyApi(APIView):
         "the server has no VAPID key (Web Push is off).",
         responses={
             200: PushKeySerializer,
-            **problem_responses("web_push_unavailable", "database_unavailable"),
+            **problem_responses("not_acceptable", "web_push_unavailable", "database_unavailable"),
         },
     )
     def get(self, request: Request) -> Response:
