@@ -11055,6 +11055,19 @@ export interface operations {
                 };
             };
             /**
+             * @description Not Acceptable: `code` is one of
+             *
+             *     - `not_acceptable`: No acceptable response media type.
+             */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
              * @description Service Unavailable: `code` is one of
              *
              *     - `web_push_unavailable`: Web Push is not configured on this server (no VAPID key): use a webhook or e-mail.
