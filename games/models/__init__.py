@@ -29,6 +29,7 @@ from games.models.ratings import (
     RatingFormat,
     rating_format_of,
 )
+from games.models.reviews import GameReview, ReviewStatus
 from games.models.table import ChatMute, GameTable, TableEvent, TableEventKind
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "EventSource",
     "Game",
     "GameEvent",
+    "GameReview",
     "GameStatus",
     "GameTable",
     "IdempotencyRecord",
@@ -59,6 +61,7 @@ __all__ = [
     "RatingFormat",
     "PlayerRelation",
     "RelationKind",
+    "ReviewStatus",
     "RoundScore",
     "Seat",
     "TableEvent",

@@ -42,6 +42,10 @@ class Game(models.Model):
         default=False,
         help_text="A rated game: humans only, a standard preset, its result changes ratings once.",
     )
+    hints = models.BooleanField(
+        default=False,
+        help_text="The seat to act may ask for a suggested move (casual tables only).",
+    )
     join_code = models.CharField(max_length=16, unique=True)
     created_by = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="games_created")
     to_act = models.SmallIntegerField(null=True, blank=True, help_text="Seat to act (cache).")

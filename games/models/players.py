@@ -11,6 +11,11 @@ class Player(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="player"
     )
     display_name = models.CharField(max_length=40)
+    is_bot = models.BooleanField(
+        default=False,
+        help_text="A bot account: a program playing through the public API (never rated, "
+        "never in the matchmaking queue); shown as a bot at every table.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
