@@ -85,14 +85,21 @@ def rollout(
     """Play the heuristic for every seat in ``st`` (a sampled world) and evaluate for ``seat``."""
     plies = 0
     while st.round_no == round_no and st.phase != PHASE_GAME_OVER and plies < max_plies:
-        actor = st.to_act
-        action = heuristic_action(observation_from_state(st, actor), st, params)
-        try:
-            apply(st, action)
-        except IllegalAction:  # should not happen; fall back to a listed move
-            apply(st, legal_actions(st)[0])
+        rollout_step(st, params)
         plies += 1
     return evaluate(st, seat, round_no)
+
+
+def rollout_step(st: GameState, params: HeuristicParams = DEFAULT_PARAMS) -> Action:
+    """One ply of a rollout: the heuristic's move for the seat to act, applied to ``st`` (a
+    sampled world); returns the move applied."""
+    action = heuristic_action(observation_from_state(st, st.to_act), st, params)
+    try:
+        apply(st, action)
+    except IllegalAction:  # should not happen; fall back to a listed move
+        action = legal_actions(st)[0]
+        apply(st, action)
+    return action
 
 
 class IsmctsPolicy:
@@ -148,7 +155,7 @@ class IsmctsPolicy:
         for a in legal:
             if isinstance(a, AskPartner | EndRound):
                 add(a)
-        going_out = [a for a in legal if isinstance(a, Meld) and _empties_hand(obs, a)]
+        going_out = [a for a in legal if isinstance(a, Meld) and empties_hand(obs, a)]
         for a in going_out[:1]:
             add(a)
         scored = discard_scores(obs, st, self.params)
@@ -224,22 +231,37 @@ class IsmctsPolicy:
     def _advantage(
         samples: dict[Action, list[float]], a: Action, base: Action, n: int
     ) -> tuple[float, float]:
-        """Mean and standard error of ``a``'s paired advantage over ``base`` (last n worlds)."""
-        xs, bs = samples[a], samples[base]
-        k = min(len(xs), len(bs), n)
-        if k == 0:
-            return (0.0, 0.0)
-        diffs = [x - b for x, b in zip(xs[-k:], bs[-k:], strict=True)]
-        mean = sum(diffs) / k
-        if k < 2:
-            return (mean, abs(mean) + 1.0)
-        var = sum((d - mean) ** 2 for d in diffs) / (k - 1)
-        return (mean, math.sqrt(var / k))
+        return paired_advantage(samples, a, base, n)
 
 
-def _empties_hand(obs: Observation, meld: Meld) -> bool:
+def paired_advantage(
+    samples: dict[Action, list[float]], a: Action, base: Action, n: int
+) -> tuple[float, float]:
+    """Mean and standard error of ``a``'s paired advantage over ``base`` (the last ``n`` worlds
+    both were evaluated on: common random numbers)."""
+    xs, bs = samples[a], samples[base]
+    k = min(len(xs), len(bs), n)
+    if k == 0:
+        return (0.0, 0.0)
+    diffs = [x - b for x, b in zip(xs[-k:], bs[-k:], strict=True)]
+    mean = sum(diffs) / k
+    if k < 2:
+        return (mean, abs(mean) + 1.0)
+    var = sum((d - mean) ** 2 for d in diffs) / (k - 1)
+    return (mean, math.sqrt(var / k))
+
+
+def empties_hand(obs: Observation, meld: Meld) -> bool:
+    """Whether ``meld`` leaves the seat at most one card (a discard to go out)."""
     used = sum(len(g.cards) for g in meld.melds)
     return len(obs.hand) - used <= 1
 
 
-__all__ = ["IsmctsPolicy", "evaluate", "rollout"]
+__all__ = [
+    "IsmctsPolicy",
+    "empties_hand",
+    "evaluate",
+    "paired_advantage",
+    "rollout",
+    "rollout_step",
+]
