@@ -8,6 +8,7 @@ from typing import Any
 from celery import shared_task
 from django.conf import settings
 
+from bots.reviews import review_compute
 from bots.services import (
     bot_action_choose,
     bot_discard_choose,
@@ -44,6 +45,14 @@ def bot_turns_sweep(stall_seconds: float | None = None) -> int:
     return len(stalled)
 
 
+# A review searches every decision of a seat: up to a minute of CPU for a whole classic game
+# (bench/review.py), more than the default task limits allow.
+@shared_task(name="bots.game_review_compute", acks_late=True, soft_time_limit=240, time_limit=300)
+def game_review_compute(review_id: int) -> bool:
+    """Compute the pending review ``review_id`` (idempotent: a ready review is left as it is)."""
+    return review_compute(review_id)
+
+
 class CeleryBotPlayer:
     """The bots app as the game service's ``BotPlayer`` (registered by ``BotsConfig.ready``):
     turns are Celery tasks (run in-process in eager mode), choices come from the level policies
@@ -57,3 +66,6 @@ class CeleryBotPlayer:
 
     def discard_choose(self, game: Game, seat: int, seed: int) -> Action | None:
         return bot_discard_choose(game, seat, seed)
+
+    def review_schedule(self, review_id: int) -> None:
+        game_review_compute.delay(review_id)

@@ -382,6 +382,26 @@ _SERVICE = (
         "There is no event with that number in the game's log.",
         "current_version",
     ),
+    # ---------------------------------------------------------------- post-game reviews
+    _spec(
+        "review_no_finished_round",
+        409,
+        "No finished round to review",
+        "A review covers finished rounds only: this game has not finished a round yet.",
+    ),
+    _spec(
+        "review_seat_not_allowed",
+        403,
+        "Not your seat to review",
+        "While the game is running a player may review only their own seat (a review names "
+        "the seat's cards); once it is finished, any seat.",
+    ),
+    _spec(
+        "review_not_found",
+        404,
+        "Review not found",
+        "Nobody has asked for a review of that seat yet: ask with POST .../review/.",
+    ),
     _spec(
         "import_format_unsupported",
         400,
@@ -779,6 +799,18 @@ class ReplayStepOutOfRange(ServiceError, code="replay_step_out_of_range"):
             f"Step {at} is not in the log: choose 1 to {current_version}.",
             extra={"current_version": current_version},
         )
+
+
+class ReviewNoFinishedRound(ServiceError, code="review_no_finished_round"):
+    pass
+
+
+class ReviewSeatNotAllowed(ServiceError, code="review_seat_not_allowed"):
+    pass
+
+
+class ReviewNotFound(ServiceError, code="review_not_found"):
+    pass
 
 
 class ImportFormatUnsupported(ServiceError, code="import_format_unsupported"):

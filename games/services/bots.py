@@ -41,6 +41,10 @@ class BotPlayer(Protocol):
     def discard_choose(self, game: Game, seat: int, seed: int) -> Action | None:
         """The discard the heuristic bot would make for ``seat`` (None: no opinion)."""
 
+    def review_schedule(self, review_id: int) -> None:
+        """Have the post-game review ``review_id`` computed (a task; idempotent: a review that
+        is ready is not computed again)."""
+
 
 _registry: dict[str, BotPlayer] = {}
 
@@ -52,6 +56,18 @@ def bot_player_register(player: BotPlayer) -> None:
 
 def bot_player_get() -> BotPlayer | None:
     return _registry.get("player")
+
+
+def review_compute_register(review_id: int) -> None:
+    """Have the review ``review_id`` computed once the current transaction commits."""
+
+    def send() -> None:
+        player = bot_player_get()
+        if player is None:
+            raise RuntimeError("no bot player is registered: the 'bots' app must be installed")
+        player.review_schedule(review_id)
+
+    transaction.on_commit(send)
 
 
 # A simple legal bot: the first legal action of the most productive kind.

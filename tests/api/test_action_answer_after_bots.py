@@ -86,6 +86,9 @@ class RecordingBotPlayer:
     def discard_choose(self, *args: Any) -> None:
         raise AssertionError("not used")
 
+    def review_schedule(self, review_id: int) -> None:
+        raise AssertionError("not used")
+
 
 @contextmanager
 def with_a_broker() -> Iterator[RecordingBotPlayer]:

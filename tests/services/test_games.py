@@ -152,6 +152,9 @@ def test_bot_turns_run_in_a_loop_not_a_recursion() -> None:
         def discard_choose(self, *args: Any) -> Any:
             return real.discard_choose(*args)
 
+        def review_schedule(self, review_id: int) -> None:
+            real.review_schedule(review_id)
+
     ada = _player("Ada")
     game = game_create(
         creator=ada,
