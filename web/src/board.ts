@@ -123,6 +123,20 @@ export function pileDescription(model: BoardModel): string {
   return parts.join(", ");
 }
 
+/** A seat held by a bot account (a program playing through the API, shown as a bot): the
+ * player's `is_bot` (or `is_bot_account`), on the seat's player or on the seat. */
+export function isBotAccount(seat: Seat | null | undefined): boolean {
+  if (!seat) return false;
+  const flagged = (o: unknown) =>
+    Boolean(o && typeof o === "object" && ((o as Record<string, unknown>).is_bot === true || (o as Record<string, unknown>).is_bot_account === true));
+  return (seat.kind === "player" || seat.kind === undefined) && (flagged(seat.player) || flagged(seat));
+}
+
+/** The small "bot" badge beside a bot account's name (its name says it to screen readers). */
+export function botBadge(seat: Seat | null | undefined): HTMLElement | string {
+  return isBotAccount(seat) ? h("span", { class: "tag bot-badge", testid: "bot-badge", title: "A bot account" }, "bot") : "";
+}
+
 function isPartner(model: BoardModel, seat: number): boolean {
   const v = model.viewer;
   return v !== null && seat !== v && model.seats[seat]?.team === model.seats[v]?.team;
@@ -133,7 +147,7 @@ function seatEl(model: BoardModel, seat: number, position: Position): HTMLElemen
   const name = seatName(model.seats, seat, model.viewer);
   const relation =
     model.viewer === null || seat === model.viewer ? "" : isPartner(model, seat) ? "partner" : "opponent";
-  const bot = s?.kind === "bot" ? `bot, ${s.bot_level ?? "easy"}` : "";
+  const bot = s?.kind === "bot" ? `bot, ${s.bot_level ?? "easy"}` : isBotAccount(s) ? "bot account" : "";
   const count = plural(model.handCounts[seat] ?? 0, "card");
   const active = model.active === seat;
   const spokenText = [
@@ -154,7 +168,7 @@ function seatEl(model: BoardModel, seat: number, position: Position): HTMLElemen
       { class: "seat-face", "aria-hidden": "true" },
       h("span", { class: "seat-name" }, name),
       relation ? h("span", { class: "tag" }, relation) : "",
-      bot ? h("span", { class: "tag" }, s?.bot_level ?? "bot") : "",
+      s?.kind === "bot" ? h("span", { class: "tag" }, s?.bot_level ?? "bot") : botBadge(s),
       h("span", { class: "count" }, h("span", { class: "back-icon" }, ""), count),
       active ? h("span", { class: "turn-mark" }, "▶ to play") : "",
     ),

@@ -21,8 +21,8 @@ import {
   type RatingChange,
 } from "./api";
 import { announce } from "./announce";
-import { renderBoard, tableModel } from "./board";
-import { cardEl, cardFace, cardName, cardText, isRed, labels, removeCards, sortCards } from "./cards";
+import { botBadge, renderBoard, tableModel } from "./board";
+import { cardEl, cardFace, cardName, cardText, isRed, removeCards, sortCards } from "./cards";
 import { type Dialog, openDialog } from "./dialog";
 import { clear, h } from "./dom";
 import { openHelp } from "./help";
@@ -32,7 +32,8 @@ import { type PauseActions, pausePanel, rememberMuted } from "./pausePanel";
 import { autoGroups, pileTake, stagedGroups } from "./play";
 import { ratingChangeLines } from "./ratings";
 import { describe, seatName } from "./replay";
-import { plural } from "./words";
+import { actionText, plural } from "./words";
+import { currentHint, type Hint, hintAfterEvents, HINT_LEVELS, type HintLevel, hintedIndices, hintsOn, hintText } from "./hints";
 
 /** Long-poll length (the server holds a request until there is news) and the shortest loop:
  * the last resort when neither the socket nor the stream can be opened. */
@@ -58,23 +59,6 @@ interface Message {
   kind: "error" | "info";
   text: string;
   code?: string;
-}
-
-function actionText(a: Action): string {
-  switch (a.type) {
-    case "meld":
-      return `Meld ${(a.melds ?? []).map((g) => labels(g.cards)).join(" | ")}`;
-    case "take_pile": {
-      const extra = (a.melds ?? []).length
-        ? ` + meld ${(a.melds ?? []).map((g) => labels(g.cards)).join(" | ")}`
-        : "";
-      return (a.cards ?? []).length
-        ? `Take pile with ${labels(a.cards ?? [])}${extra}`
-        : `Take pile (lay top card off)${extra}`;
-    }
-    default:
-      return a.type;
-  }
 }
 
 export class GameScreen {
@@ -113,6 +97,11 @@ export class GameScreen {
   private summary: Promise<void> = Promise.resolve();
   /** The rematch's game id once it exists (table event `rematch_created`). */
   private rematchGame: number | null = null;
+  /** At a table with hints: the server's suggestion for this turn, cleared by any new event. */
+  private hint: Hint | null = null;
+  private hintLevel: HintLevel = "medium";
+  private hintBusy = false;
+  private hintError = "";
 
   constructor(
     private readonly root: HTMLElement,
@@ -440,6 +429,8 @@ export class GameScreen {
    * lines and, after a round's end, its summary (not for the first read of the page). */
   private async applyEvents(events: GameEvent[], initial: boolean): Promise<void> {
     const fresh = events.filter((ev) => ev.seq > this.lastSeq).sort((a, b) => a.seq - b.seq);
+    this.hint = hintAfterEvents(this.hint, fresh);
+    if (fresh.length) this.hintError = "";
     for (const ev of fresh) {
       for (const line of describe(ev, this.nameOf, (t) => this.teamLabel(t))) this.log.unshift(line);
       this.lastSeq = ev.seq;
@@ -451,6 +442,57 @@ export class GameScreen {
     if (!ended.length) return;
     this.summary = this.showRoundSummary((ended[ended.length - 1].hands as string[][]) ?? []);
     await this.summary;
+  }
+
+  private askHint = async (): Promise<void> => {
+    if (!this.game || this.hintBusy || !this.myTurn) return;
+    this.hintBusy = true;
+    this.hintError = "";
+    this.render();
+    try {
+      const hint = await api.hint(this.id, this.hintLevel);
+      this.hint = hint;
+      announce(`${hintText(hint)}.${hint.summary ? ` ${hint.summary}` : ""}`);
+    } catch (err) {
+      this.hint = null;
+      this.hintError = err instanceof ApiError ? `${err.problem.detail} (${err.code})` : String(err);
+      announce(this.hintError);
+    } finally {
+      this.hintBusy = false;
+      this.render();
+    }
+  };
+
+  /** The hint's controls (a level and the button) and its move in words; on your turn only. */
+  private hintEl(g: GameDetail): HTMLElement | string {
+    if (!hintsOn(g) || g.status !== "active" || g.your_seat === null || !this.myTurn) return "";
+    const hint = currentHint(this.hint, g.version);
+    return h(
+      "div",
+      { class: "hint-box", testid: "hint-box" },
+      h(
+        "label",
+        { for: "hint-level" },
+        "Hint level ",
+        h(
+          "select",
+          {
+            id: "hint-level",
+            testid: "hint-level",
+            onchange: (e: Event) => {
+              this.hintLevel = (e.target as HTMLSelectElement).value as HintLevel;
+            },
+          },
+          ...HINT_LEVELS.map((l) => h("option", { value: l, selected: l === this.hintLevel }, l)),
+        ),
+      ),
+      h("button", { testid: "hint", disabled: this.busy || this.hintBusy, onclick: () => void this.askHint() }, this.hintBusy ? "Thinking…" : "Hint"),
+      h(
+        "p",
+        { class: `hint-text ${this.hintError ? "error" : ""}`, testid: "hint-text", role: "status" },
+        hint ? [...cardText(hintText(hint)), hint.summary ? h("span", { class: "muted" }, ` — ${hint.summary}`) : ""] : this.hintError,
+      ),
+    );
   }
 
   private pruneSelection(): void {
@@ -816,6 +858,7 @@ export class GameScreen {
         { class: "game-title" },
         `Table #${g.id}`,
         g.rated ? " · rated" : "",
+        hintsOn(g) ? " · hints" : "",
         s ? ` · round ${s.round}` : "",
         ` · to ${g.options.target_score}`,
       ),
@@ -868,6 +911,7 @@ export class GameScreen {
             {},
             `Seat ${s.index + 1} (team ${s.team + 1}): `,
             s.kind === "player" ? (s.index === me ? "You" : s.player?.display_name ?? "") : s.kind === "bot" ? `bot (${s.bot_level})` : "open",
+            s.kind === "player" ? [" ", botBadge(s)] : "",
             s.kind === "empty" && me === null
               ? h("button", { onclick: () => void this.lobbyCall(() => api.join(g.id, { seat: s.index, join_code: g.join_code ?? undefined })) }, "Sit here")
               : "",
@@ -968,6 +1012,7 @@ export class GameScreen {
   private table(g: GameDetail, s: TableView): HTMLElement {
     const mine = this.myTurn;
     const hand = this.handAvailable();
+    const hinted = hintedIndices(hand, currentHint(this.hint, g.version));
     const sel = this.selectedCards();
     const discardOk =
       mine && sel.length === 1 && this.legal("discard").some((a) => a.card === sel[0]);
@@ -991,10 +1036,10 @@ export class GameScreen {
           "button",
           {
             type: "button",
-            class: `card big ${isRed(c) ? "red" : "black"} ${c === "JK" ? "joker" : ""} ${selected ? "selected" : ""}`,
+            class: `card big ${isRed(c) ? "red" : "black"} ${c === "JK" ? "joker" : ""} ${selected ? "selected" : ""} ${hinted.has(i) ? "hinted" : ""}`,
             testid: "hand-card",
             "data-card": c,
-            "aria-label": cardName(c),
+            "aria-label": hinted.has(i) ? `${cardName(c)}, in the hint` : cardName(c),
             "aria-pressed": String(selected),
             title: cardName(c),
             onclick: () => {
@@ -1085,6 +1130,7 @@ export class GameScreen {
             handEl,
             g.status === "active" ? h("div", { class: "action-bar" }, this.messageEl(), actions) : this.messageEl(),
             g.status === "active" ? hints : "",
+            this.hintEl(g),
           )
         : h("p", { class: "muted" }, "You are watching this table.");
 

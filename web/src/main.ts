@@ -134,6 +134,8 @@ function createForm(rules: Rules): HTMLElement {
   const isPublic = h("input", { type: "checkbox", id: "is-public" }) as HTMLInputElement;
   const rated = h("input", { type: "checkbox", id: "rated", testid: "rated", "aria-describedby": "rated-help" }) as HTMLInputElement;
   const ratedHelp = h("small", { class: "hint", id: "rated-help", testid: "rated-help" });
+  const hints = h("input", { type: "checkbox", id: "hints", testid: "hints", "aria-describedby": "hints-help" }) as HTMLInputElement;
+  const hintsHelp = h("small", { class: "hint", id: "hints-help", testid: "hints-help" }, "On your turn a Hint button suggests a move. Not at rated tables.");
   const moreOptions = h("details", {}, h("summary", {}, "More rule options"), optionsBox);
   const timerSel = h(
     "select",
@@ -217,6 +219,8 @@ function createForm(rules: Rules): HTMLElement {
     inputs.get("target_score")!.disabled = on;
     inputs.get("players")!.disabled = on;
     moreOptions.hidden = on;
+    if (on) hints.checked = false; // a rated table has no hints (the server refuses: rated_no_hints)
+    hints.disabled = on;
     for (const sel of seatsBox.querySelectorAll<HTMLSelectElement>("select")) {
       if (on) sel.value = "open";
       sel.disabled = on;
@@ -264,7 +268,7 @@ function createForm(rules: Rules): HTMLElement {
       if (v === "open") open++;
       else bots.push({ seat, level: v as BotLevel });
     }
-    const body: GameCreateRequest = {
+    const body: GameCreateRequest & { hints?: boolean } = {
       preset: preset as GameCreateRequest["preset"],
       options: options as GameCreateRequest["options"],
       is_public: isPublic.checked,
@@ -276,6 +280,7 @@ function createForm(rules: Rules): HTMLElement {
       timeout_outcome: rated.checked ? "abandon" : "bot",
       rated: rated.checked,
     };
+    if (hints.checked && !rated.checked) body.hints = true;
     try {
       let game = await api.createGame(body);
       if (open === 0) game = await api.start(game.id, { fill_with_bots: false, bot_level: "easy" });
@@ -294,6 +299,7 @@ function createForm(rules: Rules): HTMLElement {
     moreOptions,
     h("label", { class: "inline" }, isPublic, " list the table publicly (otherwise friends join with its code)"),
     h("div", { class: "option" }, h("label", { class: "inline" }, rated, " rated (counts for the leaderboard)"), ratedHelp),
+    h("div", { class: "option" }, h("label", { class: "inline", for: "hints" }, hints, " hints (suggested moves on request)"), hintsHelp),
     h("div", { class: "row" }, h("button", { class: "primary", type: "submit", testid: "create-game" }, "Create and play")),
     box,
   );

@@ -7,6 +7,22 @@ import { type BoardModel, boardMeld, pileFlags, renderBoard, tableModel } from "
 import { cardEl, cardText, sortCards } from "./cards";
 import { clear, h } from "./dom";
 import { applyEvent, describe, emptyTable, type ReplayTable, seatName } from "./replay";
+import {
+  decisionAt,
+  decisionWords,
+  markAt,
+  markLabel,
+  marks,
+  nextMark,
+  previousMark,
+  type Review,
+  ReviewPoller,
+  reviewableSeats,
+  reviewButtonText,
+  statusText,
+  summaryText,
+} from "./review";
+import { botBadge, isBotAccount } from "./board";
 import { plural } from "./words";
 
 interface RoundEnd {
@@ -40,6 +56,13 @@ export class ReplayScreen {
   private error = "";
   /** The step last read out (announce.ts). */
   private spokenStep = 0;
+  /** The review of a seat (POST/GET /games/{id}/review/), followed while pending. */
+  private review: Review | null = null;
+  private reviewSeat: number | null = null;
+  private reviewBusy = false;
+  private reviewError = "";
+  private withInaccuracies = false;
+  private poller: ReviewPoller | null = null;
 
   constructor(
     private readonly root: HTMLElement,
@@ -71,14 +94,242 @@ export class ReplayScreen {
       this.mode = "log"; // no replay service on this server: rebuild from the log
       this.buildTables();
     }
+    const seats = reviewableSeats(this.game);
+    this.reviewSeat = seats.includes(this.game.your_seat ?? -1) ? this.game.your_seat : (seats[0] ?? null);
     this.render();
     window.addEventListener("keydown", this.onKey);
+    void this.readReview();
   }
 
   dispose(): void {
     this.disposed = true;
     window.clearInterval(this.timer);
     window.removeEventListener("keydown", this.onKey);
+    this.poller?.stop();
+  }
+
+  // ------------------------------------------------------------------ the review
+  /** A review asked for earlier (this seat's): shown at once, followed if still pending. */
+  private async readReview(): Promise<void> {
+    const seat = this.reviewSeat;
+    if (seat === null || this.disposed) return;
+    try {
+      const review = await api.review(this.id, seat);
+      if (seat === this.reviewSeat && !this.disposed) this.showReview(review);
+    } catch {
+      // none yet (404 review_not_found), or no review service on this server: the button stays
+    }
+  }
+
+  private requestReview = async (): Promise<void> => {
+    const seat = this.reviewSeat;
+    if (seat === null || this.reviewBusy) return;
+    this.reviewBusy = true;
+    this.reviewError = "";
+    this.render();
+    try {
+      const review = await api.reviewRequest(this.id, seat);
+      this.showReview(review);
+      if (review.status === "pending") announce("Review requested: reviewing…");
+    } catch (err) {
+      this.reviewError = err instanceof ApiError ? `${err.problem.detail} (${err.code})` : String(err);
+      announce(this.reviewError);
+    } finally {
+      this.reviewBusy = false;
+      this.render();
+    }
+  };
+
+  private showReview(review: Review): void {
+    this.review = review;
+    this.poller?.stop();
+    this.poller = null;
+    if (review.status === "pending") {
+      const seat = review.seat;
+      this.poller = new ReviewPoller(
+        () => api.review(this.id, seat),
+        (r) => {
+          const wasPending = this.review?.status === "pending";
+          this.review = r;
+          this.reviewError = "";
+          if (wasPending && r.status === "ready" && r.summary) announce(`Review ready: ${summaryText(r.summary)}`);
+          if (wasPending && r.status === "failed") announce(statusText(r));
+          this.render();
+        },
+        (err) => {
+          this.reviewError = err instanceof ApiError ? `${err.problem.detail} (${err.code})` : String(err);
+          this.render();
+        },
+      );
+      this.poller.start();
+    }
+    this.render();
+  }
+
+  private chooseSeat = (e: Event): void => {
+    this.reviewSeat = Number((e.target as HTMLSelectElement).value);
+    this.poller?.stop();
+    this.poller = null;
+    this.review = null;
+    this.reviewError = "";
+    this.render();
+    void this.readReview();
+  };
+
+  private reviewPanel(n: number, nameOf: (seat: number) => string): HTMLElement | string {
+    const g = this.game!;
+    const seats = reviewableSeats(g);
+    const seat = this.reviewSeat;
+    if (seat === null || !seats.length) return "";
+    const review = this.review && this.review.seat === seat ? this.review : null;
+    const list = review?.status === "ready" ? marks(review, this.withInaccuracies) : [];
+    const here = review?.status === "ready" ? decisionAt(review, this.step) : undefined;
+    const marked = markAt(list, this.step);
+    const next = nextMark(list, this.step);
+    const previous = previousMark(list, this.step);
+    const pending = review?.status === "pending";
+    const whose = seat === g.your_seat ? "your" : `${nameOf(seat)}'s`;
+    const decision = here
+      ? (() => {
+          const w = decisionWords(here);
+          return h(
+            "div",
+            {
+              class: `review-decision sev-${here.severity}`,
+              testid: "review-decision",
+              "data-severity": here.severity,
+            },
+            h("p", {}, h("b", {}, `Next, ${seat === g.your_seat ? "you" : nameOf(seat)} chose: `), ...cardText(w.chosen)),
+            h("p", {}, h("b", {}, "Best: "), ...cardText(w.best)),
+            h("p", { testid: "review-loss" }, w.verdict),
+            w.reason ? h("p", { class: "review-reason" }, h("b", {}, "Why: "), ...cardText(w.reason)) : "",
+          );
+        })()
+      : "";
+    return h(
+      "section",
+      { class: "panel review", testid: "review", "aria-labelledby": "review-title" },
+      h("h2", { id: "review-title" }, seat === g.your_seat ? "Review of your play" : `Review of seat ${seat + 1}`),
+      h(
+        "div",
+        { class: "row review-request" },
+        seats.length > 1
+          ? h(
+              "label",
+              { for: "review-seat" },
+              "Seat ",
+              h(
+                "select",
+                { id: "review-seat", testid: "review-seat", onchange: this.chooseSeat },
+                ...seats.map((s) =>
+                  h("option", { value: s, selected: s === seat }, `${s + 1}: ${nameOf(s)}${isBotAccount(g.seats[s]) ? " (bot)" : ""}`),
+                ),
+              ),
+            )
+          : "",
+        review?.status === "ready" || pending
+          ? ""
+          : h(
+              "button",
+              { class: "primary", testid: "review-request", disabled: this.reviewBusy, onclick: () => void this.requestReview() },
+              reviewButtonText(seat, g.your_seat),
+            ),
+      ),
+      h(
+        "p",
+        { class: `review-status ${review?.status ?? "none"}`, testid: "review-status", role: "status" },
+        review ? statusText(review) : this.reviewBusy ? "Asking for the review…" : "",
+        pending ? h("span", { class: "spinner", "aria-hidden": "true" }, " ⏳") : "",
+      ),
+      this.reviewError ? h("p", { class: "message error", testid: "review-error" }, this.reviewError) : "",
+      review?.status === "ready" && review.summary
+        ? h("p", { class: "review-summary", testid: "review-summary" }, summaryText(review.summary))
+        : "",
+      review?.status === "ready"
+        ? h(
+            "div",
+            { class: "review-nav" },
+            h(
+              "button",
+              {
+                testid: "review-prev",
+                disabled: !previous,
+                onclick: () => previous && void this.go(previous.at),
+                "aria-label": previous ? `Previous mistake: step ${previous.at}` : "No previous mistake",
+              },
+              "‹ previous mistake",
+            ),
+            h(
+              "button",
+              {
+                testid: "review-next",
+                disabled: !next,
+                onclick: () => next && void this.go(next.at),
+                "aria-label": next ? `Next mistake: step ${next.at}` : "No next mistake",
+              },
+              "next mistake ›",
+            ),
+            h(
+              "label",
+              { class: "inline" },
+              h("input", {
+                type: "checkbox",
+                testid: "review-inaccuracies",
+                checked: this.withInaccuracies,
+                onchange: (e: Event) => {
+                  this.withInaccuracies = (e.target as HTMLInputElement).checked;
+                  this.render();
+                },
+              }),
+              " mark inaccuracies too",
+            ),
+          )
+        : "",
+      review?.status === "ready"
+        ? h(
+            "div",
+            { class: "review-timeline", "aria-hidden": "true" },
+            ...list.map((m) =>
+              h("span", {
+                class: `tick sev-${m.decision.severity}${m.at === this.step ? " here" : ""}`,
+                style: `left: ${n > 1 ? ((m.at - 1) / (n - 1)) * 100 : 0}%`,
+              }),
+            ),
+          )
+        : "",
+      marked || here ? decision : "",
+      review?.status === "ready"
+        ? list.length
+          ? h(
+              "details",
+              { class: "review-marks-box", open: true },
+              h("summary", {}, `Marked steps of ${whose} play (${list.length})`),
+              h(
+                "ol",
+                { class: "review-marks", testid: "review-marks" },
+                ...list.map((m) =>
+                  h(
+                    "li",
+                    {},
+                    h(
+                      "button",
+                      {
+                        class: `mark sev-${m.decision.severity}`,
+                        testid: "review-mark",
+                        "data-step": m.at,
+                        "data-severity": m.decision.severity,
+                        "aria-current": m.at === this.step ? "step" : undefined,
+                        onclick: () => void this.go(m.at),
+                      },
+                      ...cardText(markLabel(m)),
+                    ),
+                  ),
+                ),
+              ),
+            )
+          : h("p", { testid: "review-clean" }, `No ${this.withInaccuracies ? "inaccuracy, " : ""}mistake or blunder to mark.`)
+        : "",
+    );
   }
 
   private buildTables(): void {
@@ -179,7 +430,11 @@ export class ReplayScreen {
     const said = describe(event, nameOf, (team) =>
       g.seats.filter((s) => s.team === team).map((s) => nameOf(s.index)).join(" & "),
     ).join(" ");
-    if (this.spokenStep !== 0 && this.spokenStep !== this.step) announce(`Step ${this.step}: ${said}`);
+    const reviewed = this.review?.status === "ready" ? markAt(marks(this.review, this.withInaccuracies), this.step) : undefined;
+    if (this.spokenStep !== 0 && this.spokenStep !== this.step) {
+      const w = reviewed ? decisionWords(reviewed.decision) : null;
+      announce(`Step ${this.step}: ${said}`, ...(w ? [`Marked: next ${w.chosen}; best ${w.best}. ${w.verdict} ${w.reason}`] : []));
+    }
     this.spokenStep = this.step;
     const focused = document.activeElement instanceof HTMLElement ? document.activeElement.dataset.testid : undefined;
     clear(this.root);
@@ -211,7 +466,12 @@ export class ReplayScreen {
             "aria-label": "Step",
             onchange: (e: Event) => void this.go(Number((e.target as HTMLInputElement).value)),
           }),
-          h("span", { class: "step", testid: "replay-step" }, `Step ${this.step} / ${n}`),
+          h(
+            "span",
+            { class: "step", testid: "replay-step" },
+            `Step ${this.step} / ${n}`,
+            reviewed ? h("span", { class: `mark-tag sev-${reviewed.decision.severity}`, testid: "replay-step-mark" }, ` ${reviewed.decision.severity}`) : "",
+          ),
         ),
         this.error ? h("p", { class: "message error", testid: "message" }, this.error) : "",
         h(
@@ -220,6 +480,7 @@ export class ReplayScreen {
           ...cardText(said),
           round ? h("span", { class: "muted" }, ` (round ${round})`) : "",
         ),
+        this.reviewPanel(n, nameOf),
         model ? renderBoard(model) : h("p", { class: "loading" }, "Loading…"),
         hands
           ? h(
@@ -230,7 +491,7 @@ export class ReplayScreen {
                 h(
                   "div",
                   { class: "hand-row" },
-                  h("span", { class: "seat-name" }, nameOf(seat)),
+                  h("span", { class: "seat-name" }, nameOf(seat), " ", botBadge(g.seats[seat])),
                   h("span", { class: "hand", testid: seat === g.your_seat ? "hand" : `hand-${seat}` }, ...sortCards(hand).map((c) => cardEl(c, "mini"))),
                 ),
               ),

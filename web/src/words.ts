@@ -1,6 +1,59 @@
-// Words for counts: "1 card", "2 cards", "1 open seat".
+// Words for counts ("1 card", "2 cards", "1 open seat") and for moves ("Discard 7♥", "Meld
+// K♠ K♥ K♦"): the table's suggestions, the replay's review and the table's hints say a move the
+// same way.
+import { label, labels } from "./cards";
 
 /** ``count`` and the noun, singular for exactly one: plural(1, "card") is "1 card". */
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;
+}
+
+/** A move as the API writes it (an action of `legal_actions`, of a review, of a hint). */
+export interface MoveLike {
+  type: string;
+  card?: string | null;
+  allow?: boolean | null;
+  cards?: string[] | null;
+  melds?: { cards: string[]; rank?: string | null }[] | null;
+}
+
+function groups(a: MoveLike): string {
+  return (a.melds ?? []).map((g) => labels(g.cards)).join(" | ");
+}
+
+/** A move in words, cards as short labels ("Q♥": cardText draws them, spoken() reads them). */
+export function actionText(a: MoveLike): string {
+  switch (a.type) {
+    case "draw":
+      return "Draw from the stock";
+    case "discard":
+      return a.card ? `Discard ${label(a.card)}` : "Discard";
+    case "meld":
+      return `Meld ${groups(a)}`;
+    case "take_pile": {
+      const extra = (a.melds ?? []).length ? ` + meld ${groups(a)}` : "";
+      return (a.cards ?? []).length
+        ? `Take pile with ${labels(a.cards ?? [])}${extra}`
+        : `Take pile (lay top card off)${extra}`;
+    }
+    case "ask_partner":
+      return "Ask partner to go out";
+    case "answer_partner":
+      return a.allow ? "Answer yes (partner may go out)" : "Answer no (partner may not go out)";
+    case "decline_pile":
+      return "Decline the pile";
+    case "end_round":
+      return "End the round";
+    default:
+      return a.type.replace(/_/g, " ");
+  }
+}
+
+/** The hand's cards a move uses: the discard, the cards taken with the pile, the melds'. */
+export function actionCards(a: MoveLike): string[] {
+  return [
+    ...(a.card ? [a.card] : []),
+    ...(a.cards ?? []),
+    ...(a.melds ?? []).flatMap((g) => g.cards),
+  ];
 }

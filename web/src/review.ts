@@ -1,0 +1,242 @@
+// A seat's review in words (pure): which replay steps to mark, the summary line, a decision's
+// chosen and best moves, jumps to the next and previous mistake, which seats may be reviewed,
+// and the poll that follows a pending review (GET /games/{id}/review/?seat=n every 2 s).
+//
+// A decision's `step` is the move log's seq of the move chosen; the replay shows the position
+// before that decision at step `step - 1` (the table as the seat saw it when choosing), so the
+// mark sits there.
+import { actionText, type MoveLike, plural } from "./words";
+
+export type Severity = "ok" | "inaccuracy" | "mistake" | "blunder";
+export type ReviewStatus = "pending" | "ready" | "failed";
+
+export interface ReviewCandidate {
+  action: MoveLike;
+  value: number;
+}
+
+export interface ReviewDecision {
+  step: number;
+  round: number;
+  turn: number;
+  phase: string;
+  chosen: MoveLike;
+  best: MoveLike;
+  /** Points lost against the best move (0 for the best). */
+  loss: number;
+  severity: Severity;
+  reason: string | null;
+  candidates: ReviewCandidate[];
+}
+
+export interface ReviewSummary {
+  decisions: number;
+  inaccuracies: number;
+  mistakes: number;
+  blunders: number;
+  total_loss: number;
+}
+
+export interface Review {
+  game: number;
+  seat: number;
+  status: ReviewStatus;
+  through_round: number;
+  requested_at: string;
+  finished_at: string | null;
+  engine: string;
+  cpu_seconds: number | null;
+  summary: ReviewSummary | null;
+  decisions: ReviewDecision[];
+}
+
+/** One marked replay position. */
+export interface Mark {
+  /** The replay step showing the position before the decision. */
+  at: number;
+  decision: ReviewDecision;
+}
+
+const RANK: Record<Severity, number> = { ok: 0, inaccuracy: 1, mistake: 2, blunder: 3 };
+
+/** The replay step where a decision is shown: the position before it (never before step 1). */
+export function positionOf(d: Pick<ReviewDecision, "step">): number {
+  return Math.max(1, d.step - 1);
+}
+
+/** The decisions to mark, in step order: mistakes and blunders, and inaccuracies when asked. */
+export function marks(review: Pick<Review, "decisions"> | null, withInaccuracies = false): Mark[] {
+  const least = withInaccuracies ? RANK.inaccuracy : RANK.mistake;
+  return (review?.decisions ?? [])
+    .filter((d) => (RANK[d.severity] ?? 0) >= least)
+    .map((d) => ({ at: positionOf(d), decision: d }))
+    .sort((a, b) => a.at - b.at);
+}
+
+/** The mark at a replay step, if any. */
+export function markAt(list: readonly Mark[], step: number): Mark | undefined {
+  return list.find((m) => m.at === step);
+}
+
+/** The reviewed decision shown at a replay step, marked or not (every severity). */
+export function decisionAt(review: Pick<Review, "decisions"> | null, step: number): ReviewDecision | undefined {
+  return review?.decisions.find((d) => positionOf(d) === step);
+}
+
+/** The first mark after ``step`` (the next mistake), or undefined. */
+export function nextMark(list: readonly Mark[], step: number): Mark | undefined {
+  return list.find((m) => m.at > step);
+}
+
+/** The last mark before ``step`` (the previous mistake), or undefined. */
+export function previousMark(list: readonly Mark[], step: number): Mark | undefined {
+  for (let i = list.length - 1; i >= 0; i--) if (list[i].at < step) return list[i];
+  return undefined;
+}
+
+/** Points in words: "1 point", "12.5 points" (a loss is an expected value: one decimal). */
+export function pointsText(points: number): string {
+  const rounded = Math.round(points * 10) / 10;
+  return plural(rounded, "point");
+}
+
+/** "24 decisions: 3 inaccuracies, 2 mistakes, 1 blunder; 140 points lost in all." */
+export function summaryText(s: ReviewSummary): string {
+  return (
+    `${plural(s.decisions, "decision")}: ${plural(s.inaccuracies, "inaccuracy", "inaccuracies")}, ` +
+    `${plural(s.mistakes, "mistake")}, ${plural(s.blunders, "blunder")}; ${pointsText(s.total_loss)} lost in all.`
+  );
+}
+
+const SEVERITY_WORD: Record<Severity, string> = {
+  ok: "a good move",
+  inaccuracy: "an inaccuracy",
+  mistake: "a mistake",
+  blunder: "a blunder",
+};
+
+export function severityWord(s: Severity): string {
+  return SEVERITY_WORD[s] ?? s;
+}
+
+/** A decision in words: what was played, what was best, what it cost and why. */
+export interface DecisionWords {
+  chosen: string;
+  best: string;
+  verdict: string;
+  reason: string;
+}
+
+export function decisionWords(d: ReviewDecision): DecisionWords {
+  const same = d.loss <= 0 || actionText(d.chosen) === actionText(d.best);
+  return {
+    chosen: actionText(d.chosen),
+    best: same ? "the same move" : actionText(d.best),
+    verdict: same
+      ? `Round ${d.round}: ${severityWord(d.severity)}.`
+      : `Round ${d.round}: ${severityWord(d.severity)}, ${pointsText(d.loss)} lost.`,
+    reason: d.reason ?? "",
+  };
+}
+
+/** A mark's one-line label for the list of marked steps. */
+export function markLabel(m: Mark): string {
+  const d = m.decision;
+  return `Step ${m.at}, round ${d.round}: ${actionText(d.chosen)} — ${d.severity}, −${pointsText(d.loss)}`;
+}
+
+/** What the review's status line says. */
+export function statusText(review: Pick<Review, "status" | "through_round"> | null): string {
+  if (!review) return "";
+  switch (review.status) {
+    case "pending":
+      return "Reviewing… the engine is looking at each of the decisions; this page checks every 2 seconds.";
+    case "ready":
+      return `Review ready (${review.through_round === 1 ? "round 1" : `rounds 1 to ${review.through_round}`}).`;
+    case "failed":
+      return "The review failed. Try again later.";
+    default:
+      return String(review.status);
+  }
+}
+
+/** The seats this viewer may have reviewed: while the game runs only your own; once it is
+ * over every seat, to a player who sat at the table, and to anyone at a public table. */
+export function reviewableSeats(
+  g: { status: string; your_seat: number | null; is_public: boolean; seats: readonly { index: number }[] },
+): number[] {
+  if (g.status === "finished") {
+    return g.your_seat !== null || g.is_public ? g.seats.map((s) => s.index) : [];
+  }
+  if (g.status === "active") return g.your_seat !== null ? [g.your_seat] : [];
+  return [];
+}
+
+/** The review button's words for a seat. */
+export function reviewButtonText(seat: number, yourSeat: number | null): string {
+  return seat === yourSeat ? "Review my play" : `Review seat ${seat + 1}`;
+}
+
+export interface Timers {
+  set(fn: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+const browserTimers: Timers = {
+  set: (fn, ms) => setTimeout(fn, ms),
+  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+/** Follows a pending review: reads it every ``interval`` ms until it is ready or failed, or
+ * until stop() (the page left). An error of a read is passed on and the polling goes on. */
+export class ReviewPoller {
+  private handle: unknown = null;
+  private stopped = true;
+
+  constructor(
+    private readonly read: () => Promise<Review>,
+    private readonly onUpdate: (review: Review) => void,
+    private readonly onError: (err: unknown) => void = () => {},
+    private readonly interval = 2000,
+    private readonly timers: Timers = browserTimers,
+  ) {}
+
+  /** Started and not yet stopped (by stop(), or by a review no longer pending). */
+  get running(): boolean {
+    return !this.stopped;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.schedule();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.handle !== null) this.timers.clear(this.handle);
+    this.handle = null;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.handle = this.timers.set(() => void this.tick(), this.interval);
+  }
+
+  private async tick(): Promise<void> {
+    this.handle = null;
+    if (this.stopped) return;
+    let review: Review;
+    try {
+      review = await this.read();
+    } catch (err) {
+      if (this.stopped) return;
+      this.onError(err);
+      this.schedule();
+      return;
+    }
+    if (this.stopped) return;
+    this.onUpdate(review);
+    if (review.status === "pending") this.schedule();
+    else this.stopped = true;
+  }
+}
