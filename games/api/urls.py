@@ -11,6 +11,7 @@ from games.api import (
     push,
     ratings,
     replay,
+    reviews,
     table,
     timers,
     views,
@@ -66,6 +67,8 @@ urlpatterns = [
     ),
     path("games/<int:game_id>/export/", replay.GameExportApi.as_view(), name="game-export"),
     path("games/<int:game_id>/fairness/", replay.GameFairnessApi.as_view(), name="game-fairness"),
+    # The post-game review of a seat's play (games/api/reviews.py).
+    path("games/<int:game_id>/review/", reviews.GameReviewApi.as_view(), name="game-review"),
     path("games/<int:game_id>/timer/", timers.GameTimerApi.as_view(), name="game-timer"),
     path(
         "games/<int:game_id>/timer/off/propose/",
