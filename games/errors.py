@@ -282,6 +282,24 @@ _SERVICE = (
         "A rated table seats people only: no bot seats, and it cannot be started with bots.",
     ),
     _spec(
+        "rated_no_hints",
+        422,
+        "No hints at rated tables",
+        "A rated table plays without hints: the hints option is for casual tables.",
+    ),
+    _spec(
+        "bot_account_not_allowed",
+        403,
+        "Not for bot accounts",
+        "Bot accounts play casual tables only: they cannot join a quick-play queue.",
+    ),
+    _spec(
+        "hints_off",
+        403,
+        "Hints are off",
+        "This table was created without hints (the `hints` option, fixed at creation).",
+    ),
+    _spec(
         "rated_custom_options",
         422,
         "Custom options at a rated table",
@@ -687,6 +705,18 @@ class AlreadySeated(ServiceError, code="already_seated"):
 
 
 class RatedHumansOnly(ServiceError, code="rated_humans_only"):
+    pass
+
+
+class RatedNoHints(ServiceError, code="rated_no_hints"):
+    pass
+
+
+class BotAccountNotAllowed(ServiceError, code="bot_account_not_allowed"):
+    pass
+
+
+class HintsOff(ServiceError, code="hints_off"):
     pass
 
 

@@ -5,8 +5,8 @@ per-process cache for ``AUTH_TOKEN_CACHE_SECONDS`` (default 30; 0 turns it off),
 moves after the first pay no query for authentication. What that costs: a user deactivated or
 a token deleted elsewhere (the admin site, another server) is refused only once the entry
 expires; in this process the change is seen at once (the cache is cleared on those writes).
-The cache holds ids, the display name and the sign-up time only; every request gets model
-instances of its own.
+The cache holds ids, the display name, the sign-up time and the bot-account flag only; every
+request gets model instances of its own.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ class _Holder:
     player_id: int | None
     display_name: str
     joined: datetime | None  # the player's created_at
+    is_bot: bool  # a bot account (fixed at sign-up)
     expires: float
 
 
@@ -61,6 +62,7 @@ class TokenCache:
             player_id=player.pk if player is not None else None,
             display_name=player.display_name if player is not None else "",
             joined=player.created_at if player is not None else None,
+            is_bot=player.is_bot if player is not None else False,
             expires=time.monotonic() + seconds,
         )
         with self._lock:
@@ -95,8 +97,9 @@ def _instances(key: str, holder: _Holder) -> tuple[User, Token]:
     if holder.player_id is not None:
         player = Player.from_db(
             db,
-            ["id", "user_id", "display_name", "created_at"],
-            [holder.player_id, holder.user_id, holder.display_name, holder.joined],
+            # The model's field order (``from_db`` reads the values in that order).
+            ["id", "user_id", "display_name", "is_bot", "created_at"],
+            [holder.player_id, holder.user_id, holder.display_name, holder.is_bot, holder.joined],
         )
         user.player = player  # the reverse one-to-one cache, as select_related leaves it
     token = Token.from_db(db, ["key", "user_id"], [key, holder.user_id])

@@ -124,6 +124,9 @@ class MyGamePlayerSerializer(Base):
     bot_level = serializers.ChoiceField(
         choices=BotLevel.choices, allow_null=True, help_text="A bot's level; null for a person."
     )
+    bot_account = serializers.BooleanField(
+        help_text="A bot account (a program playing through the API) sits there."
+    )
 
 
 class MyGameSerializer(Base):

@@ -369,6 +369,11 @@ class GameStartedPayloadSerializer(Base):
         help_text="A rated game (its result changes ratings); absent in logs from before rated "
         "play: not rated.",
     )
+    hints = serializers.BooleanField(
+        required=False,
+        help_text="Hints on: the seat to act may ask for a suggested move; absent in logs from "
+        "before hints: off.",
+    )
     seed_commitment = serializers.CharField(help_text="SHA-256 of the game's seed.")
     seats = GameStartedSeatSerializer(many=True, help_text="Who sits where as the game starts.")
 

@@ -7,7 +7,12 @@ from drf_spectacular.utils import OpenApiExample
 PLAYER_CREATE = OpenApiExample("Sign up", value={"display_name": "Ada"}, request_only=True)
 PLAYER_CREATED = OpenApiExample(
     "Signed up",
-    value={"id": 7, "display_name": "Ada", "token": "9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b"},
+    value={
+        "id": 7,
+        "display_name": "Ada",
+        "is_bot": False,
+        "token": "9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b",
+    },
     response_only=True,
     status_codes=["201"],
 )
@@ -96,6 +101,7 @@ GAME_DETAIL_VALUE = {
     "status": "active",
     "is_public": True,
     "rated": False,
+    "hints": False,
     "version": 2,
     "rules_version": "1",
     "created_by": {"id": 1, "display_name": "Ada"},
@@ -111,6 +117,7 @@ GAME_DETAIL_VALUE = {
             "kind": "player",
             "player": {"id": 1, "display_name": "Ada"},
             "bot_level": None,
+            "bot_account": False,
         },
         {
             "index": 1,
@@ -118,6 +125,7 @@ GAME_DETAIL_VALUE = {
             "kind": "player",
             "player": {"id": 2, "display_name": "Bob"},
             "bot_level": None,
+            "bot_account": False,
         },
     ],
     "seed_commitment": "a376ef37971d2e5bffcc9cda4ee252ad813d7daf352655c2f26ff121b580b982",

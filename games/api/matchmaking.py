@@ -192,12 +192,20 @@ class QueueApi(AsyncApiView):
         "set, then play it like any game.\n\n"
         "Refused while you wait or your match is being played (409 `already_queued`), with a "
         "seat at a table in the lobby or in play (409 `at_table`), and for a rated queue with "
-        "bots (422 `rated_humans_only`). While you wait, creating or joining a table is refused "
+        "bots (422 `rated_humans_only`); bot accounts play casual tables only (403 "
+        "`bot_account_not_allowed`). While you wait, creating or joining a table is refused "
         "(409 `queued_for_match`).",
         request=QueueJoinSerializer,
         responses={
             201: QueueStatusSerializer,
-            **problem_responses(BODY, AUTH, "already_queued", "at_table", "rated_humans_only"),
+            **problem_responses(
+                BODY,
+                AUTH,
+                "bot_account_not_allowed",
+                "already_queued",
+                "at_table",
+                "rated_humans_only",
+            ),
         },
         examples=[
             OpenApiExample(

@@ -25,9 +25,19 @@ Base = serializers.Serializer[Any]
 
 
 # ============================================================================== players
+BOT_ACCOUNT_TEXT = (
+    "A bot account: a program playing through the API, shown as a bot at every table; it "
+    "plays casual tables only (no rated table, no quick-play queue)."
+)
+
+
 class PlayerCreateSerializer(Base):
     display_name = serializers.CharField(
         min_length=1, max_length=40, help_text="The name other players see."
+    )
+    bot = serializers.BooleanField(
+        default=False,
+        help_text=f"Sign up as a bot account (fixed at sign-up). {BOT_ACCOUNT_TEXT}",
     )
 
 
@@ -39,6 +49,7 @@ class PlayerRefSerializer(Base):
 class PlayerCreatedSerializer(Base):
     id = serializers.IntegerField(help_text="Your player id.")
     display_name = serializers.CharField(help_text="Your name, as other players see it.")
+    is_bot = serializers.BooleanField(help_text=BOT_ACCOUNT_TEXT)
     token = serializers.CharField(
         help_text="API token: send it as `Authorization: Token <token>` on every other call."
     )
@@ -47,6 +58,7 @@ class PlayerCreatedSerializer(Base):
 class PlayerMeSerializer(Base):
     id = serializers.IntegerField(help_text="Your player id.")
     display_name = serializers.CharField(help_text="Your name, as other players see it.")
+    is_bot = serializers.BooleanField(help_text=BOT_ACCOUNT_TEXT)
     created_at = serializers.DateTimeField(help_text="When you signed up.")
 
 
@@ -220,6 +232,10 @@ class SeatSerializer(Base):
         choices=BotLevel.choices,
         allow_null=True,
         help_text="The bot's level; null unless `kind` is `bot`.",
+    )
+    bot_account = serializers.BooleanField(
+        help_text="The player sitting there is a bot account (a program playing through the "
+        "API, `kind` `player`); false for a person, a server bot or an empty seat."
     )
 
 
@@ -455,6 +471,10 @@ STATUS_TEXT = "`lobby` (waiting for players), `active` (being played), `finished
 
 
 RATED_TEXT = "A rated game: people only, a standard preset; its result changes ratings."
+HINTS_TEXT = (
+    "Hints on: the seat to act may ask for a suggested move (`GET /games/{id}/hint/`); "
+    "casual tables only."
+)
 
 
 class RatingChangeLineSerializer(Base):
@@ -480,6 +500,7 @@ class GameDetailSerializer(Base):
         help_text="Listed in the lobby; a private table is joined with its `join_code`."
     )
     rated = serializers.BooleanField(help_text=RATED_TEXT)
+    hints = serializers.BooleanField(help_text=HINTS_TEXT)
     version = serializers.IntegerField(
         help_text="Seq of the last event; send it as `expected_version` with an action."
     )
@@ -529,6 +550,7 @@ class GameSummarySerializer(Base):
         help_text="Listed for everyone; false only in your own games (`mine=true`)."
     )
     rated = serializers.BooleanField(help_text=RATED_TEXT)
+    hints = serializers.BooleanField(help_text=HINTS_TEXT)
     free_seats = serializers.IntegerField(help_text="Seats nobody has taken yet.")
     version = serializers.IntegerField(
         help_text="The game's version (its last event); a delayed spectator's horizon."
@@ -615,6 +637,11 @@ class GameCreateSerializer(Base):
         "`rated_humans_only`); its timer abandons the game for a seat that runs out of time "
         "`timeout_limit` times in a row, and concession or abandonment is a loss for the side "
         "that left. Its result changes the players' ratings once.",
+    )
+    hints = serializers.BooleanField(
+        default=False,
+        help_text="Hints: the seat to act may ask for a suggested move (`GET "
+        "/games/{id}/hint/`). Casual tables only (with `rated`: 422 `rated_no_hints`).",
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:

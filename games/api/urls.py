@@ -4,6 +4,7 @@ from django.urls import path, register_converter
 
 from games.api import (
     correspondence,
+    hints,
     live,
     live_messages,
     matchmaking,
@@ -56,6 +57,8 @@ urlpatterns = [
     path("games/<int:game_id>/leave/", views.GameLeaveApi.as_view(), name="game-leave"),
     path("games/<int:game_id>/start/", views.GameStartApi.as_view(), name="game-start"),
     path("games/<int:game_id>/actions/", views.GameActionCreateApi.as_view(), name="game-actions"),
+    # A suggested move for the seat to act, at tables with hints (games/api/hints.py).
+    path("games/<int:game_id>/hint/", hints.GameHintApi.as_view(), name="game-hint"),
     # The move log, with long-poll (``wait``): an async view (games/api/live.py).
     path("games/<int:game_id>/events/", live.GameEventListWaitApi.as_view(), name="game-events"),
     path("games/<int:game_id>/scorecard/", views.GameScorecardApi.as_view(), name="game-scorecard"),

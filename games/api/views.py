@@ -81,6 +81,7 @@ GAME_CREATE_PROBLEMS = (
     "queued_for_match",
     "rated_custom_options",
     "rated_humans_only",
+    "rated_no_hints",
 )
 JOIN_PROBLEMS = (
     BODY,
@@ -93,6 +94,7 @@ JOIN_PROBLEMS = (
     "game_full",
     "seat_taken",
     "queued_for_match",
+    "rated_humans_only",
 )
 GAME_LEAVE_PROBLEMS = (AUTH, "not_seated", "not_found", "game_already_started")
 START_PROBLEMS = (
@@ -152,7 +154,10 @@ class PlayerCreateApi(APIView):
         operation_id="players_create",
         tags=["players"],
         summary="Sign up as a guest",
-        description="Creates a player with a display name and returns its API token.",
+        description="Creates a player with a display name and returns its API token. With "
+        "`bot: true` the player is a bot account: a program that plays through this API, shown "
+        "as a bot (`bot_account`) at every seat it holds, kept from rated tables (422 "
+        "`rated_humans_only`) and the quick-play queue (403 `bot_account_not_allowed`).",
         request=PlayerCreateSerializer,
         responses={201: PlayerCreatedSerializer, **problem_responses(BODY, "throttled")},
         examples=[examples.PLAYER_CREATE, examples.PLAYER_CREATED],
@@ -160,8 +165,15 @@ class PlayerCreateApi(APIView):
     def post(self, request: Request) -> Response:
         data = PlayerCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        player, token = player_create(display_name=data.validated_data["display_name"])
-        body = {"id": player.pk, "display_name": player.display_name, "token": token}
+        player, token = player_create(
+            display_name=data.validated_data["display_name"], bot=data.validated_data["bot"]
+        )
+        body = {
+            "id": player.pk,
+            "display_name": player.display_name,
+            "is_bot": player.is_bot,
+            "token": token,
+        }
         return Response(PlayerCreatedSerializer(body).data, status=status.HTTP_201_CREATED)
 
 
@@ -177,6 +189,7 @@ class PlayerMeApi(APIView):
         body = {
             "id": player.pk,
             "display_name": player.display_name,
+            "is_bot": player.is_bot,
             "created_at": player.created_at,
         }
         return Response(PlayerMeSerializer(body).data)
@@ -271,7 +284,8 @@ class GameListCreateApi(GenericAPIView[Any]):
         "Private tables (`is_public: false`) are not listed and need the `join_code`. A "
         "`rated` table plays the preset as it is, with people only; its result changes the "
         "players' ratings (`rating_changes` in the game once it is over). While you wait in a "
-        "quick-play queue you create no table (409 `queued_for_match`).",
+        "quick-play queue you create no table (409 `queued_for_match`). `hints` lets the "
+        "seat to act ask for a suggested move (`GET /games/{id}/hint/`), at casual tables only.",
         request=GameCreateSerializer,
         responses={201: GameDetailSerializer, **problem_responses(GAME_CREATE_PROBLEMS)},
         examples=[examples.GAME_CREATE, examples.GAME_CREATE_BOTS],
@@ -295,6 +309,7 @@ class GameListCreateApi(GenericAPIView[Any]):
                 timeout_outcome=v["timeout_outcome"],
             ),
             rated=v["rated"],
+            hints=v["hints"],
         )
         return game_detail_response(game, player, status.HTTP_201_CREATED)
 

@@ -63,6 +63,50 @@ def describe_event(event: dict[str, Any]) -> str:
     return f"{who} {kind}"
 
 
+_SUIT_SYMBOL = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
+
+
+def card_symbol_text(card: str) -> str:
+    """A card as people read it: ``7H`` -> ``7\u2665``, ``JK`` -> ``Joker``."""
+    if card == "JK":
+        return "Joker"
+    return card[:-1] + _SUIT_SYMBOL.get(card[-1], card[-1])
+
+
+def _groups_text(melds: list[dict[str, Any]]) -> str:
+    return "; ".join(
+        " ".join(card_symbol_text(c) for c in m["cards"]) + f" ({m['rank']})" for m in melds
+    )
+
+
+def describe_action(action: dict[str, Any]) -> str:
+    """A short human text of an action in its text form (``action_to_dict``): "Take the
+    pile", "Discard 7\u2665", "Meld 7\u2665 7\u2660 7\u2663 (7)"."""
+    kind = action.get("type")
+    if kind == "draw":
+        return "Draw from the stock"
+    if kind == "take_pile":
+        text = "Take the pile"
+        if action.get("cards"):
+            text += " with " + " ".join(card_symbol_text(c) for c in action["cards"])
+        if action.get("melds"):
+            text += ", melding " + _groups_text(action["melds"])
+        return text
+    if kind == "meld":
+        return "Meld " + _groups_text(action.get("melds") or [])
+    if kind == "discard":
+        return f"Discard {card_symbol_text(str(action.get('card', '?')))}"
+    if kind == "ask_partner":
+        return "Ask your partner whether you may go out"
+    if kind == "answer_partner":
+        return "Let your partner go out" if action.get("allow") else "Tell your partner not yet"
+    if kind == "decline_pile":
+        return "Decline the pile"
+    if kind == "end_round":
+        return "End the round"
+    return str(kind)
+
+
 def event_view_full(event: Event) -> dict[str, Any]:
     """An event with every hidden part shown (a finished game, or an operator's tool).
 

@@ -68,6 +68,7 @@ def seat_view(seat: Seat) -> dict[str, Any]:
             else None
         ),
         "bot_level": seat.bot_level,
+        "bot_account": seat.player is not None and seat.player.is_bot,
     }
 
 
@@ -107,6 +108,7 @@ def game_detail_get(
         "status": game.status,
         "is_public": game.is_public,
         "rated": game.rated,
+        "hints": game.hints,
         "version": horizon,
         "rules_version": game.rules_version,
         "created_by": {"id": game.created_by.pk, "display_name": game.created_by.display_name},
@@ -186,6 +188,7 @@ def game_summary(game: Game, player: Player | None = None) -> dict[str, Any]:
         "status": game.status,
         "is_public": game.is_public,
         "rated": game.rated,
+        "hints": game.hints,
         "free_seats": sum(1 for s in seats if s.is_empty),
         "version": version,
         "created_by": {"id": game.created_by.pk, "display_name": game.created_by.display_name},

@@ -79,6 +79,7 @@ def my_game_line(game: Game) -> dict[str, Any]:
                 "player_id": entry["player"],
                 "display_name": entry["name"] if entry["player"] is not None else None,
                 "bot_level": entry["bot_level"],
+                "bot_account": entry.get("bot_account", False),
             }
             for entry in game.seating
         ],

@@ -17,12 +17,18 @@ from typing import Any
 from games.models import Game, Player, Seat
 
 
-def seat_entry(seat: Seat, name: str | None = None) -> dict[str, Any]:
-    """One seat as ``Game.seating`` holds it (``name``: the player's display name, when the
-    caller knows it without loading the player)."""
+def seat_entry(
+    seat: Seat, name: str | None = None, bot_account: bool | None = None
+) -> dict[str, Any]:
+    """One seat as ``Game.seating`` holds it (``name``, ``bot_account``: the player's display
+    name and bot-account flag, when the caller knows them without loading the player). The
+    ``bot_account`` key is there only for a bot account's seat, so the seatings written before
+    bot accounts existed stay as they are."""
     if seat.player_id is not None and name is None:
         name = seat.player.display_name if seat.player is not None else None
-    return {
+    if seat.player_id is not None and bot_account is None:
+        bot_account = seat.player.is_bot if seat.player is not None else False
+    entry = {
         "id": seat.pk,
         "index": seat.index,
         "team": seat.team,
@@ -33,6 +39,9 @@ def seat_entry(seat: Seat, name: str | None = None) -> dict[str, Any]:
         "timeouts": seat.timeouts,
         "stand_in": seat.stand_in,
     }
+    if seat.player_id is not None and bot_account:
+        entry["bot_account"] = True
+    return entry
 
 
 def seating_of(seats: list[Seat]) -> list[dict[str, Any]]:
@@ -69,7 +78,9 @@ def seats_of(game: Game) -> list[Seat]:
         seat.game = game
         if entry["player"] is not None:
             seat.player = Player.from_db(
-                Seat.objects.db, ["id", "display_name"], [entry["player"], entry["name"]]
+                Seat.objects.db,
+                ["id", "display_name", "is_bot"],
+                [entry["player"], entry["name"], entry.get("bot_account", False)],
             )
         seats.append(seat)
     return seats

@@ -103,6 +103,7 @@ def game_create(
     spectate: bool = False,
     timer: TimerOptions | None = None,
     rated: bool = False,
+    hints: bool = False,
 ) -> Game:
     """A new table in the lobby.
 
@@ -112,7 +113,9 @@ def game_create(
     ``rated_custom_options``) with people only (a bot seat: 422 ``rated_humans_only``), and its
     turn timer abandons the game for a seat that runs out of time ``timeout_limit`` times in a
     row (``timeout_outcome`` is ``abandon`` whatever was asked). A player waiting in a
-    quick-play queue creates no table (409 ``queued_for_match``).
+    quick-play queue creates no table (409 ``queued_for_match``). ``hints`` lets the seat to
+    act ask for a suggested move (casual tables only: 422 ``rated_no_hints``); a bot account
+    creates no rated table (422 ``rated_humans_only``).
     """
     try:
         opts = make_options(preset, options or {})
@@ -123,6 +126,10 @@ def game_create(
             raise errors.RatedCustomOptions()
         if bots:
             raise errors.RatedHumansOnly()
+        if hints:
+            raise errors.RatedNoHints()
+        if creator.is_bot:
+            raise errors.RatedHumansOnly("A bot account cannot sit at a rated table.")
         timer = replace(timer or TimerOptions(), timeout_outcome=TimeoutOutcome.ABANDON)
     bots = list(bots or [])
     bot_levels: dict[int, str] = {}
@@ -162,6 +169,7 @@ def game_create(
             seed=secrets.token_hex(32),
             is_public=is_public,
             rated=rated,
+            hints=hints,
             join_code=join_code_new(),
             created_by=creator,
             **timer_fields,
@@ -211,6 +219,8 @@ def game_join(
             raise errors.AlreadySeated()
         queued_check(player)
         join_block_check(game, player)
+        if game.rated and player.is_bot:
+            raise errors.RatedHumansOnly("A bot account cannot sit at a rated table.")
         if seat is None:
             free = [s for s in seats if s.is_empty]
             if not free:
@@ -289,6 +299,7 @@ def game_start(
                 "preset": game.preset,
                 "rules_version": game.rules_version,
                 "rated": game.rated,
+                "hints": game.hints,
                 "seed_commitment": seed_commitment(game.seed),
                 # Who sits where as the game starts (the log's seating; later changes are
                 # facts of the log: games.engine.history).

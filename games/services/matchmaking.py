@@ -110,13 +110,16 @@ def queue_join(
 
     Refused: 409 ``already_queued`` while they wait or their match is not over, 409
     ``at_table`` with a seat at a table in the lobby or in play, 422 ``rated_humans_only`` for
-    a rated queue with ``bots_after_seconds``. An entry whose match is over is replaced. The
+    a rated queue with ``bots_after_seconds``, 403 ``bot_account_not_allowed`` for a bot account
+    (bot accounts play casual tables only). An entry whose match is over is replaced. The
     rating the pairing uses is the player's ``mu`` in the preset's format now.
     """
     try:
         players = make_options(preset).players
     except EngineError as exc:
         raise errors.engine_error(exc) from None
+    if player.is_bot:
+        raise errors.BotAccountNotAllowed()
     if rated and bots_after_seconds is not None:
         raise errors.RatedHumansOnly("A rated queue seats people only: no bots_after_seconds.")
     # The API's serializer holds requests to these bounds; another caller breaking them is

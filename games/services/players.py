@@ -16,8 +16,10 @@ from games.services.seating import seats_written
 DISPLAY_NAME_MAX = 40
 
 
-def player_create(*, display_name: str) -> tuple[Player, str]:
-    """A guest player: a user without a password, a display name and an API token."""
+def player_create(*, display_name: str, bot: bool = False) -> tuple[Player, str]:
+    """A guest player: a user without a password, a display name and an API token. ``bot``
+    makes it a bot account (a program playing through the API: shown as a bot at every table,
+    kept from rated tables and the quick-play queue); the flag is fixed at sign-up."""
     user_model = get_user_model()
     with transaction.atomic():
         # No password: create_user stores an unusable one.
@@ -25,9 +27,12 @@ def player_create(*, display_name: str) -> tuple[Player, str]:
         # The user's profile was made as the user was saved (``user_saved``): name it.
         player = player_for_user_ensure(user)
         player.display_name = display_name.strip()
+        player.is_bot = bot
         # A new player: no request knows it yet, so no save signal (which makes the token
         # cache look every holder up again) is needed.
-        Player.objects.filter(pk=player.pk).update(display_name=player.display_name)
+        Player.objects.filter(pk=player.pk).update(
+            display_name=player.display_name, is_bot=player.is_bot
+        )
         token = Token.objects.create(user=user)
     return player, token.key
 

@@ -30,7 +30,9 @@ def seat_save(game: Game, seat: Seat, fields: list[str]) -> None:
     old = entries[seat.index] if seat.index < len(entries) else None
     if old is None:
         raise ValueError(f"game {game.pk} has no seat {seat.index} in its seating")
-    known = old["name"] if old["player"] == seat.player_id else None
-    entries[seat.index] = seat_entry(seat, known)
+    same = old["player"] == seat.player_id
+    known = old["name"] if same else None
+    bot_account = old.get("bot_account", False) if same else None
+    entries[seat.index] = seat_entry(seat, known, bot_account)
     game.seating = entries
     _seating_store(game)

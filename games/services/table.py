@@ -279,6 +279,7 @@ def _rematch_create(old: Game, old_table: GameTable) -> Game:
         rules_version=RULES_VERSION,
         seed=secrets.token_hex(32),
         is_public=old.is_public,
+        hints=old.hints,  # a casual table's hints stay on
         rated=old.rated,  # a rated table's rematch is rated (same humans, same preset) ...
         join_code=join_code_new(),
         created_by=old.created_by,

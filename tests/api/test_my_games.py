@@ -93,8 +93,20 @@ def test_my_turn_first_soonest_deadline_first_then_the_others(
     assert soonest["turn_deadline"] is not None and game.turn_deadline is not None
     assert soonest["turn_deadline"].startswith(game.turn_deadline.isoformat()[:19])
     assert soonest["players"] == [
-        {"seat": 0, "player_id": ada.pk, "display_name": "Ada", "bot_level": None},
-        {"seat": 1, "player_id": bob.pk, "display_name": "Bob", "bot_level": None},
+        {
+            "seat": 0,
+            "player_id": ada.pk,
+            "display_name": "Ada",
+            "bot_level": None,
+            "bot_account": False,
+        },
+        {
+            "seat": 1,
+            "player_id": bob.pk,
+            "display_name": "Bob",
+            "bot_level": None,
+            "bot_account": False,
+        },
     ]
     assert by_id[paused_my_turn]["paused"] is True and by_id[paused_my_turn]["to_act"] == 0
     assert by_id[lobby]["status"] == "lobby" and by_id[lobby]["to_act"] is None
@@ -103,6 +115,7 @@ def test_my_turn_first_soonest_deadline_first_then_the_others(
         "player_id": None,
         "display_name": None,
         "bot_level": None,
+        "bot_account": False,
     }
 
     # Bob's own list: his turns first, his seats
@@ -132,6 +145,7 @@ def test_bots_are_listed_by_level_and_a_game_over_leaves_the_list(
         "player_id": None,
         "display_name": None,
         "bot_level": "hard",
+        "bot_account": False,
     }
     game_start(game_id=game.pk, player=ada)
     game_concede(game_id=game.pk, player=ada)
