@@ -39,7 +39,7 @@ export interface paths {
         put?: never;
         /**
          * Create a table
-         * @description A new table in the lobby. Seats come from the preset's (or the options') `players`; `bots` reserves seats for bots; you sit at `seat` unless `spectate`. Private tables (`is_public: false`) are not listed and need the `join_code`. A `rated` table plays the preset as it is, with people only; its result changes the players' ratings (`rating_changes` in the game once it is over). While you wait in a quick-play queue you create no table (409 `queued_for_match`).
+         * @description A new table in the lobby. Seats come from the preset's (or the options') `players`; `bots` reserves seats for bots; you sit at `seat` unless `spectate`. Private tables (`is_public: false`) are not listed and need the `join_code`. A `rated` table plays the preset as it is, with people only; its result changes the players' ratings (`rating_changes` in the game once it is over). While you wait in a quick-play queue you create no table (409 `queued_for_match`). `hints` lets the seat to act ask for a suggested move (`GET /games/{id}/hint/`), at casual tables only.
          */
         post: operations["games_create"];
         delete?: never;
@@ -204,6 +204,26 @@ export interface paths {
          * @description Each round's seed commitment (SHA-256 of the round's seed) as published when it was dealt. Once the game is finished: the game's seed, each round's seed and the check that they reproduce every dealt hand and upcard (`verified`). Checking it yourself: `python manage.py replay GAME_ID --fairness`, or recompute from the seed.
          */
         get: operations["games_fairness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/games/{game_id}/hint/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A suggested move for your seat (tables with hints)
+         * @description At a table created with `hints: true` (casual tables only), the seat to act may ask what the `medium` (default) or `hard` bot would play. The bot sees only your seat's view, so the hint is one of your legal actions and names only cards you can see. Asking changes nothing in the game; the same version and level give the same hint. Refused: 403 `hints_off` at a table without hints, 403 `not_seated` to a spectator, 403 `not_your_turn` when another seat is to act, 409 `game_not_active` outside play, 409 `game_paused` while paused.
+         */
+        get: operations["games_hint"];
         put?: never;
         post?: never;
         delete?: never;
@@ -409,6 +429,30 @@ export interface paths {
          * @description Any seated player resumes it (a `game_resumed` event): the turn's deadline is now plus what was left of it when the game was paused, and play goes on. 409 `game_not_paused` when it is not paused.
          */
         post: operations["games_resume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/games/{game_id}/review/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The latest review of a seat's play
+         * @description The review of the seat covering the most rounds (pending, ready or failed); 404 `review_not_found` when nobody has asked for one. While the game is running only a seated player may review, their own seat only (403 `review_seat_not_allowed` for another seat); once it is over every player seated at it may review any seat, and at a public table so may everyone. A private table is 404 to anyone not seated at it.
+         */
+        get: operations["games_review_retrieve"];
+        put?: never;
+        /**
+         * Ask for the review of a seat's play
+         * @description The reviewer replays the move log and, at each decision of the seat in the finished rounds, searches from that seat's information at the time (never the hidden cards) how many points the chosen move cost against the best candidate. 202 with the pending review when this request made it (or sent a failed one again), 200 with the review when it exists (asking again changes nothing until another round has finished). 409 `review_no_finished_round` before the first round ends. While the game is running only a seated player may review, their own seat only (403 `review_seat_not_allowed` for another seat); once it is over every player seated at it may review any seat, and at a public table so may everyone. A private table is 404 to anyone not seated at it.
+         */
+        post: operations["games_review_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -787,7 +831,7 @@ export interface paths {
         put?: never;
         /**
          * Sign up as a guest
-         * @description Creates a player with a display name and returns its API token.
+         * @description Creates a player with a display name and returns its API token. With `bot: true` the player is a bot account: a program that plays through this API, shown as a bot (`bot_account`) at every seat it holds, kept from rated tables (422 `rated_humans_only`) and the quick-play queue (403 `bot_account_not_allowed`).
          */
         post: operations["players_create"];
         delete?: never;
@@ -1127,7 +1171,7 @@ export interface paths {
          * Join a quick-play queue
          * @description Wait to be matched with other players for a standard preset, rated or casual. A pairing run every few seconds groups waiting players by rating within a window that widens with the wait (±100 rating points at first, any rating after 120 s); a casual queue ignores ratings beyond ordering who sits with whom, and may fill empty seats with bots of `bot_level` after `bots_after_seconds`. At a four-player table partners are drawn at random. The match's table is created and dealt for you: follow `GET /queue/?wait=25` until `game_id` is set, then play it like any game.
          *
-         *     Refused while you wait or your match is being played (409 `already_queued`), with a seat at a table in the lobby or in play (409 `at_table`), and for a rated queue with bots (422 `rated_humans_only`). While you wait, creating or joining a table is refused (409 `queued_for_match`).
+         *     Refused while you wait or your match is being played (409 `already_queued`), with a seat at a table in the lobby or in play (409 `at_table`), and for a rated queue with bots (422 `rated_humans_only`); bot accounts play casual tables only (403 `bot_account_not_allowed`). While you wait, creating or joining a table is refused (409 `queued_for_match`).
          */
         post: operations["queue_join"];
         /**
@@ -2287,6 +2331,11 @@ export interface components {
              * @default false
              */
             rated: boolean;
+            /**
+             * @description Hints: the seat to act may ask for a suggested move (`GET /games/{id}/hint/`). Casual tables only (with `rated`: 422 `rated_no_hints`).
+             * @default false
+             */
+            hints: boolean;
         };
         GameDetail: {
             /** @description The game's id. */
@@ -2308,6 +2357,8 @@ export interface components {
             is_public: boolean;
             /** @description A rated game: people only, a standard preset; its result changes ratings. */
             rated: boolean;
+            /** @description Hints on: the seat to act may ask for a suggested move (`GET /games/{id}/hint/`); casual tables only. */
+            hints: boolean;
             /** @description Seq of the last event; send it as `expected_version` with an action. */
             version: number;
             /** @description The rules version the game is played by. */
@@ -2785,6 +2836,9 @@ export interface components {
          *     | `not_seated` | 403 | Not seated | You do not occupy a seat at this table. |  |
          *     | `not_game_creator` | 403 | Not the game's creator | Only the player who created the table may do this. |  |
          *     | `rated_humans_only` | 422 | Humans only at rated tables | A rated table seats people only: no bot seats, and it cannot be started with bots. |  |
+         *     | `rated_no_hints` | 422 | No hints at rated tables | A rated table plays without hints: the hints option is for casual tables. |  |
+         *     | `bot_account_not_allowed` | 403 | Not for bot accounts | Bot accounts play casual tables only: they cannot join a quick-play queue. |  |
+         *     | `hints_off` | 403 | Hints are off | This table was created without hints (the `hints` option, fixed at creation). |  |
          *     | `rated_custom_options` | 422 | Custom options at a rated table | A rated table plays a standard preset as it is, without custom options. |  |
          *     | `already_queued` | 409 | Already queued | You are already waiting in a quick-play queue; leave it first. |  |
          *     | `queued_for_match` | 409 | Waiting for a match | You are waiting in a quick-play queue; leave it before you sit at a table. |  |
@@ -2803,6 +2857,9 @@ export interface components {
          *     | `relation_self` | 400 | Relation to yourself | You cannot block or favour yourself. |  |
          *     | `rules_version_unsupported` | 422 | Rules version unsupported | The game was played under rules this engine no longer plays; it is not replayed or continued under changed rules. | `rules_version`, `supported_rules_versions` |
          *     | `replay_step_out_of_range` | 400 | Replay step out of range | There is no event with that number in the game's log. | `current_version` |
+         *     | `review_no_finished_round` | 409 | No finished round to review | A review covers finished rounds only: this game has not finished a round yet. |  |
+         *     | `review_seat_not_allowed` | 403 | Not your seat to review | While the game is running a player may review only their own seat (a review names the seat's cards); once it is finished, any seat. |  |
+         *     | `review_not_found` | 404 | Review not found | Nobody has asked for a review of that seat yet: ask with POST .../review/. |  |
          *     | `import_format_unsupported` | 400 | Import format unsupported | The document is not a game export this server reads. |  |
          *     | `import_log_invalid` | 400 | Import log invalid | The document's event list is malformed (numbering, types). | `seq` |
          *     | `import_seed_missing` | 422 | Import seed missing | The document has no seed: only a finished game's export (or a document written with a seed, for teaching) can be imported. |  |
@@ -2952,6 +3009,54 @@ export interface components {
         };
         /** @enum {string} */
         GameResumedTypeEnum: "game_resumed";
+        GameReview: {
+            /** @description The game's id. */
+            game: number;
+            /** @description The seat reviewed. */
+            seat: number;
+            /**
+             * @description `pending` while the reviewer works, `ready` with the result, `failed` (ask again to retry).
+             *
+             *     * `pending` - Pending
+             *     * `ready` - Ready
+             *     * `failed` - Failed
+             */
+            status: components["schemas"]["GameReviewStatusEnum"];
+            /** @description The review covers rounds 1 to this one (the last finished when it was asked). */
+            through_round: number;
+            /**
+             * Format: date-time
+             * @description When the review was first asked for.
+             */
+            requested_at: string;
+            /**
+             * Format: date-time
+             * @description When the reviewer finished; null while pending.
+             */
+            finished_at: string | null;
+            /** @description The reviewer and its settings; empty while pending. */
+            engine: string;
+            /**
+             * Format: double
+             * @description The reviewer's CPU time; null until ready.
+             */
+            cpu_seconds: number | null;
+            /** @description Null until ready. */
+            summary: (components["schemas"]["ReviewSummary"] | components["schemas"]["NullEnum"]) | null;
+            /** @description The seat's decisions, in order; empty until ready. */
+            decisions: components["schemas"]["ReviewDecision"][];
+        };
+        GameReviewRequestRequest: {
+            /** @description The seat to review (0 to 3). */
+            seat: number;
+        };
+        /**
+         * @description * `pending` - Pending
+         *     * `ready` - Ready
+         *     * `failed` - Failed
+         * @enum {string}
+         */
+        GameReviewStatusEnum: "pending" | "ready" | "failed";
         GameStartRequest: {
             /**
              * @description Give every empty seat to a bot (otherwise empty seats → 409).
@@ -3014,6 +3119,8 @@ export interface components {
             rules_version: string;
             /** @description A rated game (its result changes ratings); absent in logs from before rated play: not rated. */
             rated?: boolean;
+            /** @description Hints on: the seat to act may ask for a suggested move; absent in logs from before hints: off. */
+            hints?: boolean;
             /** @description SHA-256 of the game's seed. */
             seed_commitment: string;
             /** @description Who sits where as the game starts. */
@@ -3092,6 +3199,8 @@ export interface components {
             is_public: boolean;
             /** @description A rated game: people only, a standard preset; its result changes ratings. */
             rated: boolean;
+            /** @description Hints on: the seat to act may ask for a suggested move (`GET /games/{id}/hint/`); casual tables only. */
+            hints: boolean;
             /** @description Seats nobody has taken yet. */
             free_seats: number;
             /** @description The game's version (its last event); a delayed spectator's horizon. */
@@ -3163,6 +3272,30 @@ export interface components {
          * @enum {string}
          */
         HeartbeatMessageTypeEnum: "heartbeat";
+        /** @description A suggested move for your seat, from your own view (one of your legal actions). */
+        Hint: {
+            /** @description The game version the hint was chosen at: send it as `expected_version`. */
+            version: number;
+            /** @description Your seat (the seat to act). */
+            seat: number;
+            /**
+             * @description The bot level that chose the move.
+             *
+             *     * `medium` - medium
+             *     * `hard` - hard
+             */
+            level: components["schemas"]["HintLevelEnum"];
+            /** @description The move, as `POST /games/{id}/actions/` takes it (and `legal_actions` lists actions). */
+            action: components["schemas"]["Action"];
+            /** @description The move in a few words, for people. */
+            summary: string;
+        };
+        /**
+         * @description * `medium` - medium
+         *     * `hard` - hard
+         * @enum {string}
+         */
+        HintLevelEnum: "medium" | "hard";
         ImportResult: {
             /** @description The new game, as you see it. */
             game: components["schemas"]["GameDetail"];
@@ -3414,6 +3547,8 @@ export interface components {
              *     * `hard` - Hard
              */
             bot_level: (string & (components["schemas"]["BotLevelEnum"] | components["schemas"]["NullEnum"])) | null;
+            /** @description A bot account (a program playing through the API) sits there. */
+            bot_account: boolean;
         };
         /**
          * @description * `lobby` - lobby
@@ -3870,12 +4005,19 @@ export interface components {
         PlayerCreateRequest: {
             /** @description The name other players see. */
             display_name: string;
+            /**
+             * @description Sign up as a bot account (fixed at sign-up). A bot account: a program playing through the API, shown as a bot at every table; it plays casual tables only (no rated table, no quick-play queue).
+             * @default false
+             */
+            bot: boolean;
         };
         PlayerCreated: {
             /** @description Your player id. */
             id: number;
             /** @description Your name, as other players see it. */
             display_name: string;
+            /** @description A bot account: a program playing through the API, shown as a bot at every table; it plays casual tables only (no rated table, no quick-play queue). */
+            is_bot: boolean;
             /** @description API token: send it as `Authorization: Token <token>` on every other call. */
             token: string;
         };
@@ -3884,6 +4026,8 @@ export interface components {
             id: number;
             /** @description Your name, as other players see it. */
             display_name: string;
+            /** @description A bot account: a program playing through the API, shown as a bot at every table; it plays casual tables only (no rated table, no quick-play queue). */
+            is_bot: boolean;
             /**
              * Format: date-time
              * @description When you signed up.
@@ -3895,6 +4039,8 @@ export interface components {
             id: number;
             /** @description The name other players see. */
             display_name: string;
+            /** @description A bot account: a program playing through the API (casual tables only). */
+            is_bot: boolean;
             /**
              * Format: date-time
              * @description When the player signed up.
@@ -4006,6 +4152,8 @@ export interface components {
              *     * `hard` - Hard
              */
             bot_level: (string & (components["schemas"]["BotLevelEnum"] | components["schemas"]["NullEnum"])) | null;
+            /** @description The player sitting there is a bot account (a program playing through the API, `kind` `player`); false for a person, a server bot or an empty seat. */
+            bot_account: boolean;
             /**
              * Format: date-time
              * @description When its player last made a request; null: not seen.
@@ -4549,6 +4697,58 @@ export interface components {
          * @enum {string}
          */
         ResultEnum: "won" | "lost" | "drawn";
+        ReviewCandidate: {
+            /** @description A move the seat could have made. */
+            action: components["schemas"]["Action"];
+            /**
+             * Format: double
+             * @description Its mean value over the worlds searched: the seat's side's round score minus the best other side's, in points.
+             */
+            value: number;
+            /** @description How many worlds it was played in (the weakest are dropped after a few). */
+            worlds: number;
+        };
+        ReviewDecision: {
+            /** @description The event of the move log that made the move (the replay's `at`). */
+            step: number;
+            /** @description The round, from 1. */
+            round: number;
+            /** @description The round's turn, from 1. */
+            turn: number;
+            /** @description The phase of the decision: `draw`, `play` or the answer to a partner. */
+            phase: string;
+            /** @description The move the seat made. */
+            chosen: components["schemas"]["Action"];
+            /** @description The best candidate found (the chosen move when no candidate did better). */
+            best: components["schemas"]["Action"];
+            /** @description Points the chosen move cost against the best, on average. */
+            loss: number;
+            /**
+             * @description The loss graded after one standard error of the worlds' noise is taken off: `ok` (under 10 points), `inaccuracy` (10 to 30), `mistake` (30 to 100), `blunder` (100 or more).
+             *
+             *     * `ok` - ok
+             *     * `inaccuracy` - inaccuracy
+             *     * `mistake` - mistake
+             *     * `blunder` - blunder
+             */
+            severity: components["schemas"]["SeverityEnum"];
+            /** @description What the search can tell about the loss, when it can: `went out too soon`, `missed going out`, `passed up the pile`, `took the pile at a cost`, `melded too early`, `held back a meld`, `gave the pile away`, `discarded a card the opponents wanted`; null otherwise (and for an `ok` decision). */
+            reason: string | null;
+            /** @description Every candidate searched, best first. */
+            candidates: components["schemas"]["ReviewCandidate"][];
+        };
+        ReviewSummary: {
+            /** @description Decisions reviewed (more than one legal move). */
+            decisions: number;
+            /** @description Decisions graded `inaccuracy`. */
+            inaccuracies: number;
+            /** @description Decisions graded `mistake`. */
+            mistakes: number;
+            /** @description Decisions graded `blunder`. */
+            blunders: number;
+            /** @description The sum of the decisions' losses, in points. */
+            total_loss: number;
+        };
         /** @enum {string} */
         RoundEndReasonEnum: "went_out" | "stock_exhausted" | "last_red_three";
         /** @description A round ended and was scored; every hand is shown. */
@@ -4722,6 +4922,8 @@ export interface components {
              *     * `hard` - Hard
              */
             bot_level: (string & (components["schemas"]["BotLevelEnum"] | components["schemas"]["NullEnum"])) | null;
+            /** @description The player sitting there is a bot account (a program playing through the API, `kind` `player`); false for a person, a server bot or an empty seat. */
+            bot_account: boolean;
         };
         /** @description A seat is played by a stand-in bot until its player is back. */
         SeatHandedToBotEvent: {
@@ -4843,6 +5045,14 @@ export interface components {
         };
         /** @enum {string} */
         SeatReturnedTypeEnum: "seat_returned";
+        /**
+         * @description * `ok` - ok
+         *     * `inaccuracy` - inaccuracy
+         *     * `mistake` - mistake
+         *     * `blunder` - blunder
+         * @enum {string}
+         */
+        SeverityEnum: "ok" | "inaccuracy" | "mistake" | "blunder";
         /**
          * @description * `player` - Player
          *     * `bot` - Bot
@@ -6174,6 +6384,7 @@ export interface operations {
              *
              *     - `rated_custom_options`: A rated table plays a standard preset as it is, without custom options.
              *     - `rated_humans_only`: A rated table seats people only: no bot seats, and it cannot be started with bots.
+             *     - `rated_no_hints`: A rated table plays without hints: the hints option is for casual tables.
              */
             422: {
                 headers: {
@@ -7040,6 +7251,130 @@ export interface operations {
             };
         };
     };
+    games_hint: {
+        parameters: {
+            query?: {
+                /** @description The bot level asked (`medium` by default; `hard` thinks longer). */
+                level?: "hard" | "medium";
+            };
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Hint"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `hints_off`: This table was created without hints (the `hints` option, fixed at creation).
+             *     - `not_seated`: You do not occupy a seat at this table.
+             *     - `not_your_turn`: It is not this seat's turn to act.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `game_not_active`: The game is not being played (it has not started or was abandoned).
+             *     - `game_paused`: The game is paused by agreement: nobody may act until a seated player resumes it.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of
+             *
+             *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     games_join: {
         parameters: {
             query?: never;
@@ -7142,6 +7477,19 @@ export interface operations {
              *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
              */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of
+             *
+             *     - `rated_humans_only`: A rated table seats people only: no bot seats, and it cannot be started with bots.
+             */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8086,6 +8434,233 @@ export interface operations {
              *     - `game_not_paused`: The game is not paused.
              */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    games_review_retrieve: {
+        parameters: {
+            query: {
+                /** @description The seat (0 to 3). */
+                seat: number;
+            };
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameReview"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `invalid_seat`: There is no seat with that number at this table.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `not_seated`: You do not occupy a seat at this table.
+             *     - `review_seat_not_allowed`: While the game is running a player may review only their own seat (a review names the seat's cards); once it is finished, any seat.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             *     - `review_not_found`: Nobody has asked for a review of that seat yet: ask with POST .../review/.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    games_review_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GameReviewRequestRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameReview"];
+                };
+            };
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameReview"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             *     - `invalid_seat`: There is no seat with that number at this table.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `not_seated`: You do not occupy a seat at this table.
+             *     - `review_seat_not_allowed`: While the game is running a player may review only their own seat (a review names the seat's cards); once it is finished, any seat.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `review_no_finished_round`: A review covers finished rounds only: this game has not finished a round yet.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9474,6 +10049,19 @@ export interface operations {
              *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
              */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of
+             *
+             *     - `rated_humans_only`: A rated table seats people only: no bot seats, and it cannot be started with bots.
+             */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11204,6 +11792,19 @@ export interface operations {
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `bot_account_not_allowed`: Bot accounts play casual tables only: they cannot join a quick-play queue.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

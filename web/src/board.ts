@@ -124,12 +124,12 @@ export function pileDescription(model: BoardModel): string {
 }
 
 /** A seat held by a bot account (a program playing through the API, shown as a bot): the
- * player's `is_bot` (or `is_bot_account`), on the seat's player or on the seat. */
+ * seat's `bot_account` (an older or newer server's `is_bot` on the seat or its player too). */
 export function isBotAccount(seat: Seat | null | undefined): boolean {
   if (!seat) return false;
   const flagged = (o: unknown) =>
-    Boolean(o && typeof o === "object" && ((o as Record<string, unknown>).is_bot === true || (o as Record<string, unknown>).is_bot_account === true));
-  return (seat.kind === "player" || seat.kind === undefined) && (flagged(seat.player) || flagged(seat));
+    Boolean(o && typeof o === "object" && ["bot_account", "is_bot", "is_bot_account"].some((k) => (o as Record<string, unknown>)[k] === true));
+  return seat.bot_account === true || (seat.kind === "player" && (flagged(seat.player) || flagged(seat)));
 }
 
 /** The small "bot" badge beside a bot account's name (its name says it to screen readers). */

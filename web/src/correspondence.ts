@@ -71,12 +71,13 @@ export function myGamesOrder(games: readonly MyGame[]): MyGame[] {
   );
 }
 
-/** Who sits at a game of "My games": "You", a name, "Bot (easy)", "open seat". */
+/** Who sits at a game of "My games": "You", a name ("Robo (bot)" for a bot account),
+ * "Bot (easy)", "open seat". */
 export function seatLabel(game: MyGame, seat: number): string {
   const p = game.players.find((x) => x.seat === seat);
   if (seat === game.seat) return "You";
   if (!p) return `Seat ${seat + 1}`;
-  if (p.display_name) return p.display_name;
+  if (p.display_name) return p.bot_account ? `${p.display_name} (bot)` : p.display_name;
   if (p.bot_level) return `Bot (${p.bot_level})`;
   return "open seat";
 }

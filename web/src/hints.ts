@@ -1,19 +1,15 @@
 // Hints at a table with the `hints` option (pure): the server's suggestion for the seat to act
 // (GET /games/{id}/hint/?level=medium|hard) in words, which cards of the hand it uses, and
 // when it is stale: a hint is for one version of the game, and any new event ends it.
-import { actionCards, actionText, type MoveLike } from "./words";
+import type { components } from "./api-types";
+import { actionCards, actionText } from "./words";
 
-export type HintLevel = "medium" | "hard";
+export type HintLevel = Hint["level"];
 export const HINT_LEVELS: HintLevel[] = ["medium", "hard"];
 
-export interface Hint {
-  /** The game's version the hint was computed for. */
-  version: number;
-  seat: number;
-  level: string;
-  action: MoveLike;
-  summary: string | null;
-}
+/** The server's suggestion (`GET /games/{id}/hint/`): `version` is the game's version it
+ * was chosen at (the `expected_version` to play it with). */
+export type Hint = components["schemas"]["Hint"];
 
 /** The hint while it is current: null once the game has moved on past the version it was
  * computed for (a client a move behind keeps it until it reads that move, which clears it). */

@@ -268,7 +268,7 @@ function createForm(rules: Rules): HTMLElement {
       if (v === "open") open++;
       else bots.push({ seat, level: v as BotLevel });
     }
-    const body: GameCreateRequest & { hints?: boolean } = {
+    const body: GameCreateRequest = {
       preset: preset as GameCreateRequest["preset"],
       options: options as GameCreateRequest["options"],
       is_public: isPublic.checked,
@@ -279,8 +279,8 @@ function createForm(rules: Rules): HTMLElement {
       timeout_limit: 3,
       timeout_outcome: rated.checked ? "abandon" : "bot",
       rated: rated.checked,
+      hints: hints.checked && !rated.checked,
     };
-    if (hints.checked && !rated.checked) body.hints = true;
     try {
       let game = await api.createGame(body);
       if (open === 0) game = await api.start(game.id, { fill_with_bots: false, bot_level: "easy" });

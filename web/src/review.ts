@@ -5,50 +5,16 @@
 // A decision's `step` is the move log's seq of the move chosen; the replay shows the position
 // before that decision at step `step - 1` (the table as the seat saw it when choosing), so the
 // mark sits there.
-import { actionText, type MoveLike, plural } from "./words";
+import type { components } from "./api-types";
+import { actionText, plural } from "./words";
 
-export type Severity = "ok" | "inaccuracy" | "mistake" | "blunder";
-export type ReviewStatus = "pending" | "ready" | "failed";
-
-export interface ReviewCandidate {
-  action: MoveLike;
-  value: number;
-}
-
-export interface ReviewDecision {
-  step: number;
-  round: number;
-  turn: number;
-  phase: string;
-  chosen: MoveLike;
-  best: MoveLike;
-  /** Points lost against the best move (0 for the best). */
-  loss: number;
-  severity: Severity;
-  reason: string | null;
-  candidates: ReviewCandidate[];
-}
-
-export interface ReviewSummary {
-  decisions: number;
-  inaccuracies: number;
-  mistakes: number;
-  blunders: number;
-  total_loss: number;
-}
-
-export interface Review {
-  game: number;
-  seat: number;
-  status: ReviewStatus;
-  through_round: number;
-  requested_at: string;
-  finished_at: string | null;
-  engine: string;
-  cpu_seconds: number | null;
-  summary: ReviewSummary | null;
-  decisions: ReviewDecision[];
-}
+type S = components["schemas"];
+/** The review of a seat (`GET /games/{id}/review/?seat=n`), its decisions and its summary. */
+export type Review = S["GameReview"];
+export type ReviewDecision = S["ReviewDecision"];
+export type ReviewSummary = S["ReviewSummary"];
+export type ReviewStatus = Review["status"];
+export type Severity = ReviewDecision["severity"];
 
 /** One marked replay position. */
 export interface Mark {
@@ -127,6 +93,13 @@ export interface DecisionWords {
   reason: string;
 }
 
+/** The reviewer's reason as a sentence: "went out too soon" → "Went out too soon." */
+export function reasonText(reason: string | null | undefined): string {
+  const r = (reason ?? "").trim();
+  if (!r) return "";
+  return `${r[0].toUpperCase()}${r.slice(1)}${/[.!?]$/.test(r) ? "" : "."}`;
+}
+
 export function decisionWords(d: ReviewDecision): DecisionWords {
   const same = d.loss <= 0 || actionText(d.chosen) === actionText(d.best);
   return {
@@ -135,7 +108,7 @@ export function decisionWords(d: ReviewDecision): DecisionWords {
     verdict: same
       ? `Round ${d.round}: ${severityWord(d.severity)}.`
       : `Round ${d.round}: ${severityWord(d.severity)}, ${pointsText(d.loss)} lost.`,
-    reason: d.reason ?? "",
+    reason: reasonText(d.reason),
   };
 }
 

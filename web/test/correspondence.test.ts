@@ -34,10 +34,10 @@ function game(over: Partial<MyGame> = {}): MyGame {
     turn_seconds: 3 * DAY,
     paused: false,
     players: [
-      { seat: 0, player_id: 7, display_name: "Ada", bot_level: null },
-      { seat: 1, player_id: 8, display_name: "Bea", bot_level: null },
-      { seat: 2, player_id: null, display_name: null, bot_level: "easy" },
-      { seat: 3, player_id: null, display_name: null, bot_level: null },
+      { seat: 0, player_id: 7, display_name: "Ada", bot_level: null, bot_account: false },
+      { seat: 1, player_id: 8, display_name: "Bea", bot_level: null, bot_account: false },
+      { seat: 2, player_id: null, display_name: null, bot_level: "easy", bot_account: false },
+      { seat: 3, player_id: null, display_name: null, bot_level: null, bot_account: false },
     ],
     version: 10,
     updated_at: at(-60),
@@ -106,6 +106,8 @@ describe("my games", () => {
     expect(mine).toMatchObject({ id: 1, state: "Your turn", left: "2 days 3 h left", mine: true, paused: false });
     expect(mine.about).toBe("classic · 3 days per turn · rated");
     expect(mine.players).toBe("You, Bea, Bot (easy), open seat");
+    const robo = game({ players: [{ seat: 1, player_id: 9, display_name: "Robo", bot_level: null, bot_account: true }] });
+    expect(myGameRow(robo, NOW).players).toContain("Robo (bot)");
     expect(myGameRow(game({ turn_deadline: at(90) }), NOW)).toMatchObject({ state: "Bea to play", left: "1 min left", mine: false });
     const paused = myGameRow(game({ paused: true, my_turn: true, to_act: 0, turn_deadline: null }), NOW);
     expect(paused).toMatchObject({ state: "Paused", left: "", mine: false, paused: true });

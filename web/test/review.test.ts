@@ -105,6 +105,8 @@ suite("review words", () => {
     expect(w.best).toBe("Discard K♠");
     expect(w.verdict).toBe("Round 1: a mistake, 24.4 points lost.");
     expect(w.reason).toBe("The pile was frozen: keep the 7s.");
+    expect(decisionWords({ ...DECISIONS[0], reason: "went out too soon" }).reason).toBe("Went out too soon.");
+    expect(decisionWords(DECISIONS[0]).reason).toBe("");
     const best = decisionWords(DECISIONS[1]);
     expect(best.best).toBe("the same move");
     expect(best.verdict).toBe("Round 1: a good move.");
