@@ -187,7 +187,7 @@ THROTTLE_RATES: dict[str, str | None] = {
     "actions": throttle_rate("THROTTLE_ACTIONS", "240/minute"),
     "chat": throttle_rate("THROTTLE_CHAT", "30/minute"),
     # A hint runs a bot policy (the hard one thinks for up to 0.45 s): games/api/hints.py.
-    "hint": throttle_rate("THROTTLE_HINT", "30/minute"),
+    "hint": throttle_rate("THROTTLE_HINT", "60/minute"),
 }
 # How long a server remembers whom a token belongs to (games/api/authentication.py); 0: never.
 AUTH_TOKEN_CACHE_SECONDS = env_int("AUTH_TOKEN_CACHE_SECONDS", default=30, minimum=0, maximum=3600)

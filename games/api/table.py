@@ -278,6 +278,9 @@ class ProfileRelationSerializer(Base):
 class PlayerProfileSerializer(Base):
     id = serializers.IntegerField(help_text="The player's id.")
     display_name = serializers.CharField(help_text="The name other players see.")
+    is_bot = serializers.BooleanField(
+        help_text="A bot account: a program playing through the API (casual tables only)."
+    )
     created_at = serializers.DateTimeField(help_text="When the player signed up.")
     record = PlayerRecordSerializer(help_text="Their record over finished games.")
     games = ProfileGameSerializer(

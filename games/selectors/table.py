@@ -284,6 +284,7 @@ def player_profile_get(*, player_id: int, viewer: Player) -> dict[str, Any]:
     return {
         "id": player.pk,
         "display_name": player.display_name,
+        "is_bot": player.is_bot,
         "created_at": player.created_at,
         "record": {"played": len(seats), "won": won, "lost": lost, "conceded": conceded},
         "games": listed,
