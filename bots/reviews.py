@@ -66,9 +66,7 @@ def review_summary(decisions: list[dict[str, Any]]) -> dict[str, int]:
     }
 
 
-def review_result_build(
-    review: GameReview, settings: ReviewSettings = REVIEW_SETTINGS
-) -> dict[str, Any]:
+def review_result_build(review: GameReview, settings: ReviewSettings) -> dict[str, Any]:
     """The review's result: every reviewed decision of its seat and their summary."""
     game = review.game
     rules_version_check(game.rules_version)
@@ -88,8 +86,10 @@ def review_result_build(
     return {"summary": review_summary(decisions), "decisions": decisions}
 
 
-def review_compute(review_id: int, settings: ReviewSettings = REVIEW_SETTINGS) -> bool:
-    """Compute and store the pending review ``review_id``; True when this call wrote it."""
+def review_compute(review_id: int, settings: ReviewSettings | None = None) -> bool:
+    """Compute and store the pending review ``review_id`` (with ``REVIEW_SETTINGS`` unless
+    ``settings`` are given); True when this call wrote it."""
+    settings = settings or REVIEW_SETTINGS
     review = GameReview.objects.select_related("game").filter(pk=review_id).first()
     if review is None or review.status != ReviewStatus.PENDING:
         return False  # gone, or already written (a redelivered task)
