@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 import uuid
 from typing import Any
 
@@ -153,6 +154,8 @@ def play(api: AuthenticatedClient, game_id: int) -> int:
             if code is None:
                 moves += 1
                 print(f"move {moves}: {action}", flush=True)
+            elif code == "throttled":  # too many requests: wait as long as the server asks
+                time.sleep(getattr(answer, "retry_after", None) or 1)
             elif code not in ("stale_version", "not_your_turn", "game_paused"):
                 fail("move refused", answer)  # something moved meanwhile: read again
             continue
