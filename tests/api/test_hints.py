@@ -143,3 +143,13 @@ def test_a_hard_hint_is_accepted(ada: PlayerClient) -> None:
         assert_visible_to_the_seat(hint["action"], detail["state"])
         played = ada.act(game_id, hint["action"], hint["version"])
         assert played.status_code == 201, played.content
+
+
+def test_a_rematch_keeps_hints(ada: PlayerClient, bob: PlayerClient) -> None:
+    game_id = two_player_game(ada, bob, hints=True)
+    ada.post(f"/api/v1/games/{game_id}/concede/")
+    ada.post(f"/api/v1/games/{game_id}/rematch/")
+    new_id = bob.post(f"/api/v1/games/{game_id}/rematch/").json()["game"]
+    assert new_id is not None
+    assert ada.game(new_id)["hints"] is True
+    assert GameEvent.objects.get(game_id=new_id, seq=1).payload["hints"] is True
