@@ -7,7 +7,7 @@ log; then reviews one seat (``--seat``) with the reviewer the review task runs
 change them) and prints this process's CPU time: the total, per decision (p50, p95, max), the
 number of decisions reviewed and their grades.
 
-    python -m bench.review [--seed bench-1] [--preset classic] [--seat 0] [--worlds 24]
+    python -m bench.review [--seed bench-1] [--preset classic] [--seat 0] [--worlds 40]
                            [--plies 60] [--games 1]
 
 Figures only: nothing is asserted. The budget is 60 s of one worker's CPU for a classic game.

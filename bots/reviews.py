@@ -10,10 +10,10 @@ event's seq: a task delivered twice computes the same review, and the result is 
 conditional update (pending to ready), so the second delivery changes nothing. A review that is
 ready is not computed again.
 
-Budget (``REVIEW_SETTINGS``): 48 determinised worlds per decision, at most five candidates
-besides the chosen move (halved after 8 and 16 worlds), rollouts of at most 60 plies; decisions
-with a single legal move are skipped. ``python -m bench.review`` measures a whole classic game:
-the aim is at most 60 s of one worker's CPU.
+Budget (``REVIEW_SETTINGS``, the reviewer's defaults): 40 determinised worlds per decision,
+every candidate (at most five besides the chosen move) played in each, rollouts of at most 60
+plies; decisions with a single legal move are skipped. ``python -m bench.review`` measures a
+whole classic game: the aim is at most 60 s of one worker's CPU.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from games.services.reviews import game_review_failure_save, game_review_result_
 
 logger = logging.getLogger(__name__)
 
-REVIEW_SETTINGS = ReviewSettings(worlds=48, max_candidates=5, max_plies=60)
+REVIEW_SETTINGS = ReviewSettings()  # 40 worlds, 5 candidates, 60 plies: bench/review.py
 
 
 def decision_dict(decision: LogDecision) -> dict[str, Any]:

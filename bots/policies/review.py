@@ -6,11 +6,14 @@ search does (``IsmctsPolicy.candidates``: the heuristic's choice, the next best 
 other ways to take the pile, melds, going out or not) plus the chosen move, and evaluates every
 candidate on the same determinised worlds (common random numbers: each world deals the cards the
 seat cannot see at random; the candidate is applied, then every seat plays the heuristic to the
-end of the round or a ply cap, and ``evaluate`` scores the seat's side's advantage). Successive
-halving drops the weakest candidates after a few worlds, but the chosen move and the leader are
-evaluated on every world, so ``loss = best - chosen`` compares two means over the same worlds
-and is never negative. Everything is drawn from ``random.Random(seed)``: the same observation,
-move and seed give the same review.
+end of the round or a ply cap, and ``evaluate`` scores the seat's side's advantage). By default
+every candidate is played in every world, so all values are means over the same worlds and
+``loss = best - chosen`` is never negative. Successive halving (``halving_at``) may drop the
+weakest candidates after a few worlds to save time; the chosen move and the leader are always
+played to the end, ``best`` is the best of those played in every world, and a dropped
+candidate's value is the best's mean plus its paired difference with the best over the worlds
+they shared (a common-random-numbers estimate on the full set). Everything is drawn from
+``random.Random(seed)``: the same observation, move and seed give the same review.
 
 ``severity`` grades the loss less one standard error of the paired difference (a loss the
 worlds cannot tell from noise is not called a mistake): below ``INACCURACY`` (10 points)
@@ -83,14 +86,14 @@ BIG_PILE = 5
 
 @dataclass(frozen=True, slots=True)
 class ReviewSettings:
-    """The reviewer's budget: ``worlds`` determinisations per decision (halving after the counts
-    in ``halving_at``), at most ``max_candidates`` candidates besides the chosen move, rollouts
-    of at most ``max_plies`` plies."""
+    """The reviewer's budget: ``worlds`` determinisations per decision (halving after the
+    counts in ``halving_at``, none by default), at most ``max_candidates`` candidates besides the
+    chosen move, rollouts of at most ``max_plies`` plies."""
 
-    worlds: int = 24
+    worlds: int = 40
     max_candidates: int = 5
     max_plies: int = 60
-    halving_at: tuple[int, ...] = (8, 16)
+    halving_at: tuple[int, ...] = ()
     params: HeuristicParams = DEFAULT_PARAMS
 
     @property
@@ -228,8 +231,13 @@ def review_decision(
     _, stderr = paired_advantage(samples, best, chosen, n) if best != chosen else (0.0, 0.0)
     severity = severity_of(loss, stderr)
     reason = _reason(chosen, best, stats) if severity != "ok" else None
-    survivors = sorted(alive, key=lambda a: -stats[a].mean())
-    dropped = sorted((a for a in cands if a not in alive), key=lambda a: -stats[a].mean())
+    values = {a: stats[a].mean() for a in alive}
+    for a in cands:
+        if a not in alive:  # its paired difference with the best, on the worlds they shared
+            pairs = list(zip(stats[a].values, stats[best].values, strict=False))
+            values[a] = values[best] + sum(x - b for x, b in pairs) / max(1, len(pairs))
+    survivors = sorted(alive, key=lambda a: -values[a])
+    dropped = sorted((a for a in cands if a not in alive), key=lambda a: -values[a])
     return DecisionReview(
         chosen=chosen,
         best=best,
@@ -238,7 +246,7 @@ def review_decision(
         severity=severity,
         reason=reason,
         candidates=tuple(
-            CandidateValue(a, stats[a].mean(), len(stats[a].values)) for a in survivors + dropped
+            CandidateValue(a, values[a], len(stats[a].values)) for a in survivors + dropped
         ),
         worlds=n,
     )

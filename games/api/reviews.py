@@ -133,7 +133,7 @@ REVIEW_EXAMPLE = OpenApiExample(
         "through_round": 1,
         "requested_at": "2026-11-27T12:00:00Z",
         "finished_at": "2026-11-27T12:00:09Z",
-        "engine": "review-1 worlds=48 candidates=5 plies=60",
+        "engine": "review-1 worlds=40 candidates=5 plies=60",
         "cpu_seconds": 8.4,
         "summary": {
             "decisions": 1,
@@ -154,8 +154,8 @@ REVIEW_EXAMPLE = OpenApiExample(
                 "severity": "mistake",
                 "reason": "gave the pile away",
                 "candidates": [
-                    {"action": {"type": "discard", "card": "4C"}, "value": 120.5, "worlds": 48},
-                    {"action": {"type": "discard", "card": "KH"}, "value": 75.0, "worlds": 48},
+                    {"action": {"type": "discard", "card": "4C"}, "value": 120.5, "worlds": 40},
+                    {"action": {"type": "discard", "card": "KH"}, "value": 75.0, "worlds": 40},
                 ],
             }
         ],
