@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 from canasta_service.problems import AUTH, BODY, problem_responses
 from games.api.serializers import ActionSerializer
 from games.api.views import GAME_ID, player_of
-from games.models import ReviewStatus
+from games.models import Game, Player, ReviewStatus
 from games.selectors.reviews import game_review_get, review_game_get, review_view
 from games.services.reviews import game_review_request
 
@@ -166,6 +166,16 @@ REVIEW_PROBLEMS = (AUTH, "not_found", "not_seated", "review_seat_not_allowed", "
 
 
 # ============================================================================== views
+def _review_game(request: Request, game_id: int, parser: type[Base]) -> tuple[Player, Game, int]:
+    """The requester, the game and the seat a review request names (the body of a POST, the
+    query of a GET), checked: who may review that seat (``review_game_get``)."""
+    data = parser(data=request.query_params if request.method == "GET" else request.data)
+    data.is_valid(raise_exception=True)
+    player = player_of(request)
+    seat: int = data.validated_data["seat"]
+    return player, review_game_get(game_id=game_id, player=player, seat=seat), seat
+
+
 class GameReviewApi(APIView):
     @extend_schema(
         operation_id="games_review_create",
@@ -190,11 +200,7 @@ class GameReviewApi(APIView):
         ],
     )
     def post(self, request: Request, game_id: int) -> Response:
-        data = GameReviewRequestSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        player = player_of(request)
-        seat = data.validated_data["seat"]
-        game = review_game_get(game_id=game_id, player=player, seat=seat)
+        player, game, seat = _review_game(request, game_id, GameReviewRequestSerializer)
         review, created = game_review_request(game=game, player=player, seat=seat)
         code = status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK
         return Response(GameReviewSerializer(review_view(review)).data, status=code)
@@ -216,10 +222,6 @@ class GameReviewApi(APIView):
         examples=[REVIEW_EXAMPLE],
     )
     def get(self, request: Request, game_id: int) -> Response:
-        params = GameReviewParamsSerializer(data=request.query_params)
-        params.is_valid(raise_exception=True)
-        player = player_of(request)
-        seat = params.validated_data["seat"]
-        game = review_game_get(game_id=game_id, player=player, seat=seat)
+        _, game, seat = _review_game(request, game_id, GameReviewParamsSerializer)
         review = game_review_get(game=game, seat=seat)
         return Response(GameReviewSerializer(review_view(review)).data)

@@ -5,7 +5,6 @@ see, and refused where the rules of access say so."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,7 +12,6 @@ import pytest
 from bots import reviews as bot_reviews
 from bots.policies.review import ReviewSettings
 from bots.tasks import game_review_compute
-from canasta_service.celery import app as celery_app
 from games import errors
 from games.engine import GameState, parse_card
 from games.engine.view import player_view
@@ -25,22 +23,17 @@ from games.services.bots import bot_fallback_choose
 from games.services.lobby import BotSeatSpec, game_create, game_start
 from games.services.players import player_create
 from games.services.reviews import game_review_request
+from tests.api.conftest import eager_bots  # noqa: F401 (autouse: no broker)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture(autouse=True)
-def eager_and_fast(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Bots and the reviewer run in-process; the reviewer with a small budget."""
+def eager_and_fast(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reviewer with a small budget (``eager_bots``: bots and it run in-process)."""
     monkeypatch.setattr(
         bot_reviews, "REVIEW_SETTINGS", ReviewSettings(worlds=6, max_plies=30, halving_at=(3,))
     )
-    saved = celery_app.conf.task_always_eager
-    celery_app.conf.task_always_eager = True
-    try:
-        yield
-    finally:
-        celery_app.conf.task_always_eager = saved
 
 
 def _player(name: str) -> Player:
