@@ -74,8 +74,10 @@ class ReviewDecisionSerializer(Base):
     )
     round = serializers.IntegerField(help_text="The round, from 1.")
     turn = serializers.IntegerField(help_text="The round's turn, from 1.")
+    # Text, not an enum: a second enum of phases would rename the table view's `PhaseEnum`.
     phase = serializers.CharField(
-        help_text="The phase of the decision: `draw`, `play` or the answer to a partner."
+        help_text="The decision's phase: `draw` (draw or take the pile), `play` (meld, ask the "
+        "partner, discard) or `answer` (to the partner's request to go out)."
     )
     chosen = ActionSerializer(help_text="The move the seat made.")
     best = ActionSerializer(
