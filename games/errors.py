@@ -297,7 +297,7 @@ _SERVICE = (
         "hints_off",
         403,
         "Hints are off",
-        "This table was created without hints (the `hints` option, fixed at creation).",
+        "This table plays without hints (its creator may turn them on in the lobby).",
     ),
     _spec(
         "rated_custom_options",

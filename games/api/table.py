@@ -132,6 +132,9 @@ class TableSettingsSerializer(Base):
     game = serializers.IntegerField(help_text="The game's id.")
     table_talk = serializers.BooleanField(help_text="False: a 'no table talk' game, no chat.")
     spectator_delay = serializers.IntegerField(help_text="Spectators see this many moves late.")
+    hints = serializers.BooleanField(
+        help_text="Hints on: the seat to act may ask for a suggested move (casual tables only)."
+    )
     rematch_of = serializers.IntegerField(
         allow_null=True, help_text="The game this one is a rematch of; null if none."
     )
@@ -156,6 +159,11 @@ class TableSettingsUpdateSerializer(Base):
         min_value=0,
         max_value=SPECTATOR_DELAY_MAX,
         help_text="Spectators see the game this many moves late.",
+    )
+    hints = serializers.BooleanField(
+        required=False,
+        help_text="Hints on or off: the seat to act may ask for a suggested move (`GET "
+        "/games/{id}/hint/`). Never on at a rated table (422 `rated_no_hints`).",
     )
 
 
@@ -352,7 +360,8 @@ class TableSettingsApi(APIView):
         summary="Change the table's settings (creator, in the lobby)",
         description="`table_talk: false` makes a 'no table talk' game (quick chat refused "
         f"with 403 `table_talk_off`). `spectator_delay` (0 to {SPECTATOR_DELAY_MAX}): "
-        "spectators see the game that many moves late. Fixed once the game starts.",
+        "spectators see the game that many moves late. `hints` turns hints on or off (casual "
+        "tables only: 422 `rated_no_hints`). Fixed once the game starts.",
         parameters=[GAME_ID],
         request=TableSettingsUpdateSerializer,
         responses={
@@ -360,6 +369,7 @@ class TableSettingsApi(APIView):
             **problem_responses(
                 BODY,
                 "spectator_delay_invalid",
+                "rated_no_hints",
                 AUTH,
                 "not_game_creator",
                 "not_found",
@@ -383,6 +393,7 @@ class TableSettingsApi(APIView):
             player=player,
             table_talk=data.validated_data.get("table_talk"),
             spectator_delay=data.validated_data.get("spectator_delay"),
+            hints=data.validated_data.get("hints"),
         )
         return Response(TableSettingsSerializer(_settings_body(game, player)).data)
 

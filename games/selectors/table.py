@@ -104,6 +104,7 @@ def table_settings_get(game: Game) -> dict[str, Any]:
         "game": game.pk,
         "table_talk": table.table_talk,
         "spectator_delay": table.spectator_delay,
+        "hints": game.hints,
         "rematch_of": table.rematch_of_id,
         "conceded_seat": conceded[0] if conceded else None,
         "conceded_team": conceded[1] if conceded else None,

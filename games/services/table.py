@@ -91,8 +91,11 @@ def table_settings_update(
     player: Player,
     table_talk: bool | None = None,
     spectator_delay: int | None = None,
+    hints: bool | None = None,
 ) -> Game:
-    """Change the table's settings (the creator, while the table is in the lobby)."""
+    """Change the table's settings (the creator, while the table is in the lobby). ``hints``
+    turns the hints option on or off (never on at a rated table: 422 ``rated_no_hints``); the
+    option is the game's, and ``game_started`` records it."""
     with transaction.atomic():
         game = game_lock(game_id)
         if game.created_by_id != player.pk:
@@ -101,6 +104,8 @@ def table_settings_update(
             raise errors.GameAlreadyStarted("The game has started: its settings are fixed.")
         if spectator_delay is not None and not 0 <= spectator_delay <= SPECTATOR_DELAY_MAX:
             raise errors.SpectatorDelayInvalid()
+        if hints and game.rated:
+            raise errors.RatedNoHints()
         table = _table_lock(game)
         changed: dict[str, Any] = {}
         if table_talk is not None and table_talk != table.table_talk:
@@ -109,6 +114,10 @@ def table_settings_update(
             table.spectator_delay = changed["spectator_delay"] = spectator_delay
         if changed:
             table.save(update_fields=list(changed))
+        if hints is not None and hints != game.hints:  # the game's option, on its row
+            game.hints = changed["hints"] = hints
+            Game.objects.filter(pk=game.pk).update(hints=hints)
+        if changed:
             _append(game, table, TableEventKind.SETTINGS_CHANGED, player=player, data=changed)
     return game
 

@@ -153,3 +153,26 @@ def test_a_rematch_keeps_hints(ada: PlayerClient, bob: PlayerClient) -> None:
     assert new_id is not None
     assert ada.game(new_id)["hints"] is True
     assert GameEvent.objects.get(game_id=new_id, seq=1).payload["hints"] is True
+
+
+def test_the_creator_turns_hints_on_in_the_lobby_never_at_a_rated_table(
+    ada: PlayerClient, bob: PlayerClient
+) -> None:
+    game = create_game(ada, preset="two_player", seat=0)
+    table = f"/api/v1/games/{game['id']}/table/"
+    problem(bob.patch(table, {"hints": True}, format="json"), 403, "not_game_creator")
+    turned = ada.patch(table, {"hints": True}, format="json")
+    assert turned.status_code == 200, turned.content
+    assert turned.json()["hints"] is True and ada.game(game["id"])["hints"] is True
+    events = ada.get(f"{table}events/").json()["events"]
+    assert [(e["kind"], e["data"]) for e in events] == [("settings_changed", {"hints": True})]
+    bob.post(f"/api/v1/games/{game['id']}/join/", {}, format="json")
+    ada.post(f"/api/v1/games/{game['id']}/start/", {}, format="json")
+    assert GameEvent.objects.get(game_id=game["id"], seq=1).payload["hints"] is True
+    problem(ada.patch(table, {"hints": False}, format="json"), 409, "game_already_started")
+
+    rated = create_game(ada, preset="two_player", seat=0, rated=True)
+    refused = ada.patch(f"/api/v1/games/{rated['id']}/table/", {"hints": True}, format="json")
+    problem(refused, 422, "rated_no_hints")
+    assert ada.game(rated["id"])["hints"] is False
+    assert not ada.get(f"/api/v1/games/{rated['id']}/table/events/").json()["events"]
