@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bots.arena import observation_for
-from bots.policies import HeuristicPolicy
+from bots.policies import HeuristicPolicy, Observation
+from bots.policies import review as review_module
 from bots.policies.review import (
     BLUNDER,
     INACCURACY,
@@ -218,3 +219,37 @@ def test_the_log_walk_reviews_the_seats_own_decisions_of_the_rounds_asked() -> N
     assert steps == sorted(steps) and len(set(steps)) == len(steps)
     again = list(review_log(options, "review-log", entries, 1, 1, "t", FAST))
     assert again == decisions
+
+
+def test_the_log_walk_sees_what_a_bot_in_the_seat_saw(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At each decision the reviewer gets exactly the observation the arena gives a bot there
+    (its player view and the round's events as it saw them), never the state itself."""
+    options = make_options("classic", {})
+    events: list[Event] = []
+    state = new_game(options, "review-obs", events)
+    entries = [LogEntry(1, None, GAME_STARTED, {}, None, "system")]
+    policies = [HeuristicPolicy(i) for i in range(options.players)]
+    expected = {}
+    while state.round_no == 1:
+        seat = state.to_act
+        obs = observation_for(state, seat, events)
+        if seat == 2:
+            expected[len(entries) + 1] = obs
+        action = policies[seat].choose(obs)
+        apply(state, action, events)
+        entries.append(
+            LogEntry(len(entries) + 1, seat, action.type, action_to_dict(action), None, "bot")
+        )
+    seen: dict[int, object] = {}
+    real = review_module.review_decision
+
+    def spy(obs: object, chosen: Action, seed: int, settings: object = None) -> object:
+        assert isinstance(obs, Observation)
+        seen[len(seen)] = obs
+        return real(obs, chosen, seed, FAST)
+
+    monkeypatch.setattr(review_module, "review_decision", spy)
+    decisions = list(review_log(options, "review-obs", entries, 2, 1, "t", FAST))
+    assert len(seen) == len(decisions) > 0
+    for i, d in enumerate(decisions):
+        assert seen[i] == expected[d.step]
