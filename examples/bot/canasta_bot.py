@@ -181,6 +181,24 @@ def final_scores(api: AuthenticatedClient, game_id: int, seat: int | None) -> No
         print(f"winner: team {card.winner_team}", flush=True)
 
 
+def play_one_game(
+    server: str, token: str | None, name: str, game_id: int | None, code: str | None
+) -> int:
+    """Sign up (or use ``token``), sit down, play to the end, print the scores."""
+    token = token or sign_up(server, name)
+    api = AuthenticatedClient(
+        base_url=server,
+        token=token,
+        prefix="Token",
+        timeout=httpx.Timeout(WAIT_SECONDS + 15.0),  # a long-poll waits up to WAIT_SECONDS
+    )
+    table = sit_down(api, game_id, code)
+    moves = play(api, table.id)
+    print(f"the game is over after {moves} moves of ours", flush=True)
+    final_scores(api, table.id, table.your_seat)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="A Canasta bot account playing one game.")
     parser.add_argument("--server", required=True, help="the service, e.g. http://127.0.0.1:8000")
@@ -193,18 +211,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.game is None and not args.code:
         parser.error("give the table: --game ID or --code JOIN_CODE (or both)")
 
-    token = args.token or sign_up(args.server, args.name)
-    api = AuthenticatedClient(
-        base_url=args.server,
-        token=token,
-        prefix="Token",
-        timeout=httpx.Timeout(WAIT_SECONDS + 15.0),  # a long-poll waits up to WAIT_SECONDS
-    )
-    table = sit_down(api, args.game, args.code)
-    moves = play(api, table.id)
-    print(f"the game is over after {moves} moves of ours", flush=True)
-    final_scores(api, table.id, table.your_seat)
-    return 0
+    try:
+        return play_one_game(args.server, args.token, args.name, args.game, args.code)
+    except httpx.HTTPError as exc:  # the server is down or unreachable
+        sys.exit(f"cannot reach {args.server}: {exc}")
 
 
 if __name__ == "__main__":
