@@ -58,16 +58,12 @@ def bot_player_get() -> BotPlayer | None:
     return _registry.get("player")
 
 
-def review_compute_register(review_id: int) -> None:
-    """Have the review ``review_id`` computed once the current transaction commits."""
-
-    def send() -> None:
-        player = bot_player_get()
-        if player is None:
-            raise RuntimeError("no bot player is registered: the 'bots' app must be installed")
-        player.review_schedule(review_id)
-
-    transaction.on_commit(send)
+def review_send(review_id: int) -> None:
+    """Have the registered bot player compute the review ``review_id`` (after a commit)."""
+    player = bot_player_get()
+    if player is None:
+        raise RuntimeError("no bot player is registered: the 'bots' app must be installed")
+    player.review_schedule(review_id)
 
 
 # A simple legal bot: the first legal action of the most productive kind.

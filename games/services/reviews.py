@@ -12,15 +12,19 @@ pending to ready, so a task delivered twice computes the same result and writes 
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
+from canasta_service.celery import app as celery_app
 from games import errors
 from games.models import Game, GameReview, Player, ReviewStatus
 from games.selectors.reviews import finished_rounds_get
-from games.services.bots import review_compute_register
+from games.services.bots import review_send
+
+logger = logging.getLogger(__name__)
 
 ERROR_MAX_LENGTH = 200
 
@@ -47,10 +51,23 @@ def game_review_request(*, game: Game, player: Player, seat: int) -> tuple[GameR
             created = retried == 1
             review.refresh_from_db()
         if created:
-            review_compute_register(review.pk)
+            review_id = review.pk
+            transaction.on_commit(lambda: _review_send(review_id))
     if created:
         review.refresh_from_db()  # an in-process reviewer (no broker) has run by now
     return review, created
+
+
+def _review_send(review_id: int) -> None:
+    """Send the review to the bots' worker; a review that could not be sent (the broker down)
+    is marked failed, so that asking again sends it again."""
+    try:
+        review_send(review_id)
+    except Exception:
+        if celery_app.conf.task_always_eager:
+            raise
+        logger.exception("could not send review %s", review_id)
+        game_review_failure_save(review_id, engine="", error="not_sent")
 
 
 def game_review_result_save(

@@ -12,6 +12,7 @@ import pytest
 from bots import reviews as bot_reviews
 from bots.policies.review import ReviewSettings
 from bots.tasks import game_review_compute
+from canasta_service.celery import app as celery_app
 from games import errors
 from games.engine import GameState, parse_card
 from games.engine.view import player_view
@@ -19,7 +20,7 @@ from games.models import Game, GameEvent, GameReview, GameStatus, Player, Review
 from games.selectors.log import game_state_at
 from games.selectors.reviews import finished_rounds_get, review_game_get
 from games.services.actions import game_action_apply
-from games.services.bots import bot_fallback_choose
+from games.services.bots import bot_fallback_choose, bot_player_get, bot_player_register
 from games.services.lobby import BotSeatSpec, game_create, game_start
 from games.services.players import player_create
 from games.services.reviews import game_review_request
@@ -194,3 +195,36 @@ def test_after_the_game_any_seat_by_anyone_at_a_public_table() -> None:
         ).values_list("seat", flat=True)
     )
     assert seats == {2}
+
+
+def test_a_review_the_broker_did_not_take_is_failed_and_sent_again_when_asked() -> None:
+    ada = _player("Ada")
+    game = table_after_a_round(ada)
+    real = bot_player_get()
+    assert real is not None
+
+    class BrokerDown:
+        def turn_schedule(self, game_id: int, version: int) -> None:
+            raise AssertionError("not used")
+
+        def action_choose(self, *args: Any) -> dict[str, Any]:
+            raise AssertionError("not used")
+
+        def discard_choose(self, *args: Any) -> None:
+            raise AssertionError("not used")
+
+        def review_schedule(self, review_id: int) -> None:
+            raise ConnectionError("the broker is down")
+
+    saved = celery_app.conf.task_always_eager
+    bot_player_register(BrokerDown())
+    celery_app.conf.task_always_eager = False
+    try:
+        review, created = game_review_request(game=game, player=ada, seat=0)
+    finally:
+        celery_app.conf.task_always_eager = saved
+        bot_player_register(real)
+    assert created and review.status == ReviewStatus.FAILED and review.error == "not_sent"
+    review, created = game_review_request(game=game, player=ada, seat=0)
+    assert created and review.status == ReviewStatus.READY
+    assert GameReview.objects.filter(game=game).count() == 1
