@@ -584,7 +584,7 @@ export interface paths {
         head?: never;
         /**
          * Change the table's settings (creator, in the lobby)
-         * @description `table_talk: false` makes a 'no table talk' game (quick chat refused with 403 `table_talk_off`). `spectator_delay` (0 to 40): spectators see the game that many moves late. Fixed once the game starts.
+         * @description `table_talk: false` makes a 'no table talk' game (quick chat refused with 403 `table_talk_off`). `spectator_delay` (0 to 40): spectators see the game that many moves late. `hints` turns hints on or off (casual tables only: 422 `rated_no_hints`). Fixed once the game starts.
          */
         patch: operations["games_table_update"];
         trace?: never;
@@ -2838,7 +2838,7 @@ export interface components {
          *     | `rated_humans_only` | 422 | Humans only at rated tables | A rated table seats people only: no bot seats, and it cannot be started with bots. |  |
          *     | `rated_no_hints` | 422 | No hints at rated tables | A rated table plays without hints: the hints option is for casual tables. |  |
          *     | `bot_account_not_allowed` | 403 | Not for bot accounts | Bot accounts play casual tables only: they cannot join a quick-play queue. |  |
-         *     | `hints_off` | 403 | Hints are off | This table was created without hints (the `hints` option, fixed at creation). |  |
+         *     | `hints_off` | 403 | Hints are off | This table plays without hints (its creator may turn them on in the lobby). |  |
          *     | `rated_custom_options` | 422 | Custom options at a rated table | A rated table plays a standard preset as it is, without custom options. |  |
          *     | `already_queued` | 409 | Already queued | You are already waiting in a quick-play queue; leave it first. |  |
          *     | `queued_for_match` | 409 | Waiting for a match | You are waiting in a quick-play queue; leave it before you sit at a table. |  |
@@ -3689,6 +3689,8 @@ export interface components {
             table_talk?: boolean;
             /** @description Spectators see the game this many moves late. */
             spectator_delay?: number;
+            /** @description Hints on or off: the seat to act may ask for a suggested move (`GET /games/{id}/hint/`). Never on at a rated table (422 `rated_no_hints`). */
+            hints?: boolean;
         };
         /** @description A seat accepted the proposal to pause. */
         PauseAcceptedEvent: {
@@ -4715,7 +4717,7 @@ export interface components {
             round: number;
             /** @description The round's turn, from 1. */
             turn: number;
-            /** @description The phase of the decision: `draw`, `play` or the answer to a partner. */
+            /** @description The decision's phase: `draw` (draw or take the pile), `play` (meld, ask the partner, discard) or `answer` (to the partner's request to go out). */
             phase: string;
             /** @description The move the seat made. */
             chosen: components["schemas"]["Action"];
@@ -5248,6 +5250,8 @@ export interface components {
             table_talk: boolean;
             /** @description Spectators see this many moves late. */
             spectator_delay: number;
+            /** @description Hints on: the seat to act may ask for a suggested move (casual tables only). */
+            hints: boolean;
             /** @description The game this one is a rematch of; null if none. */
             rematch_of: number | null;
             /** @description The seat that conceded the game; null if none did. */
@@ -7304,7 +7308,7 @@ export interface operations {
             /**
              * @description Forbidden: `code` is one of
              *
-             *     - `hints_off`: This table was created without hints (the `hints` option, fixed at creation).
+             *     - `hints_off`: This table plays without hints (its creator may turn them on in the lobby).
              *     - `not_seated`: You do not occupy a seat at this table.
              *     - `not_your_turn`: It is not this seat's turn to act.
              */
@@ -9252,6 +9256,19 @@ export interface operations {
              *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
              */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of
+             *
+             *     - `rated_no_hints`: A rated table plays without hints: the hints option is for casual tables.
+             */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

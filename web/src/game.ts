@@ -33,7 +33,7 @@ import { autoGroups, pileTake, stagedGroups } from "./play";
 import { ratingChangeLines } from "./ratings";
 import { describe, seatName } from "./replay";
 import { actionText, plural } from "./words";
-import { currentHint, type Hint, hintAfterEvents, HINT_LEVELS, type HintLevel, hintedIndices, hintsOn, hintText } from "./hints";
+import { currentHint, type Hint, hintAfterEvents, HINT_LEVELS, type HintLevel, hintedIndices, hintsOn, hintSummary, hintText } from "./hints";
 
 /** Long-poll length (the server holds a request until there is news) and the shortest loop:
  * the last resort when neither the socket nor the stream can be opened. */
@@ -452,7 +452,7 @@ export class GameScreen {
     try {
       const hint = await api.hint(this.id, this.hintLevel);
       this.hint = hint;
-      announce(`${hintText(hint)}.${hint.summary ? ` ${hint.summary}` : ""}`);
+      announce(`${hintText(hint)}.${hintSummary(hint) ? ` ${hintSummary(hint)}` : ""}`);
     } catch (err) {
       this.hint = null;
       this.hintError = err instanceof ApiError ? `${err.problem.detail} (${err.code})` : String(err);
@@ -490,7 +490,7 @@ export class GameScreen {
       h(
         "p",
         { class: `hint-text ${this.hintError ? "error" : ""}`, testid: "hint-text", role: "status" },
-        hint ? [...cardText(hintText(hint)), hint.summary ? h("span", { class: "muted" }, ` — ${hint.summary}`) : ""] : this.hintError,
+        hint ? [...cardText(hintText(hint)), hintSummary(hint) ? h("span", { class: "muted" }, " — ", ...cardText(hintSummary(hint))) : ""] : this.hintError,
       ),
     );
   }

@@ -27,6 +27,12 @@ export function hintText(hint: Hint): string {
   return `Hint (${hint.level}): ${actionText(hint.action)}`;
 }
 
+/** The server's few words when they add to the move's own ("" when they only repeat it). */
+export function hintSummary(hint: Hint): string {
+  const summary = (hint.summary ?? "").trim();
+  return summary.startsWith(actionText(hint.action)) ? "" : summary;
+}
+
 /** The positions in ``hand`` of the cards the hinted move uses (each card used once). */
 export function hintedIndices(hand: readonly string[], hint: Hint | null): Set<number> {
   const out = new Set<number>();

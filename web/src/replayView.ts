@@ -62,6 +62,9 @@ export class ReplayScreen {
   private reviewBusy = false;
   private reviewError = "";
   private withInaccuracies = false;
+  /** The list of marked steps stays open or closed across redraws (closed at first: the
+   * timeline, the jumps and the step's own decision come first on a phone). */
+  private marksOpen = false;
   private poller: ReviewPoller | null = null;
 
   constructor(
@@ -239,7 +242,7 @@ export class ReplayScreen {
         "p",
         { class: `review-status ${review?.status ?? "none"}`, testid: "review-status", role: "status" },
         review ? statusText(review) : this.reviewBusy ? "Asking for the review…" : "",
-        pending ? h("span", { class: "spinner", "aria-hidden": "true" }, " ⏳") : "",
+        pending ? h("span", { class: "spinner", "aria-hidden": "true" }) : "",
       ),
       this.reviewError ? h("p", { class: "message error", testid: "review-error" }, this.reviewError) : "",
       review?.status === "ready" && review.summary
@@ -302,8 +305,14 @@ export class ReplayScreen {
         ? list.length
           ? h(
               "details",
-              { class: "review-marks-box", open: true },
-              h("summary", {}, `Marked steps of ${whose} play (${list.length})`),
+              {
+                class: "review-marks-box",
+                open: this.marksOpen,
+                ontoggle: (e: Event) => {
+                  this.marksOpen = (e.currentTarget as HTMLDetailsElement).open;
+                },
+              },
+              h("summary", { testid: "review-marks-toggle" }, `Marked steps of ${whose} play (${list.length})`),
               h(
                 "ol",
                 { class: "review-marks", testid: "review-marks" },

@@ -1,7 +1,7 @@
 import { describe as suite, expect, it } from "vitest";
 import type { Seat } from "../src/api";
 import { isBotAccount } from "../src/board";
-import { currentHint, type Hint, hintAfterEvents, hintedIndices, hintsOn, hintText } from "../src/hints";
+import { currentHint, type Hint, hintAfterEvents, hintedIndices, hintsOn, hintSummary, hintText } from "../src/hints";
 
 const HINT: Hint = {
   version: 14,
@@ -26,6 +26,8 @@ suite("hints", () => {
   it("says the move in words", () => {
     expect(hintText(HINT)).toBe("Hint (medium): Meld K♠ K♥ 2♣");
     expect(hintText({ ...HINT, level: "hard", action: { type: "discard", card: "7H" } })).toBe("Hint (hard): Discard 7♥");
+    expect(hintSummary(HINT)).toBe("Open with the kings.");
+    expect(hintSummary({ ...HINT, summary: "Meld K♠ K♥ 2♣ (K)" })).toBe(""); // says the move again
   });
   it("finds the hand's cards it uses, each card once", () => {
     const hand = ["2C", "5D", "KH", "KS", "KS"];
