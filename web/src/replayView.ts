@@ -10,6 +10,8 @@ import { applyEvent, describe, emptyTable, type ReplayTable, seatName } from "./
 import {
   decisionAt,
   decisionWords,
+  finishedRounds,
+  mayAsk,
   markAt,
   markLabel,
   marks,
@@ -115,7 +117,7 @@ export class ReplayScreen {
   /** A review asked for earlier (this seat's): shown at once, followed if still pending. */
   private async readReview(): Promise<void> {
     const seat = this.reviewSeat;
-    if (seat === null || this.disposed) return;
+    if (seat === null || this.disposed || finishedRounds(this.events) === 0) return; // none can exist
     try {
       const review = await api.review(this.id, seat);
       if (seat === this.reviewSeat && !this.disposed) this.showReview(review);
@@ -161,6 +163,8 @@ export class ReplayScreen {
         },
         (err) => {
           this.reviewError = err instanceof ApiError ? `${err.problem.detail} (${err.code})` : String(err);
+          // gone or refused for good: stop asking (a network error or a 5xx is tried again)
+          if (err instanceof ApiError && (err.status === 403 || err.status === 404)) this.poller?.stop();
           this.render();
         },
       );
@@ -191,6 +195,7 @@ export class ReplayScreen {
     const next = nextMark(list, this.step);
     const previous = previousMark(list, this.step);
     const pending = review?.status === "pending";
+    const finished = finishedRounds(this.events);
     const whose = seat === g.your_seat ? "your" : `${nameOf(seat)}'s`;
     const decision = here
       ? (() => {
@@ -230,14 +235,15 @@ export class ReplayScreen {
               ),
             )
           : "",
-        review?.status === "ready" || pending
-          ? ""
-          : h(
+        mayAsk(review, finished)
+          ? h(
               "button",
               { class: "primary", testid: "review-request", disabled: this.reviewBusy, onclick: () => void this.requestReview() },
-              reviewButtonText(seat, g.your_seat),
-            ),
+              review?.status === "ready" ? `${reviewButtonText(seat, g.your_seat)} again (rounds 1 to ${finished})` : reviewButtonText(seat, g.your_seat),
+            )
+          : "",
       ),
+      finished === 0 ? h("p", { class: "muted", testid: "review-none" }, "A review covers the finished rounds: none has finished yet.") : "",
       h(
         "p",
         { class: `review-status ${review?.status ?? "none"}`, testid: "review-status", role: "status" },

@@ -150,6 +150,20 @@ export function reviewButtonText(seat: number, yourSeat: number | null): string 
   return seat === yourSeat ? "Review my play" : `Review seat ${seat + 1}`;
 }
 
+/** How many rounds a move log has finished (its `round_ended` effects). */
+export function finishedRounds(events: readonly { effects: readonly { kind: string }[] }[]): number {
+  return events.reduce((n, ev) => n + ev.effects.filter((e) => e.kind === "round_ended").length, 0);
+}
+
+/** Whether to offer asking for the review: none yet, a failed one (asking again retries), or
+ * a ready one that covers fewer rounds than have finished since. Never before a round ended. */
+export function mayAsk(review: Pick<Review, "status" | "through_round"> | null, finished: number): boolean {
+  if (finished === 0) return false;
+  if (!review) return true;
+  if (review.status === "failed") return true;
+  return review.status === "ready" && review.through_round < finished;
+}
+
 export interface Timers {
   set(fn: () => void, ms: number): unknown;
   clear(handle: unknown): void;

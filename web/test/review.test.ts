@@ -13,6 +13,8 @@ import {
   type ReviewDecision,
   ReviewPoller,
   reviewableSeats,
+  finishedRounds,
+  mayAsk,
   reviewButtonText,
   statusText,
   summaryText,
@@ -142,6 +144,18 @@ suite("who may be reviewed", () => {
     expect(reviewableSeats({ status: "finished", your_seat: 1, is_public: false, seats })).toEqual([0, 1, 2, 3]);
     expect(reviewableSeats({ status: "finished", your_seat: null, is_public: true, seats })).toEqual([0, 1, 2, 3]);
     expect(reviewableSeats({ status: "finished", your_seat: null, is_public: false, seats })).toEqual([]);
+  });
+  it("offers to ask once a round has finished, again after a failure or more rounds", () => {
+    const ended = { effects: [{ kind: "card_discarded" }, { kind: "round_ended" }] };
+    const events = [{ effects: [{ kind: "round_started" }] }, ended, { effects: [] }, ended];
+    expect(finishedRounds(events)).toBe(2);
+    expect(finishedRounds([])).toBe(0);
+    expect(mayAsk(null, 0)).toBe(false);
+    expect(mayAsk(null, 1)).toBe(true);
+    expect(mayAsk({ status: "pending", through_round: 1 }, 1)).toBe(false);
+    expect(mayAsk({ status: "ready", through_round: 1 }, 1)).toBe(false);
+    expect(mayAsk({ status: "ready", through_round: 1 }, 2)).toBe(true);
+    expect(mayAsk({ status: "failed", through_round: 1 }, 1)).toBe(true);
   });
   it("names the button", () => {
     expect(reviewButtonText(1, 1)).toBe("Review my play");
