@@ -22,9 +22,9 @@ worlds cannot tell from noise is not called a mistake): below ``INACCURACY`` (10
 moves tell one (``REASONS``), else None.
 
 ``review_log`` walks a game's log (the engine's replay) and reviews every decision of one seat
-in rounds 1..``through_round`` that had more than one legal move, from the observation a bot in
-that seat would have had: the seat's player view of the state before the move and the round's
-events as that seat saw them.
+in rounds 1..``through_round`` that had more than one legal move (not the moves the turn timer
+made for an absent seat), from the observation a bot in that seat would have had: the seat's
+player view of the state before the move and the round's events as that seat saw them.
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ from .ismcts import IsmctsPolicy, paired_advantage, rollout, rollout_step
 from .observation import Observation, determinise, observe
 
 REVIEWER = "review-1"
+TIMER_SOURCE = "timer"  # a move the turn timer made for an absent seat (not reviewed)
 
 # Grades of a loss, in points of the seat's side's round advantage.
 INACCURACY = 10.0
@@ -337,6 +338,8 @@ def review_log(
             return
         nxt = entries[i + 1] if i + 1 < len(entries) else None
         if nxt is None or nxt.seat != seat or nxt.type in TABLE_FACTS or st.to_act != seat:
+            continue
+        if nxt.source == TIMER_SOURCE:  # the turn timer moved for the seat: no decision
             continue
         if st.phase == PHASE_GAME_OVER or len(legal_actions(st)) <= 1:
             continue

@@ -219,6 +219,10 @@ def test_the_log_walk_reviews_the_seats_own_decisions_of_the_rounds_asked() -> N
     assert steps == sorted(steps) and len(set(steps)) == len(steps)
     again = list(review_log(options, "review-log", entries, 1, 1, "t", FAST))
     assert again == decisions
+    # A move the turn timer made for the seat is not its decision.
+    timed = [replace(e, source="timer") if e.seq == steps[0] else e for e in entries]
+    rest = list(review_log(options, "review-log", timed, 1, 1, "t", FAST))
+    assert [d.step for d in rest] == steps[1:]
 
 
 def test_the_log_walk_sees_what_a_bot_in_the_seat_saw(monkeypatch: pytest.MonkeyPatch) -> None:
