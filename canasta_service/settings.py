@@ -188,6 +188,8 @@ THROTTLE_RATES: dict[str, str | None] = {
     "chat": throttle_rate("THROTTLE_CHAT", "30/minute"),
     # A hint runs a bot policy (the hard one thinks for up to 0.45 s): games/api/hints.py.
     "hint": throttle_rate("THROTTLE_HINT", "60/minute"),
+    # Asking for a review sends a search of many seconds to a worker: games/api/reviews.py.
+    "review": throttle_rate("THROTTLE_REVIEW", "30/hour"),
 }
 # How long a server remembers whom a token belongs to (games/api/authentication.py); 0: never.
 AUTH_TOKEN_CACHE_SECONDS = env_int("AUTH_TOKEN_CACHE_SECONDS", default=30, minimum=0, maximum=3600)

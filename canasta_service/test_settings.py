@@ -21,6 +21,7 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {  # noqa: F405
     "signup": None,
     "actions": None,
     "chat": None,
+    "review": None,
 }
 
 # Long-polls and event streams wait at most this long in the suite (generated requests may ask

@@ -13,6 +13,7 @@ from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schem
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from canasta_service.problems import AUTH, BODY, problem_responses
@@ -179,6 +180,11 @@ def _review_game(request: Request, game_id: int, parser: type[Base]) -> tuple[Pl
 
 
 class GameReviewApi(APIView):
+    def get_throttles(self) -> list[BaseThrottle]:
+        # Asking sends a search of many seconds to a worker; reading is cheap (clients poll).
+        self.throttle_scope = "review" if self.request.method == "POST" else ""
+        return super().get_throttles()
+
     @extend_schema(
         operation_id="games_review_create",
         tags=["replay"],
@@ -194,7 +200,7 @@ class GameReviewApi(APIView):
         responses={
             200: GameReviewSerializer,
             202: GameReviewSerializer,
-            **problem_responses(BODY, REVIEW_PROBLEMS, "review_no_finished_round"),
+            **problem_responses(BODY, REVIEW_PROBLEMS, "review_no_finished_round", "throttled"),
         },
         examples=[
             OpenApiExample("Review seat 0", value={"seat": 0}, request_only=True),

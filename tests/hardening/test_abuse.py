@@ -160,6 +160,21 @@ def test_chat_is_rate_limited_per_player(
     throttled(ada.post(url, {"phrase": "good_luck"}, format="json"))
 
 
+def test_review_requests_are_rate_limited_and_reads_are_not(
+    make_player: Callable[..., PlayerClient], rates: Callable[..., None]
+) -> None:
+    game_id, (ada, _) = started_game(make_player)
+    rates(review="2/hour")
+    url = f"/api/v1/games/{game_id}/review/"
+    # No round has ended: refused, but counted (the limit is on requests).
+    for _ in range(2):
+        problem(ada.post(url, {"seat": 0}, format="json"), 409, "review_no_finished_round")
+    throttled(ada.post(url, {"seat": 0}, format="json"))
+    # Reading (which clients poll) is not limited by the review scope.
+    for _ in range(3):
+        problem(ada.get(url, {"seat": 0}), 404, "review_not_found")
+
+
 # ============================================================================== bodies
 def test_an_oversized_body_is_refused_before_it_is_parsed(
     make_player: Callable[..., PlayerClient], settings: Any
