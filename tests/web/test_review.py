@@ -186,6 +186,10 @@ def test_review_my_play_in_the_replay(
         expect(page.get_by_test_id("replay-step")).to_contain_text(re.compile(rf"^Step {steps[1]} /"))
         page.get_by_test_id("review-prev").click()
         expect(page.get_by_test_id("replay-step")).to_contain_text(re.compile(rf"^Step {first_at} /"))
+        page.keyboard.press("n")  # the key for the next mistake
+        expect(page.get_by_test_id("replay-step")).to_contain_text(re.compile(rf"^Step {steps[1]} /"))
+        page.keyboard.press("p")
+        expect(page.get_by_test_id("replay-step")).to_contain_text(re.compile(rf"^Step {first_at} /"))
         marks.nth(count - 1).click()
         expect(page.get_by_test_id("replay-step")).to_contain_text(re.compile(rf"^Step {steps[-1]} /"))
         expect(page.get_by_test_id("review-next")).to_be_disabled()

@@ -263,6 +263,8 @@ export class ReplayScreen {
               {
                 testid: "review-prev",
                 disabled: !previous,
+                "aria-keyshortcuts": "p",
+                title: "Previous mistake (key p)",
                 onclick: () => previous && void this.go(previous.at),
                 "aria-label": previous ? `Previous mistake: step ${previous.at}` : "No previous mistake",
               },
@@ -273,6 +275,8 @@ export class ReplayScreen {
               {
                 testid: "review-next",
                 disabled: !next,
+                "aria-keyshortcuts": "n",
+                title: "Next mistake (key n)",
                 onclick: () => next && void this.go(next.at),
                 "aria-label": next ? `Next mistake: step ${next.at}` : "No next mistake",
               },
@@ -363,6 +367,12 @@ export class ReplayScreen {
     if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return; // the slider steps itself
     if (e.key === "ArrowRight") void this.go(this.step + 1);
     if (e.key === "ArrowLeft") void this.go(this.step - 1);
+    // n / p: the next and previous marked mistake of a ready review
+    if ((e.key === "n" || e.key === "p") && !e.ctrlKey && !e.metaKey && !e.altKey && this.review?.status === "ready") {
+      const list = marks(this.review, this.withInaccuracies);
+      const target = e.key === "n" ? nextMark(list, this.step) : previousMark(list, this.step);
+      if (target) void this.go(target.at);
+    }
   };
 
   private async go(step: number): Promise<void> {
