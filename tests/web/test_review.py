@@ -25,8 +25,8 @@ from games.models import Game, GameStatus, Player
 from games.services.actions import game_action_apply
 from games.services.bots import bot_fallback_choose
 from games.services.lobby import game_create, game_join, game_start
-from games.services.table import game_concede
 from games.services.players import player_create
+from games.services.table import game_concede
 from tests.web.conftest import axe_violations, describe_violations
 from tests.web.test_client import expect, fits_the_phone, sign_up
 
@@ -68,9 +68,7 @@ def play_a_round(game_id: int, bad_seat: int, max_steps: int = 5000) -> None:
             return
         seat = state.to_act
         action = bad_move(state) if seat == bad_seat else bot_fallback_choose(state)
-        game_action_apply(
-            game_id=game_id, seat=seat, action=action, expected_version=game.version
-        )
+        game_action_apply(game_id=game_id, seat=seat, action=action, expected_version=game.version)
     raise AssertionError("no round ended")
 
 
@@ -91,12 +89,17 @@ def finished_game_against_a_bot_account() -> tuple[int, Player, str]:
 
 
 def signed_in(context: Any, player: Player, token: str) -> None:
+    items = {"canasta.token": token, "canasta.name": player.display_name}
+    items["canasta.playerId"] = str(player.pk)
     context.add_init_script(
-        "localStorage.setItem('canasta.token', %s);"
-        "localStorage.setItem('canasta.name', %s);"
-        "localStorage.setItem('canasta.playerId', %s);"
-        % (json.dumps(token), json.dumps(player.display_name), json.dumps(str(player.pk)))
+        "".join(
+            f"localStorage.setItem({json.dumps(k)}, {json.dumps(v)});" for k, v in items.items()
+        )
     )
+
+
+def at_step(page: Any, step: int) -> None:
+    expect(page.get_by_test_id("replay-step")).to_contain_text(re.compile(rf"^Step {step} /"))
 
 
 def step_of(page: Any) -> int:
@@ -143,9 +146,10 @@ def test_review_my_play_in_the_replay(
     expect(status).to_contain_text("Reviewing", timeout=REVIEW_TIMEOUT_MS)
     shots(page, "replay-review-pending")
     expect(status).to_contain_text("Review ready", timeout=30_000)
-    assert any(f"seat=0" in url for url in gets), gets
+    assert any("seat=0" in url for url in gets), gets
     summary = page.get_by_test_id("review-summary")
-    expect(summary).to_contain_text(re.compile(r"\d+ decisions?: .*mistakes?, .*blunders?; .* lost in all"))
+    summarised = re.compile(r"\d+ decisions?: .*mistakes?, .*blunders?; .* lost in all")
+    expect(summary).to_contain_text(summarised)
 
     # The mistakes and blunders are marked (on the timeline, and in a list that opens); the
     # next mistake is a key press away.
@@ -164,13 +168,14 @@ def test_review_my_play_in_the_replay(
     if first_at > 1:  # the first decision's position is step 1 when it is the first draw
         page.get_by_test_id("review-next").focus()
         page.keyboard.press("Enter")
-    expect(page.get_by_test_id("replay-step")).to_contain_text(re.compile(rf"^Step {first_at} /"))
+    at_step(page, first_at)
     assert step_of(page) == first_at
     decision = page.get_by_test_id("review-decision")
     expect(decision).to_be_visible()
     expect(decision).to_contain_text("chose")
     expect(decision).to_contain_text("Best:")
-    expect(page.get_by_test_id("review-loss")).to_contain_text(re.compile(r"(mistake|blunder), \d+ points? lost"))
+    loss = re.compile(r"(mistake|blunder), \d+ points? lost")
+    expect(page.get_by_test_id("review-loss")).to_contain_text(loss)
     expect(page.get_by_test_id("replay-step-mark")).to_be_visible()
     expect(marks.first).to_have_attribute("aria-current", "step")
     expect(page.get_by_test_id("announcer")).to_contain_text("Marked:")
@@ -183,15 +188,15 @@ def test_review_my_play_in_the_replay(
     # A mark of the list jumps there; the previous mistake goes back.
     if count >= 2:
         page.get_by_test_id("review-next").click()
-        expect(page.get_by_test_id("replay-step")).to_contain_text(re.compile(rf"^Step {steps[1]} /"))
+        at_step(page, steps[1])
         page.get_by_test_id("review-prev").click()
-        expect(page.get_by_test_id("replay-step")).to_contain_text(re.compile(rf"^Step {first_at} /"))
+        at_step(page, first_at)
         page.keyboard.press("n")  # the key for the next mistake
-        expect(page.get_by_test_id("replay-step")).to_contain_text(re.compile(rf"^Step {steps[1]} /"))
+        at_step(page, steps[1])
         page.keyboard.press("p")
-        expect(page.get_by_test_id("replay-step")).to_contain_text(re.compile(rf"^Step {first_at} /"))
+        at_step(page, first_at)
         marks.nth(count - 1).click()
-        expect(page.get_by_test_id("replay-step")).to_contain_text(re.compile(rf"^Step {steps[-1]} /"))
+        at_step(page, steps[-1])
         expect(page.get_by_test_id("review-next")).to_be_disabled()
     # Inaccuracies too, on request: never fewer marks.
     page.get_by_test_id("review-inaccuracies").check()
