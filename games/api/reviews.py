@@ -71,7 +71,8 @@ class ReviewCandidateSerializer(Base):
 
 class ReviewDecisionSerializer(Base):
     step = serializers.IntegerField(
-        help_text="The event of the move log that made the move (the replay's `at`)."
+        help_text="The seq of the move-log event that made the move: the replay at `step - 1` "
+        "shows the position the seat decided in, at `step` the position after the move."
     )
     round = serializers.IntegerField(help_text="The round, from 1.")
     turn = serializers.IntegerField(help_text="The round's turn, from 1.")
