@@ -20,7 +20,12 @@ from canasta_service.problems import AUTH, BODY, problem_responses
 from games.api.serializers import ActionSerializer
 from games.api.views import GAME_ID, player_of
 from games.models import Game, Player, ReviewStatus
-from games.selectors.reviews import game_review_get, review_game_get, review_view
+from games.selectors.reviews import (
+    game_review_get,
+    review_game_get,
+    review_seat_check,
+    review_view,
+)
 from games.services.reviews import game_review_request
 
 Base = serializers.Serializer[Any]
@@ -172,12 +177,15 @@ REVIEW_PROBLEMS = (AUTH, "not_found", "not_seated", "review_seat_not_allowed", "
 # ============================================================================== views
 def _review_game(request: Request, game_id: int, parser: type[Base]) -> tuple[Player, Game, int]:
     """The requester, the game and the seat a review request names (the body of a POST, the
-    query of a GET), checked: who may review that seat (``review_game_get``)."""
+    query of a GET), checked: the game first (404 to those who may not see it, whatever they
+    sent), then the request, then who may review that seat (``review_seat_check``)."""
+    player = player_of(request)
+    game = review_game_get(game_id=game_id, player=player)
     data = parser(data=request.query_params if request.method == "GET" else request.data)
     data.is_valid(raise_exception=True)
-    player = player_of(request)
     seat: int = data.validated_data["seat"]
-    return player, review_game_get(game_id=game_id, player=player, seat=seat), seat
+    review_seat_check(game=game, player=player, seat=seat)
+    return player, game, seat
 
 
 class GameReviewApi(APIView):

@@ -25,21 +25,25 @@ from games.selectors.seating import seat_index_of
 GAME_OVER = (GameStatus.FINISHED, GameStatus.ABANDONED)
 
 
-def review_game_get(*, game_id: int, player: Player, seat: int) -> Game:
-    """The game whose ``seat`` ``player`` may review (404, 403 or 400 ``invalid_seat``)."""
-    game = game_get_visible(game_id=game_id, player=player)
+def review_game_get(*, game_id: int, player: Player) -> Game:
+    """The game ``player`` may see (404 to anyone else, before anything of the request is
+    read: a private table's reviews say nothing to strangers)."""
+    return game_get_visible(game_id=game_id, player=player)
+
+
+def review_seat_check(*, game: Game, player: Player, seat: int) -> None:
+    """May ``player`` review ``seat`` of ``game``? (403 or 400 ``invalid_seat`` if not)."""
     mine = seat_index_of(game, player.pk)
     if not 0 <= seat < len(game.seating):
         raise errors.InvalidSeat()
     if game.status in GAME_OVER:
         if mine is None and not game.is_public:
             raise errors.NotSeated()
-        return game
+        return
     if mine is None:
         raise errors.NotSeated()
     if mine != seat:
         raise errors.ReviewSeatNotAllowed()
-    return game
 
 
 def finished_rounds_get(game: Game) -> tuple[int, int]:

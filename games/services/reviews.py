@@ -21,7 +21,7 @@ from django.utils import timezone
 from canasta_service.celery import app as celery_app
 from games import errors
 from games.models import Game, GameReview, Player, ReviewStatus
-from games.selectors.reviews import finished_rounds_get
+from games.selectors.reviews import finished_rounds_get, review_seat_check
 from games.services.bots import review_send
 
 logger = logging.getLogger(__name__)
@@ -31,9 +31,10 @@ ERROR_MAX_LENGTH = 200
 
 def game_review_request(*, game: Game, player: Player, seat: int) -> tuple[GameReview, bool]:
     """The review of ``seat`` in ``game`` through its last finished round, and whether it was
-    made (or sent again after failing) by this request. ``game`` and ``seat`` come from
-    ``review_game_get`` (which checks who may ask). 409 ``review_no_finished_round`` when no
-    round has finished."""
+    made (or sent again after failing) by this request. ``game`` comes from
+    ``review_game_get``; who may ask for ``seat`` is checked here (``review_seat_check``). 409
+    ``review_no_finished_round`` when no round has finished."""
+    review_seat_check(game=game, player=player, seat=seat)
     through_round, through_seq = finished_rounds_get(game)
     if through_round == 0:
         raise errors.ReviewNoFinishedRound()

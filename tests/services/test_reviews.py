@@ -18,7 +18,7 @@ from games.engine import GameState, parse_card
 from games.engine.view import player_view
 from games.models import Game, GameEvent, GameReview, GameStatus, Player, ReviewStatus
 from games.selectors.log import game_state_at
-from games.selectors.reviews import finished_rounds_get, review_game_get
+from games.selectors.reviews import finished_rounds_get, review_game_get, review_seat_check
 from games.services.actions import game_action_apply
 from games.services.bots import bot_fallback_choose, bot_player_get, bot_player_register
 from games.services.lobby import BotSeatSpec, game_create, game_start
@@ -77,7 +77,7 @@ def action_cards(action: dict[str, Any]) -> Counter[int]:
 def test_a_players_own_review_mid_game() -> None:
     ada = _player("Ada")
     game = table_after_a_round(ada)
-    assert review_game_get(game_id=game.pk, player=ada, seat=0) == game
+    review_seat_check(game=review_game_get(game_id=game.pk, player=ada), player=ada, seat=0)
 
     review, created = game_review_request(game=game, player=ada, seat=0)
     assert created and review.status == ReviewStatus.READY, review.error
@@ -137,11 +137,11 @@ def test_mid_game_only_the_own_seat_and_only_seated_players() -> None:
     ada, eve = _player("Ada"), _player("Eve")
     game = table_after_a_round(ada)
     with pytest.raises(errors.ReviewSeatNotAllowed):
-        review_game_get(game_id=game.pk, player=ada, seat=1)
+        review_seat_check(game=game, player=ada, seat=1)
     with pytest.raises(errors.NotSeated):
-        review_game_get(game_id=game.pk, player=eve, seat=0)
+        review_seat_check(game=game, player=eve, seat=0)
     with pytest.raises(errors.InvalidSeat):
-        review_game_get(game_id=game.pk, player=ada, seat=4)
+        review_seat_check(game=game, player=ada, seat=4)
     assert not GameReview.objects.filter(game=game).exists()
 
 
@@ -184,7 +184,7 @@ def test_after_the_game_any_seat_by_anyone_at_a_public_table() -> None:
     game.refresh_from_db()
     assert game.status == GameStatus.FINISHED
     rounds, _ = finished_rounds_get(game)
-    assert review_game_get(game_id=game.pk, player=eve, seat=2) == game
+    review_seat_check(game=review_game_get(game_id=game.pk, player=eve), player=eve, seat=2)
     review, created = game_review_request(game=game, player=eve, seat=2)
     assert created and review.status == ReviewStatus.READY and review.through_round == rounds
     assert review.result is not None
