@@ -289,6 +289,7 @@ RULES: dict[str, Callable[[Any, Truth], None]] = {
     "/api/v1/games/{game_id}/events/": events,
     "/api/v1/games/{game_id}/export/": export,
     "/api/v1/games/{game_id}/fairness/": fairness,
+    "/api/v1/games/{game_id}/hint/": nothing_more,  # the seat to act's only: 403 not_seated
     "/api/v1/games/{game_id}/presence/": nothing_more,  # who is connected
     "/api/v1/games/{game_id}/rematch/": nothing_more,  # after the end only
     "/api/v1/games/{game_id}/replay/": replay,
@@ -350,7 +351,9 @@ def test_a_delayed_spectator_sees_nothing_past_the_horizon(
             continue
         status, body = t.answers[who][path]
         if status != 200:
-            assert status in (404, 409), (t.name, status, body)  # e.g. no rematch yet
+            # e.g. no rematch yet (404), or a hint, which only a seated player may ask for (403)
+            refused = status in (404, 409) or (status == 403 and body["code"] == "not_seated")
+            assert refused, (t.name, status, body)
             nothing_past_the_horizon(body, t)
             continue
         nothing_past_the_horizon(body, t)
