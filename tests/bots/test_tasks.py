@@ -15,13 +15,14 @@ from bots.services import bot_observation_build
 from bots.tasks import bot_turn_play
 from canasta_service.celery import app as celery_app
 from games.engine import GameState, card_text
-from games.models import EventSource, Game, GameStatus, Player
+from games.models import EventSource, Game, GameReview, GameStatus, Player, ReviewStatus
 from games.selectors.games import game_replay_state
 from games.services import bots as game_bots
 from games.services.actions import game_action_apply
 from games.services.lobby import BotSeatSpec, game_create, game_start
 from games.services.moves import bot_action_apply
 from games.services.players import player_create
+from games.services.reviews import game_review_request
 from tests.conftest import WorkerProcess
 
 # Bots play after each commit (transaction.on_commit): the tests must really commit.
@@ -211,6 +212,34 @@ def test_four_bots_play_a_whole_game_through_a_real_worker(
     assert game.winner_team is not None
     assert set(game.events.filter(seq__gt=1).values_list("source", flat=True)) == {EventSource.BOT}
     assert "bots.bot_turn_play" in celery_worker_process.log_text()
+
+
+@pytest.mark.worker
+def test_a_review_is_computed_by_a_real_worker(celery_worker_process: WorkerProcess) -> None:
+    """Asked for through the service, sent on commit to the broker, computed by the worker's
+    ``bots.game_review_compute`` with the reviewer's full budget, and stored once."""
+    assert not celery_app.conf.task_always_eager
+    ada = _player("Ada")
+    game = _bot_table(ada, {0: "medium", 1: "easy"}, preset="two_player", spectate=True)
+    deadline = time.monotonic() + 240
+    while game.status != GameStatus.FINISHED:
+        assert time.monotonic() < deadline, celery_worker_process.log_text()[-4000:]
+        time.sleep(0.5)
+        game.refresh_from_db()
+    review, created = game_review_request(game=game, player=ada, seat=1)
+    assert created and review.status == ReviewStatus.PENDING
+    while review.status == ReviewStatus.PENDING:
+        assert time.monotonic() < deadline + 120, celery_worker_process.log_text()[-4000:]
+        time.sleep(0.5)
+        review.refresh_from_db()
+    assert review.status == ReviewStatus.READY, review.error
+    assert review.result is not None and review.result["decisions"]
+    assert review.cpu_seconds is not None and review.cpu_seconds > 0
+    # Asking again changes nothing: the same review, nothing sent.
+    again, created = game_review_request(game=game, player=ada, seat=1)
+    assert not created and again.pk == review.pk
+    assert GameReview.objects.filter(game=game).count() == 1
+    assert "bots.game_review_compute" in celery_worker_process.log_text()
 
 
 def test_sweep_sends_stalled_bot_turns_again(
