@@ -11,6 +11,7 @@ import pytest
 from django.utils import timezone
 
 from games.models import Game, GameEvent, Seat
+from games.services.bots import bot_player_get
 from tests.api.conftest import PlayerClient, create_game, problem, two_player_game
 
 pytestmark = pytest.mark.django_db
@@ -176,3 +177,29 @@ def test_the_creator_turns_hints_on_in_the_lobby_never_at_a_rated_table(
     problem(refused, 422, "rated_no_hints")
     assert ada.game(rated["id"])["hints"] is False
     assert not ada.get(f"/api/v1/games/{rated['id']}/table/events/").json()["events"]
+
+
+@pytest.mark.django_db(transaction=True)  # the bot answers as each move commits
+def test_asking_again_at_the_same_version_runs_no_search(
+    ada: PlayerClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id = against_a_bot_with_hints(ada)
+    bot_player = bot_player_get()
+    assert bot_player is not None
+    calls: list[str] = []
+    choose = bot_player.action_choose
+
+    def counted(game: Game, seat: int, level: str, seed: int) -> dict[str, Any]:
+        calls.append(level)
+        return choose(game, seat, level, seed)
+
+    monkeypatch.setattr(bot_player, "action_choose", counted)
+    first = ada.get(hint_url(game_id, "hard")).json()
+    assert ada.get(hint_url(game_id, "hard")).json() == first
+    assert calls == ["hard"]
+    ada.get(hint_url(game_id, "medium"))  # another level is another search
+    assert calls == ["hard", "medium"]
+    played = ada.act(game_id, first["action"], first["version"])
+    assert played.status_code == 201, played.content
+    assert ada.get(hint_url(game_id, "hard")).json()["version"] > first["version"]
+    assert calls == ["hard", "medium", "hard"]  # a new version: a new search
