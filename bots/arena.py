@@ -226,6 +226,8 @@ def run_arena(
     summary does not depend on which process finished first). With ``resume``, the games
     already in the log are not played again and the summary covers every game of the log."""
     resuming = resume and log_path is not None and os.path.exists(log_path)
+    if resuming and log_path:
+        log_tail_repair(log_path)
     done: list[GameResult] = load_log(log_path) if resuming and log_path else []
     played = {r.index for r in done}
     tasks = [
@@ -394,15 +396,28 @@ def _presets(text: str) -> list[str]:
 
 
 def load_log(path: str) -> list[GameResult]:
+    """The games of a ``--log`` file. A run killed while writing leaves its last line cut
+    short: that game is dropped here (``--resume`` plays it again) and the cut line is removed
+    from the file when it is resumed (``log_tail_repair``)."""
     out = []
     with open(path) as f:
         for line in f:
+            if not line.endswith("\n"):
+                break  # a line cut short by a killed run
             if line.strip():
                 d = json.loads(line)
                 score_a, score_b, times = d["score_a"], d["score_b"], d["times"]
                 cpu = d.get("cpu", {})  # logs written before CPU times were kept have none
                 out.append(GameResult(score_a, score_b, times, 0, d.get("game", 0), cpu))
     return out
+
+
+def log_tail_repair(path: str) -> None:
+    """Cut a last line that a killed run left unfinished, so appended games start a line."""
+    with open(path, "rb+") as f:
+        data = f.read()
+        if data and not data.endswith(b"\n"):
+            f.truncate(data.rfind(b"\n") + 1)
 
 
 def run_from_args(args: argparse.Namespace) -> list[str]:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from bots import arena
-from bots.arena import GameTask, build_parser, run_arena, run_from_args, run_one
+from bots.arena import GameTask, build_parser, load_log, run_arena, run_from_args, run_one
 from bots.policies import IsmctsPolicy, Observation, Policy, make_policy
 from games.engine.actions import Action
 
@@ -114,4 +114,18 @@ def test_a_resumed_match_plays_each_game_once_and_reports_them_all(tmp_path: Pat
     whole = run_arena("medium", "easy", games=7, **match)
     assert sorted(g["game"] for g in _games(log)) == list(range(7))
     for key in ("n", "wins_a", "mean_diff", "decisions_a", "cpu_decisions_b"):
+        assert resumed[key] == whole[key], key
+
+
+def test_a_match_killed_mid_line_resumes_with_that_game_played_again(tmp_path: Path) -> None:
+    log = tmp_path / "match.jsonl"
+    match: dict[str, Any] = {"preset": "two_player", "seed": 2, "jobs": 1, "progress": False}
+    run_arena("medium", "easy", games=3, log_path=str(log), resume=True, **match)
+    lines = log.read_text().splitlines(keepends=True)
+    log.write_text("".join(lines[:2]) + lines[2][:40])  # the third game's line cut short
+    assert sorted(r.index for r in load_log(str(log))) == [0, 1]
+    resumed = run_arena("medium", "easy", games=4, log_path=str(log), resume=True, **match)
+    whole = run_arena("medium", "easy", games=4, **match)
+    assert sorted(g["game"] for g in _games(log)) == list(range(4))
+    for key in ("n", "wins_a", "mean_diff"):
         assert resumed[key] == whole[key], key
