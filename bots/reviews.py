@@ -99,7 +99,10 @@ def review_compute(review_id: int, settings: ReviewSettings | None = None) -> bo
     except ServiceError as exc:
         return game_review_failure_save(review_id, engine=settings.engine, error=exc.code)
     except Exception as exc:  # a log the engine refuses, a time limit: record it, never retry
-        logger.exception("review %s of game %s failed", review_id, review.game_id)
+        # Only the exception's type: an engine message may name a card of a hand.
+        logger.error(
+            "review %s of game %s failed: %s", review_id, review.game_id, type(exc).__name__
+        )
         return game_review_failure_save(review_id, engine=settings.engine, error=type(exc).__name__)
     cpu = time.process_time() - start
     return game_review_result_save(
