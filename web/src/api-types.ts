@@ -4711,7 +4711,7 @@ export interface components {
             worlds: number;
         };
         ReviewDecision: {
-            /** @description The event of the move log that made the move (the replay's `at`). */
+            /** @description The seq of the move-log event that made the move: the replay at `step - 1` shows the position the seat decided in, at `step` the position after the move. */
             step: number;
             /** @description The round, from 1. */
             round: number;
