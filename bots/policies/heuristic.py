@@ -86,6 +86,7 @@ DEFAULT_PARAMS = HeuristicParams()
 
 _VALUE = VALUE_OF.__getitem__
 _WILD = IS_WILD.__getitem__
+_BLACK_THREE = IS_BLACK_THREE.__getitem__
 
 
 def team_table_value(melds: dict[int, list[int]]) -> int:
@@ -99,7 +100,11 @@ def team_table_value(melds: dict[int, list[int]]) -> int:
 
 
 def canastas(melds: dict[int, list[int]]) -> int:
-    return sum(1 for cs in melds.values() if len(cs) >= CANASTA_SIZE)
+    n = 0
+    for cs in melds.values():
+        if len(cs) >= CANASTA_SIZE:
+            n += 1
+    return n
 
 
 def round_estimates(obs: Observation, my_hand_penalty: int | None = None) -> list[float]:
@@ -129,14 +134,18 @@ def opponent_threat(obs: Observation) -> bool:
     need = obs.options.canastas_to_go_out
     teams = obs.options.teams
     mine = obs.seat % teams
-    made = [canastas(m) for m in obs.melds]
+    counts = obs.hand_counts
     for s in range(obs.options.players):
         team = s % teams
         if team == mine:
             continue
-        if made[team] >= need and obs.hand_counts[s] <= 5:
+        count = counts[s]
+        if count > 5:
+            continue
+        made = canastas(obs.melds[team])
+        if made >= need:
             return True
-        if made[team] >= need - 1 and obs.hand_counts[s] <= 2:
+        if made >= need - 1 and count <= 2:
             return True
     return False
 
@@ -187,18 +196,30 @@ def heuristic_action(
 
 def take_score(obs: Observation, take: TakePile, params: HeuristicParams) -> float:
     """What taking the pile this way is worth, in units of 'one useful card'."""
+    base, blacks = _take_base(obs)
+    return _take_score(base, blacks, take, params)
+
+
+def _take_base(obs: Observation) -> tuple[float, float]:
+    """The parts of ``take_score`` that depend on the pile and the hand only: the score before
+    the take's own terms, and the black threes' term (subtracted last)."""
     pile = obs.pile
     gained = [c for c in pile[:-1] if not IS_RED_THREE[c]]
     score = float(len(gained)) + 2.0  # the top card goes straight onto the table
-    score += 1.5 * sum(1 for c in gained if IS_WILD[c])
-    score += 1.0 * sum(1 for c in pile[:-1] if IS_RED_THREE[c])
-    hand_ranks = Counter(RANK_OF[c] for c in obs.hand if not IS_WILD[c])
+    score += 1.5 * sum(map(_WILD, gained))
+    score += 1.0 * (len(pile[:-1]) - len(gained))  # the red threes
+    hand_ranks = {RANK_OF[c] for c in obs.hand if not IS_WILD[c]}
     # cards that pair up with what we hold are worth more
-    score += 0.5 * sum(1 for c in gained if not IS_WILD[c] and hand_ranks[RANK_OF[c]] >= 1)
-    score -= params.wild_spend_cost * sum(1 for c in take.cards if IS_WILD[c])
+    score += 0.5 * sum(1 for c in gained if not IS_WILD[c] and RANK_OF[c] in hand_ranks)
+    return score, 0.15 * sum(map(_BLACK_THREE, gained))
+
+
+def _take_score(base: float, blacks: float, take: TakePile, params: HeuristicParams) -> float:
+    score = base
+    score -= params.wild_spend_cost * sum(map(_WILD, take.cards))
     # opening melds made from the hand lose some flexibility
     score -= 0.3 * sum(len(g.cards) for g in take.melds)
-    score -= 0.15 * sum(1 for c in gained if IS_BLACK_THREE[c])
+    score -= blacks
     return score
 
 
@@ -209,10 +230,12 @@ def _draw_decision(obs: Observation, st: GameState, params: HeuristicParams) -> 
     can_draw = any(isinstance(a, Draw) for a in actions)
     best: TakePile | None = None
     best_score = -1e9
-    for t in takes:
-        s = take_score(obs, t, params)
-        if s > best_score:
-            best, best_score = t, s
+    if takes:
+        base, blacks = _take_base(obs)
+        for t in takes:
+            s = _take_score(base, blacks, t, params)
+            if s > best_score:
+                best, best_score = t, s
     if best is not None:
         if not can_draw:  # stock exhausted (play_on): take only small or cheap piles
             declining = any(isinstance(a, DeclinePile) for a in actions)
@@ -358,6 +381,8 @@ def _choose_meld(
             g = (MeldGroup(rank, tuple(cards)),)
             if ok(g):
                 return Meld(seat, g)
+    if not wilds:  # steps 3 and 4 spend wild cards
+        return None
     # 3. wild cards that complete a canasta
     late = obs.no_discard or obs.stock_count <= params.late_stock or opponent_threat(obs)
     need_more = canastas(melds) < obs.options.canastas_to_go_out
@@ -549,6 +574,7 @@ class _TakeOdds:
         "memo",
         "obs",
         "opened",
+        "p_wild",
         "unseen",
     )
 
@@ -565,6 +591,7 @@ class _TakeOdds:
         self.discarded = obs.discarded_ranks[taker] if obs.discarded_ranks else None
         self.memo: dict[int, float] = {}
         self.unseen = unseen
+        self.p_wild: float | None = None  # worked out when first needed
 
     def of(self, card: int) -> float:
         if IS_WILD[card] or IS_BLACK_THREE[card] or IS_RED_THREE[card]:
@@ -582,13 +609,20 @@ class _TakeOdds:
             meld = self.melds.get(rank)
             if meld is not None and (obs.options.pile_to_canasta or len(meld) < CANASTA_SIZE):
                 return 1.0
-        known_r = sum(1 for c in self.known if not IS_WILD[c] and RANK_OF[c] == rank)
+        known = self.known
+        known_r = sum(1 for c in known if not IS_WILD[c] and RANK_OF[c] == rank) if known else 0
         unseen = self.unseen
         total_unseen = unseen.total
         h = self.h
-        q = unseen.by_rank[rank] / total_unseen if total_unseen else 0.0
-        p_pair = 1.0 if known_r >= 2 else _prob_at_least(2 - known_r, q, h)
-        p_one = 1.0 if known_r >= 1 else _prob_at_least(1, q, h)
+        count = unseen.by_rank[rank]
+        key = (known_r, count, total_unseen, h)
+        odds = _PAIR_ODDS.get(key)
+        if odds is None:
+            q = count / total_unseen if total_unseen else 0.0
+            p_pair = 1.0 if known_r >= 2 else _prob_at_least(2 - known_r, q, h)
+            p_one = 1.0 if known_r >= 1 else _prob_at_least(1, q, h)
+            odds = _PAIR_ODDS[key] = (p_pair, p_one)
+        p_pair, p_one = odds
         if self.discarded is not None and self.discarded[rank] > 0:
             p_pair *= 0.35
             p_one *= 0.6
@@ -599,18 +633,41 @@ class _TakeOdds:
             return p
         if obs.options.pile_new_meld_needs_two_naturals:
             return p_pair
-        q_wild = unseen.wilds / total_unseen if total_unseen else 0.0
-        p_wild = 1.0 if self.known_w else _prob_at_least(1, q_wild, h)
+        p_wild = self.p_wild
+        if p_wild is None:
+            q_wild = unseen.wilds / total_unseen if total_unseen else 0.0
+            p_wild = self.p_wild = 1.0 if self.known_w else _prob_at_least(1, q_wild, h)
         return min(1.0, p_pair + (p_one - p_pair) * p_wild)
+
+
+# (copies known, unseen copies, unseen cards, unknown cards in the hand) -> the chances that
+# the hand holds a pair and one card of a rank: a pure function of the four counts, and few
+# distinct counts occur (at most some 10^5), so it is kept for every search.
+_PAIR_ODDS: dict[tuple[int, int, int, int], tuple[float, float]] = {}
 
 
 def choose_discard(
     obs: Observation, st: GameState, params: HeuristicParams, split: HandSplit | None = None
 ) -> Discard | None:
-    scored = discard_scores(obs, st, params, split)
-    if not scored:
+    card = _best_discard(obs, st, params, split)
+    if card is None:
         return None
-    return Discard(obs.seat, scored[0][1])
+    return Discard(obs.seat, card)
+
+
+def _allowed_discards(st: GameState, seat: int, cards: list[int]) -> list[int]:
+    """``[c for c in cards if discard_error(st, seat, c) is None]`` for cards of the seat's hand,
+    with one call to the engine: for a card in the hand, ``discard_error`` depends on the card
+    only through whether it is a red three (refused unless the options allow it); every other
+    reason (phase, no discard, initial meld, last card, the partner's yes) is the same for all."""
+    probe = next((c for c in cards if not IS_RED_THREE[c]), None)
+    if probe is None:  # red threes only: the engine decides card by card
+        return [c for c in cards if discard_error(st, seat, c) is None]
+    if discard_error(st, seat, probe) is not None:
+        return []
+    if st.options.red_three_discard:
+        return cards
+    return [c for c in cards if not IS_RED_THREE[c]]
 
 
 def discard_scores(
@@ -619,65 +676,170 @@ def discard_scores(
     """Every allowed discard with its cost (keep value + danger), best (lowest) first.
 
     ``split`` is ``_split_hand(obs.hand)`` when the caller has it already."""
+    scored = _discard_costs(obs, st, params, split)
+    scored.sort()
+    return scored
+
+
+def _discard_costs(
+    obs: Observation, st: GameState, params: HeuristicParams, split: HandSplit | None
+) -> list[tuple[float, int]]:
+    """``discard_scores`` unsorted."""
     seat = obs.seat
     hand = obs.hand
-    candidates = sorted(set(hand))
-    candidates = [c for c in candidates if discard_error(st, seat, c) is None]
+    candidates = _allowed_discards(st, seat, sorted(set(hand)))
     if not candidates:
         return []
     unseen = _Unseen.of(obs)
     naturals, wilds, blacks = split or _split_hand(hand)
     team_melds = obs.melds[obs.team]
     taker = (seat + 1) % obs.players
-    pile_after = obs.pile_size + 1
-    pile_wilds = sum(1 for c in obs.pile if IS_WILD[c])
-    gain = pile_after + 2.0 * pile_wilds
+    gain = _pile_gain(obs)
     behind: bool | None = None  # worked out when a wild card is a candidate
     odds = _TakeOdds(obs, taker, unseen)
-    late = obs.stock_count <= params.late_stock
+    value_weight = 0.02 if obs.stock_count > params.late_stock else -0.15
+    danger_weight = params.danger_weight
+    by_rank: dict[int, float] = {}  # a natural card's cost depends on its rank only
     scored: list[tuple[float, int]] = []
     for c in candidates:
         if IS_WILD[c]:
-            # a wild card freezes the pile (and blocks the next player)
-            keep = 30.0 if c != JOKER else 45.0
-            if len(wilds) <= 1:
-                keep += 20
             if behind is None:
                 behind = not _ahead(obs)
-            if behind:
-                keep -= 6
-            if obs.pile_frozen:
-                keep += 15  # already frozen: the wild card buys little
-            danger = 0.0
+            scored.append((_wild_keep(obs, c, wilds, behind) + 0.0, c))
         elif IS_BLACK_THREE[c]:
-            keep = -4.0 - min(obs.pile_size, 10) * 0.3
-            if len(hand) <= 3 and len(blacks) >= 2:
-                keep += 2
-            danger = 0.0
+            scored.append((_black_three_keep(obs, blacks) + 0.0, c))
         else:
+            # (a red three reaches here too: rank THREE, no naturals of it, value 0, no odds)
             rank = RANK_OF[c]
-            n = len(naturals.get(rank, []))
-            if rank in team_melds:
-                keep = 25.0
-            elif n >= 3:
-                keep = 22.0
-            elif n == 2:
-                keep = 12.0
-            else:
-                keep = 2.0
-            # partner's melds: a card our side can lay off is worth keeping
-            # dead ranks (few unseen copies): our pair is less likely to grow
-            unseen_r = unseen.by_rank[rank]
-            if n >= 1 and rank not in team_melds:
-                keep += min(unseen_r, 3) * 0.8
-            keep += VALUE_OF[c] * (0.02 if not late else -0.15)
-            p = odds.of(c)
-            danger = p * params.danger_weight * gain
-            if p > 0.99:
-                danger += 10
-        scored.append((keep + danger, c))
-    scored.sort()
+            cost = by_rank.get(rank)
+            if cost is None:
+                keep = _natural_keep(c, rank, naturals, team_melds, unseen, value_weight)
+                cost = by_rank[rank] = keep + _danger(odds.of(c), danger_weight, gain)
+            scored.append((cost, c))
     return scored
+
+
+def _best_discard(
+    obs: Observation, st: GameState, params: HeuristicParams, split: HandSplit | None
+) -> int | None:
+    """``discard_scores(...)[0][1]`` (or None when nothing may be discarded), working out only
+    what can still be the lowest pair (cost, card): a card's cost is at least its keep value
+    (the danger is never negative), and a wild card's keep at least its value less 6."""
+    seat = obs.seat
+    hand = obs.hand
+    candidates = _allowed_discards(st, seat, sorted(set(hand)))
+    if not candidates:
+        return None
+    unseen = _Unseen.of(obs)
+    naturals, wilds, blacks = split or _split_hand(hand)
+    team_melds = obs.melds[obs.team]
+    value_weight = 0.02 if obs.stock_count > params.late_stock else -0.15
+    best: tuple[float, int] | None = None
+    ranks: dict[int, list[int]] = {}  # natural rank -> its candidates (ascending)
+    wild_cards: list[int] = []
+    for c in candidates:
+        if IS_WILD[c]:
+            wild_cards.append(c)
+        elif IS_BLACK_THREE[c]:
+            pair = (_black_three_keep(obs, blacks) + 0.0, c)
+            if best is None or pair < best:
+                best = pair
+        else:
+            ranks.setdefault(RANK_OF[c], []).append(c)
+    if ranks:
+        keeps = [
+            (_natural_keep(cs[0], rank, naturals, team_melds, unseen, value_weight), rank)
+            for rank, cs in ranks.items()
+        ]
+        keeps.sort(key=_first)  # the most promising first (stable)
+        odds: _TakeOdds | None = None
+        gain = 0.0
+        danger_weight = params.danger_weight
+        for keep, rank in keeps:
+            cs = ranks[rank]
+            if best is not None and danger_weight >= 0 and (keep, cs[0]) > best:
+                continue  # every card of the rank costs at least (keep, its code)
+            if odds is None:
+                odds = _TakeOdds(obs, (seat + 1) % obs.players, unseen)
+                gain = _pile_gain(obs)
+            cost = keep + _danger(odds.of(cs[0]), danger_weight, gain)
+            for c in cs:
+                pair = (cost, c)
+                if best is None or pair < best:
+                    best = pair
+    behind: bool | None = None
+    for c in wild_cards:
+        bound = _wild_keep(obs, c, wilds, True)
+        if best is not None and (bound, c) > best:
+            continue
+        if behind is None:
+            behind = not _ahead(obs)
+        pair = (_wild_keep(obs, c, wilds, behind) + 0.0, c)
+        if best is None or pair < best:
+            best = pair
+    return None if best is None else best[1]
+
+
+def _first(pair: tuple[float, int]) -> float:
+    return pair[0]
+
+
+def _pile_gain(obs: Observation) -> float:
+    """The pile the next player would win, its wild cards counting triple."""
+    return obs.pile_size + 1 + 2.0 * sum(map(_WILD, obs.pile))
+
+
+def _danger(p: float, danger_weight: float, gain: float) -> float:
+    danger = p * danger_weight * gain
+    if p > 0.99:
+        danger += 10
+    return danger
+
+
+def _wild_keep(obs: Observation, c: int, wilds: list[int], behind: bool) -> float:
+    # a wild card freezes the pile (and blocks the next player)
+    keep = 30.0 if c != JOKER else 45.0
+    if len(wilds) <= 1:
+        keep += 20
+    if behind:
+        keep -= 6
+    if obs.pile_frozen:
+        keep += 15  # already frozen: the wild card buys little
+    return keep
+
+
+def _black_three_keep(obs: Observation, blacks: list[int]) -> float:
+    keep = -4.0 - min(obs.pile_size, 10) * 0.3
+    if len(obs.hand) <= 3 and len(blacks) >= 2:
+        keep += 2
+    return keep
+
+
+def _natural_keep(
+    c: int,
+    rank: int,
+    naturals: dict[int, list[int]],
+    team_melds: dict[int, list[int]],
+    unseen: _Unseen,
+    value_weight: float,
+) -> float:
+    """A natural card's (or a red three's) keep value: the same for every card of its rank."""
+    same = naturals.get(rank)
+    n = len(same) if same is not None else 0
+    if rank in team_melds:
+        keep = 25.0
+    elif n >= 3:
+        keep = 22.0
+    elif n == 2:
+        keep = 12.0
+    else:
+        keep = 2.0
+    # partner's melds: a card our side can lay off is worth keeping
+    # dead ranks (few unseen copies): our pair is less likely to grow
+    if n >= 1 and rank not in team_melds:
+        keep += min(unseen.by_rank[rank], 3) * 0.8
+    keep += VALUE_OF[c] * value_weight
+    return keep
 
 
 __all__ = [

@@ -309,9 +309,9 @@ def observation_from_state(st: GameState, seat: int) -> Observation:
     obs.to_act = st.to_act
     obs.phase = st.phase
     obs.hand = sorted(st.hands[seat])
-    obs.hand_counts = [len(h) for h in st.hands]
+    obs.hand_counts = list(map(len, st.hands))
     obs.stock_count = len(st.stock)
-    obs.pile = st.pile[:]
+    obs.pile = st.pile  # read-only use, like the melds
     obs.pile_unknown = 0
     obs.pile_frozen = st.pile_freezers > 0
     obs.melds = st.melds  # read-only use
