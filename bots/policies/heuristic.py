@@ -655,7 +655,7 @@ def choose_discard(
     return Discard(obs.seat, card)
 
 
-def _allowed_discards(st: GameState, seat: int, cards: list[int]) -> list[int]:
+def allowed_discards(st: GameState, seat: int, cards: list[int]) -> list[int]:
     """``[c for c in cards if discard_error(st, seat, c) is None]`` for cards of the seat's hand,
     with one call to the engine: for a card in the hand, ``discard_error`` depends on the card
     only through whether it is a red three (refused unless the options allow it); every other
@@ -687,7 +687,7 @@ def _discard_costs(
     """``discard_scores`` unsorted."""
     seat = obs.seat
     hand = obs.hand
-    candidates = _allowed_discards(st, seat, sorted(set(hand)))
+    candidates = allowed_discards(st, seat, sorted(set(hand)))
     if not candidates:
         return []
     unseen = _Unseen.of(obs)
@@ -727,7 +727,7 @@ def _best_discard(
     (the danger is never negative), and a wild card's keep at least its value less 6."""
     seat = obs.seat
     hand = obs.hand
-    candidates = _allowed_discards(st, seat, sorted(set(hand)))
+    candidates = allowed_discards(st, seat, sorted(set(hand)))
     if not candidates:
         return None
     unseen = _Unseen.of(obs)

@@ -12,7 +12,7 @@ from bots.arena import observation_for
 from bots.policies import HeuristicPolicy, observation_from_state
 from bots.policies.heuristic import (
     DEFAULT_PARAMS,
-    _allowed_discards,
+    allowed_discards,
     choose_discard,
     discard_scores,
     take_score,
@@ -79,7 +79,7 @@ def test_fast_paths_equal_their_definitions(position: tuple[str, int, int, float
     for obs, world in _seat_views(state, events):
         cards = sorted(set(obs.hand))
         plain = [c for c in cards if discard_error(world, obs.seat, c) is None]
-        assert _allowed_discards(world, obs.seat, cards) == plain
+        assert allowed_discards(world, obs.seat, cards) == plain
         scored = discard_scores(obs, world, DEFAULT_PARAMS)
         chosen = choose_discard(obs, world, DEFAULT_PARAMS)
         if world.phase == PHASE_PLAY and scored:
