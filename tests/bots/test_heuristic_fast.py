@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bots.arena import observation_for
-from bots.policies import HeuristicPolicy, observation_from_state
+from bots.policies import observation_from_state
 from bots.policies.heuristic import (
     DEFAULT_PARAMS,
     allowed_discards,
@@ -18,26 +18,14 @@ from bots.policies.heuristic import (
     take_score,
 )
 from bots.policies.observation import Observation, determinise
-from games.engine import Event, apply, make_options, new_game
+from games.engine import Event
 from games.engine.actions import TakePile
 from games.engine.cards import IS_BLACK_THREE, IS_RED_THREE, IS_WILD, RANK_OF
 from games.engine.legal import legal_actions
 from games.engine.options import PRESETS
 from games.engine.rules import discard_error
 from games.engine.state import PHASE_PLAY, GameState
-
-
-def _position(preset: str, seed: int, steps: int, epsilon: float) -> tuple[GameState, list[Event]]:
-    options = make_options(preset)
-    events: list[Event] = []
-    state = new_game(options, f"heuristic-fast-{seed}", events)
-    players = [HeuristicPolicy(seed + s, epsilon=epsilon) for s in range(options.players)]
-    for _ in range(steps):
-        if state.game_over or state.round_no > 1:
-            break
-        seat = state.to_act
-        apply(state, players[seat].choose(observation_for(state, seat, events)), events)
-    return state, events
+from tests.bots.positions import heuristic_position
 
 
 def _seat_views(state: GameState, events: list[Event]) -> list[tuple[Observation, GameState]]:
@@ -73,7 +61,7 @@ positions = st.tuples(
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(positions)
 def test_fast_paths_equal_their_definitions(position: tuple[str, int, int, float]) -> None:
-    state, events = _position(*position)
+    state, events = heuristic_position(*position, name="heuristic-fast")
     if state.game_over:
         return
     for obs, world in _seat_views(state, events):

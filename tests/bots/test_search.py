@@ -8,7 +8,6 @@ from hypothesis import strategies as st
 from bots.arena import observation_for
 from bots.policies import (
     HARD_ITERATIONS,
-    HeuristicPolicy,
     IsmctsPolicy,
     make_policy,
     observation_from_state,
@@ -16,24 +15,11 @@ from bots.policies import (
 )
 from bots.policies.heuristic import _Unseen, round_estimates, team_table_value
 from bots.policies.observation import Observation
-from games.engine import Event, apply, make_options, new_game
+from games.engine import Event
 from games.engine.cards import IS_WILD, VALUE_OF
 from games.engine.options import PRESETS
 from games.engine.state import GameState
-
-
-def _position(preset: str, seed: int, steps: int, epsilon: float) -> tuple[GameState, list[Event]]:
-    """A position of a hand of (partly random) heuristic players, ``steps`` moves in."""
-    options = make_options(preset)
-    events: list[Event] = []
-    state = new_game(options, f"search-{seed}", events)
-    players = [HeuristicPolicy(seed + s, epsilon=epsilon) for s in range(options.players)]
-    for _ in range(steps):
-        if state.game_over or state.round_no > 1:
-            break
-        seat = state.to_act
-        apply(state, players[seat].choose(observation_for(state, seat, events)), events)
-    return state, events
+from tests.bots.positions import heuristic_position
 
 
 def _observations(state: GameState, events: list[Event]) -> list[Observation]:
@@ -58,7 +44,7 @@ positions = st.tuples(
 def test_unseen_counts_by_arrays_equal_the_counter_definition(
     position: tuple[str, int, int, float],
 ) -> None:
-    state, events = _position(*position)
+    state, events = heuristic_position(*position)
     for obs in _observations(state, events):
         fast, plain = _Unseen.of(obs), _Unseen(obs.unseen())
         assert (fast.by_rank, fast.wilds, fast.total) == (plain.by_rank, plain.wilds, plain.total)
@@ -67,7 +53,7 @@ def test_unseen_counts_by_arrays_equal_the_counter_definition(
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(positions)
 def test_round_estimates_follow_their_definition(position: tuple[str, int, int, float]) -> None:
-    state, events = _position(*position)
+    state, events = heuristic_position(*position)
     for obs in _observations(state, events):
         expected = []
         for team in range(obs.teams):
@@ -90,7 +76,7 @@ def test_round_estimates_follow_their_definition(position: tuple[str, int, int, 
 
 def _searched_position() -> Observation:
     """A play-phase decision with several candidate moves."""
-    state, events = _position("classic", 3, 9, 0.0)
+    state, events = heuristic_position("classic", 3, 9, 0.0)
     return observation_for(state, state.to_act, events)
 
 
@@ -118,7 +104,7 @@ def test_the_hard_level_stops_at_its_iteration_cap() -> None:
 def test_the_rollout_observation_sets_every_field_as_the_constructor_would(
     position: tuple[str, int, int, float],
 ) -> None:
-    state, _ = _position(*position)
+    state, _ = heuristic_position(*position)
     for seat in range(state.options.players):
         fast = observation_from_state(state, seat)
         built = Observation(
