@@ -757,6 +757,10 @@ class NotGameCreator(ServiceError, code="not_game_creator"):
     pass
 
 
+class DisplayNameInvalid(ServiceError, code="invalid_request"):
+    default_message = "A display name is 1 to 40 characters once spaces at either end are dropped."
+
+
 class PlayerProfileMissing(ServiceError, code="player_profile_missing"):
     pass
 
@@ -1003,8 +1007,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-
-
-# ------------------------------------------------------------------ players (appended)
-class DisplayNameInvalid(ServiceError, code="invalid_request"):
-    default_message = "A display name is 1 to 40 characters once spaces at either end are dropped."

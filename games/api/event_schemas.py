@@ -359,6 +359,11 @@ class GameStartedSeatSerializer(Base):
     bot_level = serializers.ChoiceField(
         choices=BotLevel.choices, allow_null=True, help_text="The bot's level; null: a player."
     )
+    bot_account = serializers.BooleanField(
+        required=False,
+        help_text="The player is a bot account (an outside program playing through the API); "
+        "absent in logs from before bot accounts: false.",
+    )
 
 
 class GameStartedPayloadSerializer(Base):

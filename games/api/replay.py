@@ -162,6 +162,11 @@ class ExportSeatSerializer(Base):
         help_text="The bot's level; null for a player. On import, the level of that seat's bot "
         "(default: easy).",
     )
+    bot_account = serializers.BooleanField(
+        required=False,
+        help_text="The player was a bot account (an outside program playing through the API). "
+        "Ignored on import.",
+    )
 
 
 class ExportEventSerializer(Base):

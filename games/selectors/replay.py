@@ -157,6 +157,7 @@ def game_export(*, game: Game, player: Player | None, full: bool = False) -> dic
             "kind": s["kind"],
             "display_name": s["player"]["display_name"] if s["player"] else None,
             "bot_level": s["bot_level"],
+            "bot_account": s["bot_account"],
         }
         for s in (seat_view(s) for s in game.seats.select_related("player").order_by("index"))
     ]

@@ -233,7 +233,7 @@ def game_import(
                     seat=entry.seat,
                     type=entry.type,
                     source=entry.source,
-                    payload=_import_payload(entry, plan, levels, creator.pk),
+                    payload=_import_payload(entry, plan, levels, creator),
                     effects=effects,
                 )
                 for entry, effects in plan.steps
@@ -246,7 +246,7 @@ def game_import(
 
 
 def _import_payload(
-    entry: LogEntry, plan: ImportPlan, levels: list[str | None], creator_id: int
+    entry: LogEntry, plan: ImportPlan, levels: list[str | None], creator: Player
 ) -> dict[str, Any]:
     """The payload stored for an imported event: the action's canonical text form, or for
     ``game_started`` what the service records at a start."""
@@ -259,8 +259,9 @@ def _import_payload(
                 {
                     "index": i,
                     "team": i % plan.options.teams,
-                    "player": creator_id if level is None else None,
+                    "player": creator.pk if level is None else None,
                     "bot_level": level,
+                    "bot_account": level is None and creator.is_bot,
                 }
                 for i, level in enumerate(levels)
             ],

@@ -273,6 +273,11 @@ def game_start(
         if game.status != GameStatus.LOBBY:
             raise errors.GameAlreadyStarted()
         seats = list(game.seats.select_for_update().order_by("index"))
+        bot_accounts = set(
+            Player.objects.filter(
+                pk__in=[s.player_id for s in seats if s.player_id is not None], is_bot=True
+            ).values_list("pk", flat=True)
+        )
         empty = [s for s in seats if s.is_empty]
         if empty and fill_with_bots and game.rated:
             raise errors.RatedHumansOnly("A rated game starts with a person in every seat.")
@@ -309,6 +314,7 @@ def game_start(
                         "team": s.team,
                         "player": s.player_id,
                         "bot_level": s.bot_level,
+                        "bot_account": s.player_id in bot_accounts,
                     }
                     for s in seats
                 ],

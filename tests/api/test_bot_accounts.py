@@ -142,3 +142,30 @@ def test_a_bot_account_plays_through_the_actions_api(ada: PlayerClient, robo: Pl
     events = robo.get(f"/api/v1/games/{game_id}/events/").json()["events"]
     assert events[0]["type"] == "game_started"
     assert any(e["seat"] == 0 and e["source"] == "player" for e in events[1:])
+    # Who was a bot account is a fact of the log, and of the export.
+    started = events[0]["payload"]["seats"]
+    assert [(s["player"], s["bot_account"]) for s in started] == [
+        (robo.player_id, True),
+        (ada.player_id, False),
+    ]
+    exported = ada.get(f"/api/v1/games/{game_id}/export/")
+    assert exported.status_code == 200, exported.content
+    assert [s["bot_account"] for s in exported.json()["seats"]] == [True, False]
+
+
+def test_a_game_a_bot_account_imports_records_its_seat(robo: PlayerClient) -> None:
+    game = create_game(robo, preset="two_player", seat=0, bots=[{"seat": 1, "level": "easy"}])
+    started = robo.post(f"/api/v1/games/{game['id']}/start/", {}, format="json")
+    assert started.status_code == 200, started.content
+    conceded = robo.post(f"/api/v1/games/{game['id']}/concede/", {}, format="json")
+    assert conceded.status_code == 200, conceded.content
+    document = robo.get(f"/api/v1/games/{game['id']}/export/").json()
+    assert [s["bot_account"] for s in document["seats"]] == [True, False]
+    imported = robo.post("/api/v1/games/import/", {"document": document, "seat": 1}, format="json")
+    assert imported.status_code == 201, imported.content
+    new_id = imported.json()["game"]["id"]
+    events = robo.get(f"/api/v1/games/{new_id}/events/").json()["events"]
+    assert [(s["player"], s["bot_account"]) for s in events[0]["payload"]["seats"]] == [
+        (None, False),
+        (robo.player_id, True),
+    ]

@@ -2081,6 +2081,8 @@ export interface components {
              *     * `hard` - Hard
              */
             bot_level?: (string & (components["schemas"]["BotLevelEnum"] | components["schemas"]["NullEnum"])) | null;
+            /** @description The player was a bot account (an outside program playing through the API). Ignored on import. */
+            bot_account?: boolean;
         };
         ExportSeatRequest: {
             /** @description The seat number, 0 to 3. */
@@ -2105,6 +2107,8 @@ export interface components {
              *     * `hard` - Hard
              */
             bot_level?: (string & (components["schemas"]["BotLevelEnum"] | components["schemas"]["NullEnum"])) | null;
+            /** @description The player was a bot account (an outside program playing through the API). Ignored on import. */
+            bot_account?: boolean;
         };
         /**
          * @description Provably fair dealing. Round n is shuffled by ``random.Random(round_seed).shuffle`` of
@@ -3166,6 +3170,8 @@ export interface components {
              *     * `hard` - Hard
              */
             bot_level: (string & (components["schemas"]["BotLevelEnum"] | components["schemas"]["NullEnum"])) | null;
+            /** @description The player is a bot account (an outside program playing through the API); absent in logs from before bot accounts: false. */
+            bot_account?: boolean;
         };
         /** @enum {string} */
         GameStartedTypeEnum: "game_started";
