@@ -39,7 +39,8 @@ ERROR_CODES: dict[str, str] = {
     "reach it by itself).",
     "initial_meld_incomplete": "The side's first melds are still below the initial-meld minimum: "
     "meld the rest before ending the turn.",
-    "cannot_go_out": "Going out (or keeping one card to discard) needs the required canastas.",
+    "cannot_go_out_without_canasta": "Going out (or keeping one card to discard) needs the "
+    "required canastas.",
     "partner_said_no": "The partner refused permission to go out this turn.",
     "must_go_out": "The partner allowed going out, so this turn must end by going out.",
     "cannot_ask_partner": "Permission to go out can be asked only in a partnership game, after "

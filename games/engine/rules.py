@@ -374,7 +374,7 @@ def _going_out_error(st: GameState, seat: int) -> IllegalAction | None:
     if canasta_count(st.melds[team]) < need:
         word = "canasta" if need == 1 else "canastas"
         return IllegalAction(
-            "cannot_go_out",
+            "cannot_go_out_without_canasta",
             f"Discarding your last card would go out, and your side needs {need} {word} "
             f"before it can go out (it has {canasta_count(st.melds[team])}).",
         )
@@ -619,7 +619,7 @@ def _plan_melds(
         if have < required:
             word = "canasta" if required == 1 else "canastas"
             raise IllegalAction(
-                "cannot_go_out",
+                "cannot_go_out_without_canasta",
                 f"Your side needs {required} {word} before you can go out or keep one card "
                 f"(it would have {have}).",
             )

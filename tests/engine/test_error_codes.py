@@ -248,8 +248,12 @@ CASES: dict[str, tuple[Callable[[], EngineError], str]] = {
         "at least 50 points this turn: with these they are worth 15",
     ),
     "initial_meld_incomplete": (initial_meld_incomplete, "worth 30 of the 50 points"),
-    "cannot_go_out": (
-        lambda: refused(after_draw("5H 5S 5D 9C", [OPENED]), meld(0, "5H 5S 5D"), "cannot_go_out"),
+    "cannot_go_out_without_canasta": (
+        lambda: refused(
+            after_draw("5H 5S 5D 9C", [OPENED]),
+            meld(0, "5H 5S 5D"),
+            "cannot_go_out_without_canasta",
+        ),
         "needs 1 canasta before you can go out or keep one card (it would have 0)",
     ),
     "partner_said_no": (partner_said_no, "partner said no"),

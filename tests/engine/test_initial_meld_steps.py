@@ -61,7 +61,7 @@ def test_a_first_meld_is_refused_when_completing_it_would_leave_no_card_to_keep(
     st = after_draw("KH KS KD QH QS QD 6C")
     error = refused(st, meld(0, "KH KS KD"), "initial_meld_below_minimum")
     assert "keeping a card to discard" in error.message
-    refused(st, meld(0, "KH KS KD", "QH QS QD"), "cannot_go_out")
+    refused(st, meld(0, "KH KS KD", "QH QS QD"), "cannot_go_out_without_canasta")
     apply(after_draw("KH KS KD QH QS QD 6C 7C"), meld(0, "KH KS KD"))  # one card more: accepted
 
 

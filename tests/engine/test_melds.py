@@ -158,7 +158,9 @@ def test_black_threes_never_with_wild_cards_nor_other_ranks_and_three_or_four() 
 
 
 def test_black_threes_going_out_still_need_the_canasta() -> None:
-    refused(play("3C 3S 3C 6C", melds=[OPENED]), meld(0, "3C 3S 3C"), "cannot_go_out")
+    refused(
+        play("3C 3S 3C 6C", melds=[OPENED]), meld(0, "3C 3S 3C"), "cannot_go_out_without_canasta"
+    )
 
 
 # -- initial-meld minimum ------------------------------------------------------------------------
@@ -238,7 +240,7 @@ def test_example_1800_points_ninety_exactly_but_leaving_one_card_without_a_canas
     # (The page's hand repeats cards a double pack holds only twice; the suits are adjusted.)
     hand = "5H 5H 5D 5D 9D 9D 9H KH KD KD KC 3S"
     st = play(hand, scores=[1800, 0])
-    refused(st, meld(0, "5H 5H 5D 5D", "9D 9D 9H", "KH KD KD KC"), "cannot_go_out")
+    refused(st, meld(0, "5H 5H 5D 5D", "9D 9D 9H", "KH KD KD KC"), "cannot_go_out_without_canasta")
     refused(st, meld(0, "9D 9D 9H", "KH KD KD KC"), "initial_meld_below_minimum")  # 70
     assert not any(isinstance(a, Meld) for a in legal_actions(st))
 
@@ -255,7 +257,7 @@ def test_an_empty_meld_is_refused_and_does_not_open_the_team() -> None:
 
 def test_a_partial_lay_off_is_listed_when_laying_off_all_would_keep_one_card() -> None:
     st = play("7D 7H 7S KD", melds=[{"7": "7C 7D 7S"}])
-    refused(st, meld(0, "7D 7H 7S"), "cannot_go_out")
+    refused(st, meld(0, "7D 7H 7S"), "cannot_go_out_without_canasta")
     listed = [a for a in legal_actions(st) if isinstance(a, Meld)]
     assert listed == [meld(0, "7D 7H")]
     apply(st, listed[0])

@@ -205,7 +205,7 @@ def test_a_short_hand_may_take_the_pile_to_go_out() -> None:
         {"Q": "QC QD QH QS", "J": "JC JD JH JS JS 2C JK", "8": "8C 8C 8H 8H 8S 8S"},
     ]
     st = position(opts("two_player"), ["4C", "8D"], pile="QS", melds=melds, turn=1)
-    refused(st, take(1), "cannot_go_out")
+    refused(st, take(1), "cannot_go_out_without_canasta")
     listed = [a for a in legal_actions(st) if isinstance(a, TakePile)]
     assert listed == [take(1, "", "8D")]
     apply(st, listed[0])

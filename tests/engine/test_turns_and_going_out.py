@@ -102,7 +102,9 @@ def test_red_threes_are_not_discarded_unless_the_option_allows_it() -> None:
 
 def test_going_out_by_discarding_the_last_card_needs_a_canasta() -> None:
     st = after_draw("5H 5S 5D 9C", melds=[OPENED])
-    refused(st, meld(0, "5H 5S 5D"), "cannot_go_out")  # would leave one card to discard
+    refused(
+        st, meld(0, "5H 5S 5D"), "cannot_go_out_without_canasta"
+    )  # would leave one card to discard
     ok = after_draw("5H 5S 5D 9C", melds=[CANASTA])
     apply(ok, meld(0, "5H 5S 5D"))
     apply(ok, discard(0, "9C"))
@@ -111,8 +113,21 @@ def test_going_out_by_discarding_the_last_card_needs_a_canasta() -> None:
     assert record["teams"][0]["going_out"] == 100 and record["teams"][1]["going_out"] == 0
 
 
+def test_going_out_without_the_canastas_is_refused_with_the_rule_books_code() -> None:
+    # RULES.md section 10 names the code: cannot_go_out_without_canasta, whichever way the
+    # player would go out (melding the last card, keeping one card to discard, discarding it).
+    code = "cannot_go_out_without_canasta"
+    refused(after_draw("5H 5S 5D", melds=[OPENED]), meld(0, "5H 5S 5D"), code)
+    refused(after_draw("5H 5S 5D 9C", melds=[OPENED]), meld(0, "5H 5S 5D"), code)
+    refused(after_draw("9C", melds=[OPENED]), discard(0, "9C"), code)
+    two = after_draw("5H 5S 5D", preset="two_player", melds=[CANASTA])
+    refused(two, meld(0, "5H 5S 5D"), code)  # two canastas needed in the two_player preset
+
+
 def test_going_out_by_melding_every_card_needs_a_canasta() -> None:
-    refused(after_draw("5H 5S 5D", melds=[OPENED]), meld(0, "5H 5S 5D"), "cannot_go_out")
+    refused(
+        after_draw("5H 5S 5D", melds=[OPENED]), meld(0, "5H 5S 5D"), "cannot_go_out_without_canasta"
+    )
     st = after_draw("5H 5S 5D", melds=[CANASTA])
     apply(st, meld(0, "5H 5S 5D"))
     assert st.rounds[-1]["went_out"] == 0 and st.round_no == 2
@@ -127,7 +142,7 @@ def test_the_canasta_may_be_completed_in_the_going_out_turn() -> None:
 
 def test_two_player_needs_two_canastas_unless_the_option_says_one() -> None:
     two = after_draw("5H 5S 5D", preset="two_player", melds=[CANASTA])
-    refused(two, meld(0, "5H 5S 5D"), "cannot_go_out")
+    refused(two, meld(0, "5H 5S 5D"), "cannot_go_out_without_canasta")
     both = after_draw(
         "5H 5S 5D", preset="two_player", melds=[dict(CANASTA, Q="QC QC QD QD QH QH QS")]
     )

@@ -2909,7 +2909,7 @@ export interface components {
          *     | `meld_duplicate_rank` | 422 | Meld duplicate rank | One action names the same meld rank twice. |  |
          *     | `initial_meld_below_minimum` | 422 | Initial meld below minimum | The side's first melds must reach the initial-meld minimum this turn: a meld below it needs cards left in hand that complete it (a pile take must reach it by itself). |  |
          *     | `initial_meld_incomplete` | 422 | Initial meld incomplete | The side's first melds are still below the initial-meld minimum: meld the rest before ending the turn. |  |
-         *     | `cannot_go_out` | 422 | Cannot go out | Going out (or keeping one card to discard) needs the required canastas. |  |
+         *     | `cannot_go_out_without_canasta` | 422 | Cannot go out without canasta | Going out (or keeping one card to discard) needs the required canastas. |  |
          *     | `partner_said_no` | 422 | Partner said no | The partner refused permission to go out this turn. |  |
          *     | `must_go_out` | 422 | Must go out | The partner allowed going out, so this turn must end by going out. |  |
          *     | `cannot_ask_partner` | 422 | Cannot ask partner | Permission to go out can be asked only in a partnership game, after drawing, before melding, once per turn, when going out is possible. |  |
@@ -6623,7 +6623,7 @@ export interface operations {
              *     - `meld_duplicate_rank`: One action names the same meld rank twice.
              *     - `initial_meld_below_minimum`: The side's first melds must reach the initial-meld minimum this turn: a meld below it needs cards left in hand that complete it (a pile take must reach it by itself).
              *     - `initial_meld_incomplete`: The side's first melds are still below the initial-meld minimum: meld the rest before ending the turn.
-             *     - `cannot_go_out`: Going out (or keeping one card to discard) needs the required canastas.
+             *     - `cannot_go_out_without_canasta`: Going out (or keeping one card to discard) needs the required canastas.
              *     - `partner_said_no`: The partner refused permission to go out this turn.
              *     - `must_go_out`: The partner allowed going out, so this turn must end by going out.
              *     - `cannot_ask_partner`: Permission to go out can be asked only in a partnership game, after drawing, before melding, once per turn, when going out is possible.
