@@ -154,9 +154,10 @@ def throughput(count: int, receiver: Receiver, worker_pids: list[int]) -> None:
     from django.db import transaction
 
     from canasta_service.celery import app as celery_app
-    from games.models import Delivery, DeliveryStatus, NotificationKind, WorkerProbe
-    from games.services.notifications import notify, webhook_register
-    from games.services.players import player_create
+    from notifications.models import Delivery, DeliveryStatus, NotificationKind
+    from games.models import WorkerProbe
+    from notifications.services.notifications import notify, webhook_register
+    from accounts.services.players import player_create
 
     player, _ = player_create(display_name="bench-receiver")
     receiver.secret_add(webhook_register(player.pk, url=receiver.url).secret)
@@ -210,7 +211,7 @@ def throughput(count: int, receiver: Receiver, worker_pids: list[int]) -> None:
 
 # ============================================================================== cost per move
 def cost_per_move(moves: int, receiver: Receiver) -> None:
-    from games.models import Notification, WebhookEndpoint
+    from notifications.models import Notification, WebhookEndpoint
     from games.services import moves as move_service
 
     original = move_service.move_notify

@@ -3,7 +3,7 @@
 Fills the queues with ``--players`` players across the four presets, rated and casual, with
 ratings spread like a real population (mu ~ N(25, 5): about ±200 shown points) and join times
 spread over the last ``--spread`` seconds (a third of the casual ones accept bots after 10 to
-120 s), then runs ONE pairing run (``games.services.matchmaking.pairing_run``) and prints its
+120 s), then runs ONE pairing run (``competition.services.matchmaking.pairing_run``) and prints its
 CPU seconds (``time.process_time``: this process only, the database server's work is not in
 it), wall seconds, the queries it ran, how many players it paired into how many matches. The
 match tables are not part of the run (``deal=False``): ``--tables`` of them are dealt afterwards
@@ -70,7 +70,9 @@ def queues_fill(players: int, spread: float, rng: random.Random) -> Any:
     from django.utils import timezone
 
     from games.engine import PRESETS as ENGINE_PRESETS
-    from games.models import BotLevel, Player, QueueEntry, rating_format_of
+    from games.models import BotLevel
+    from accounts.models import Player
+    from competition.models import QueueEntry, rating_format_of
 
     now = timezone.now()
     user_model = get_user_model()
@@ -115,8 +117,8 @@ def main(argv: list[str] | None = None) -> None:
         django_setup(url, "pairing")
         from django.db import connection
 
-        from games.models import QueueEntry
-        from games.services.matchmaking import match_table_create, pairing_run
+        from competition.models import QueueEntry
+        from competition.services.matchmaking import match_table_create, pairing_run
 
         print(f"database: {connection.vendor}; python {sys.version.split()[0]}")
         started = time.perf_counter()

@@ -4,9 +4,9 @@ Players of each level (``--per-level``, 2 by default, of ``easy``, ``medium`` an
 ``bots.policies``) each play by their level's policy, and play rated two-player games against
 each other THROUGH THE SERVICES, as people at a rated table do: ``game_create(rated=True)``,
 ``game_join``, ``game_start``, then ``move_apply`` for the player to act until the game is over;
-a policy sees what its seat may (``bots.services.bot_observation_build``: the seat's player view
+a policy sees what its seat may (``bots.services.turns.bot_observation_build``: the seat's player view
 and the round's events as it saw them). The ratings change in the game's final transaction (the
-rating service, ``games.services.ratings``), exactly as for people. Each round of the schedule
+rating service, ``competition.services.ratings``), exactly as for people. Each round of the schedule
 pairs the players at random (same-level pairs included). ``--seed`` fixes the pairing and the
 policies' choices; the deals are the service's own (random), so two runs differ.
 
@@ -135,7 +135,7 @@ def players_make(
     levels: list[str], per_level: int, seed: int, hard_budget: float
 ) -> list[SimPlayer]:
     from bots.policies import make_policy
-    from games.services.players import player_create
+    from accounts.services.players import player_create
 
     out: list[SimPlayer] = []
     for level in levels:
@@ -149,7 +149,7 @@ def players_make(
 
 def rated_game_play(first: SimPlayer, second: SimPlayer, tally: Tally) -> Any:
     """One rated two-player game through the services, ``first`` at seat 0; the finished game."""
-    from bots.services import bot_observation_build
+    from bots.services.turns import bot_observation_build
     from games.engine import action_to_dict
     from games.models import Game, GameStatus
     from games.services.lobby import game_create, game_join, game_start
@@ -182,8 +182,8 @@ def rated_game_play(first: SimPlayer, second: SimPlayer, tally: Tally) -> Any:
 
 def ratings_shown(players: list[SimPlayer]) -> dict[int, int]:
     """Every player's shown two-player rating now (a player not yet rated shows the start)."""
-    from games.models import Rating, RatingFormat
-    from games.selectors.ratings import DEFAULT_MU, DEFAULT_SIGMA, rating_shown
+    from competition.models import Rating, RatingFormat
+    from competition.selectors.ratings import DEFAULT_MU, DEFAULT_SIGMA, rating_shown
 
     rows = {
         r.player_id: rating_shown(r.mu, r.sigma)
@@ -206,8 +206,8 @@ def level_means(
 
 
 def final_table(players: list[SimPlayer], tally: Tally) -> None:
-    from games.models import Rating, RatingFormat
-    from games.selectors.ratings import rating_shown
+    from competition.models import Rating, RatingFormat
+    from competition.selectors.ratings import rating_shown
 
     rows = {
         r.player_id: r

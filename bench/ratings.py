@@ -5,7 +5,7 @@ For each format (2-, 3- and 4-player rated tables) the script plays ``--games`` 
 server) between players drawn from a pool of ``--pool`` players per seat, each game created,
 joined and dealt through the services and ended by a concession (a random seat), which applies
 the ratings in its transaction as the final move and the timer's abandonment do (the same
-``games.services.ratings.ratings_apply``). Measured around that call, in the concession's
+``competition.services.ratings.ratings_apply``). Measured around that call, in the concession's
 transaction: its wall time (median and 95th percentile, ms), this process's CPU time (median,
 ms: the part a busy machine does not inflate with waiting) and its queries
 (``django.test.utils.CaptureQueriesContext``); and, for context, the whole concession of a rated
@@ -98,7 +98,7 @@ def p95(values: list[float]) -> float:
 
 
 def format_run(size: int, games: int, warmup: int, pool: int, rng: random.Random) -> None:
-    from games.services.players import player_create
+    from accounts.services.players import player_create
 
     people = [player_create(display_name=f"R{size}-{i}")[0] for i in range(size * pool)]
     for _ in range(warmup):  # most players get their rating row first

@@ -1,4 +1,4 @@
-"""Celery tasks of the bots: thin, ids in, idempotent by game version (``bots.services``)."""
+"""Celery tasks of the bots: thin, ids in, idempotent by game version (``bots.services.turns``)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,8 @@ from typing import Any
 from celery import shared_task
 from django.conf import settings
 
-from bots.reviews import review_compute
-from bots.services import (
-    bot_action_choose,
-    bot_discard_choose,
-    bot_turn_play_now,
-    stalled_bot_turns,
-)
+from bots.services.review_compute import review_compute
+from bots.services.turns import bot_action_choose, bot_discard_choose, bot_turn_play_now, stalled_bot_turns
 from games.engine import Action
 from games.models import Game
 

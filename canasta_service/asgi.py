@@ -1,6 +1,6 @@
 """ASGI entry point: the live server (docker-compose's ``live`` service, and ``make run``).
 
-HTTP: the body read and its size limited first (canasta_service/request_bodies.py), then the
+HTTP: the body read and its size limited first (core/request_bodies.py), then the
 event stream and long-poll waits served straight from each game's feed, everything else by
 Django (games/api/asgi.py). WebSocket: the game socket (games/api/socket.py), through
 Channels, with the session cookie read and browser origins checked against ALLOWED_HOSTS and

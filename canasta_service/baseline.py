@@ -21,7 +21,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.models import Player, WorkerProbe
+from accounts.models import Player
+from games.models import WorkerProbe
 
 TOKEN_PREFIX = "bench-"
 

@@ -28,7 +28,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from canasta_service.celery import app as celery_app
-from canasta_service.problems import ProblemSerializer, problem_responses
+from core.problems import ProblemSerializer, problem_responses
 from games.models import WorkerProbe
 from games.tasks import record_worker_probe
 

@@ -1,6 +1,6 @@
 """The live server's gunicorn worker (docker-compose's ``live``): uvicorn's, with WebSocket
 compression off and uvicorn's own X-Forwarded-For handling off (the client's address is worked
-out by ``canasta_service.proxies`` from TRUSTED_PROXIES, the same way under WSGI and ASGI).
+out by ``core.proxies`` from TRUSTED_PROXIES, the same way under WSGI and ASGI).
 
 Browsers offer permessage-deflate on every socket; accepted, it keeps zlib state per socket
 (``python -m bench.live --idle 3000 --idle-transports ws --ws-deflate``: 75 KiB of worker

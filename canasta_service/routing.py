@@ -1,5 +1,5 @@
 """The ASGI application's routes: HTTP through the request body reader and limit
-(``canasta_service.request_bodies``) to the live fast path (then Django), WebSockets to the game
+(``core.request_bodies``) to the live fast path (then Django), WebSockets to the game
 socket."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from channels.security.websocket import OriginValidator
 from django.conf import settings
 from django.urls import re_path
 
-from canasta_service.request_bodies import AsgiBodies
+from core.request_bodies import AsgiBodies
 from games.api.asgi import LiveHttp
 from games.api.socket import GameSocketConsumer
 

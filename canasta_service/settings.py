@@ -23,8 +23,8 @@ from canasta_service.env import (
     env_str,
     env_url,
 )
-from canasta_service.limits import throttle_rate
-from canasta_service.proxies import trusted_proxies_parse
+from core.limits import throttle_rate
+from core.proxies import trusted_proxies_parse
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -56,7 +56,11 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    # One app per domain; each depends only on the ones above it in this list.
+    "accounts",
     "games",
+    "competition",
+    "notifications",
     # Registers bots.tasks with Celery (autodiscovery); without it a worker drops bot turns.
     "bots",
 ]
@@ -66,9 +70,9 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Oversized bodies are refused (413 body_too_large) before any parser reads them (the last
     # line of defence: the entry points' wrappers in request_bodies.py refuse them first).
-    "canasta_service.limits.BodySizeLimitMiddleware",
+    "core.limits.BodySizeLimitMiddleware",
     # A NUL character in the path or query string is refused (400) before any view.
-    "canasta_service.parsers.NulCharacterMiddleware",
+    "core.parsers.NulCharacterMiddleware",
     # An /api/ path without its trailing slash is served by its route (no APPEND_SLASH redirect).
     "canasta_service.slashes.ApiSlashMiddleware",
     # WhiteNoise, async-capable: the live endpoints must not hold a thread per waiting client.
@@ -126,7 +130,7 @@ if DATABASE_POOL_SIZE and DATABASES["default"]["ENGINE"] == "django.db.backends.
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Request bodies above this many bytes are refused with 413 as they stream in
-# (canasta_service/request_bodies.py; canasta_service/limits.py inside Django).
+# (core/request_bodies.py; core/limits.py inside Django).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BODY_BYTES", default=2_621_440, minimum=1024)
 # A body within that limit stays in memory (never spooled to a temporary file).
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
@@ -150,7 +154,7 @@ CACHES = {
 }
 
 # The reverse proxies in front of the service (addresses or CIDR networks, comma-separated):
-# X-Forwarded-For is believed only when it comes from one of them (canasta_service/proxies.py).
+# X-Forwarded-For is believed only when it comes from one of them (core/proxies.py).
 TRUSTED_PROXIES = trusted_proxies_parse("TRUSTED_PROXIES", env_str("TRUSTED_PROXIES"))
 
 # The load benchmark's baseline endpoint (canasta_service/baseline.py), off unless asked for.
@@ -186,29 +190,29 @@ THROTTLE_RATES: dict[str, str | None] = {
     "signup": throttle_rate("THROTTLE_SIGNUP", "30/hour"),
     "actions": throttle_rate("THROTTLE_ACTIONS", "240/minute"),
     "chat": throttle_rate("THROTTLE_CHAT", "30/minute"),
-    # A hint runs a bot policy (the hard one thinks for up to 0.45 s): games/api/hints.py.
+    # A hint runs a bot policy (the hard one thinks for up to 0.45 s): bots/api/hints.py.
     "hint": throttle_rate("THROTTLE_HINT", "60/minute"),
-    # Asking for a review sends a search of many seconds to a worker: games/api/reviews.py.
+    # Asking for a review sends a search of many seconds to a worker: bots/api/reviews.py.
     "review": throttle_rate("THROTTLE_REVIEW", "30/hour"),
 }
-# How long a server remembers whom a token belongs to (games/api/authentication.py); 0: never.
+# How long a server remembers whom a token belongs to (accounts/api/authentication.py); 0: never.
 AUTH_TOKEN_CACHE_SECONDS = env_int("AUTH_TOKEN_CACHE_SECONDS", default=30, minimum=0, maximum=3600)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "games.api.authentication.TokenAuthentication",
+        "accounts.api.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     # DRF's JSON parser, with a 400 (not a 500) for bodies nested too deeply to decode.
-    "DEFAULT_PARSER_CLASSES": ["canasta_service.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["core.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "canasta_service.exceptions.problem_exception_handler",
+    "EXCEPTION_HANDLER": "core.exceptions.problem_exception_handler",
     # Views opt in with `throttle_scope`; anonymous requests are counted per client address
     # (X-Forwarded-For only from TRUSTED_PROXIES), authenticated ones per user. THROTTLE_*
     # variables change a rate ("off" disables it).
-    "DEFAULT_THROTTLE_CLASSES": ["canasta_service.throttling.ClientScopedRateThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["core.throttling.ClientScopedRateThrottle"],
     "DEFAULT_THROTTLE_RATES": THROTTLE_RATES,
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
@@ -245,7 +249,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "games.api.live_messages.client_messages_hook",
-        "canasta_service.problems.problem_headers_hook",
+        "core.problems.problem_headers_hook",
         "canasta_service.openapi.nullable_types_hook",
         "games.api.schema_links.game_links_hook",
     ],
@@ -294,13 +298,13 @@ TURN_TIMER_QUEUE = env_str("TURN_TIMER_QUEUE")
 # (more than a task's 60 s hard time limit, so a turn still being computed is left alone).
 BOT_TURN_SWEEP_SECONDS = env_int("BOT_TURN_SWEEP_SECONDS", default=15, minimum=1, maximum=3600)
 BOT_TURN_STALL_SECONDS = env_int("BOT_TURN_STALL_SECONDS", default=75, minimum=1, maximum=86400)
-# Quick play (games/services/matchmaking.py): beat runs the pairing every
+# Quick play (competition/services/matchmaking.py): beat runs the pairing every
 # MATCHMAKING_PAIR_SECONDS; a run that waited a whole interval is dropped (the next one pairs).
 # Without a broker there is no beat: MATCHMAKING_IN_PROCESS (on by default then) pairs in the
 # web process when a player joins a queue and while they read their queue status.
 MATCHMAKING_PAIR_SECONDS = env_int("MATCHMAKING_PAIR_SECONDS", default=2, minimum=1, maximum=60)
 MATCHMAKING_IN_PROCESS = env_bool("MATCHMAKING_IN_PROCESS", default=CELERY_TASK_ALWAYS_EAGER)
-# Notifications (games/services/delivery.py): each delivery is a task, retried with exponential
+# Notifications (notifications/services/delivery.py): each delivery is a task, retried with exponential
 # backoff (NOTIFICATION_RETRY_BASE_SECONDS * 2**(attempt - 1), at most
 # NOTIFICATION_RETRY_MAX_SECONDS) up to NOTIFICATION_MAX_ATTEMPTS times; beat sweeps every
 # NOTIFICATION_SWEEP_SECONDS for deliveries due for NOTIFICATION_SWEEP_GRACE_SECONDS whose task was
@@ -344,7 +348,7 @@ WEBHOOK_DISABLE_AFTER_FAILURES = env_int(
 WEBHOOK_ALLOW_HTTP_HOSTS = env_list("WEBHOOK_ALLOW_HTTP_HOSTS", default=[])
 WEBHOOKS_PER_PLAYER_MAX = 10
 PUBLIC_URL = (env_url("PUBLIC_URL", schemes=("http", "https")) or "").rstrip("/")
-# Web Push (games/services/push.py): the VAPID key pair the server signs with, base64url as
+# Web Push (notifications/services/push.py): the VAPID key pair the server signs with, base64url as
 # `npx web-push generate-vapid-keys` prints it (the private key's 32 bytes; the public key's
 # 65-byte point, optional: derived from the private key), and the contact push services see
 # (mailto: or https:). With no key, DEBUG uses a development pair derived from SECRET_KEY (said

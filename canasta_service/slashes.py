@@ -34,7 +34,7 @@ def api_slash_append(request: HttpRequest) -> None:
 
 class ApiSlashMiddleware:
     """``api_slash_append`` before any view (and before ``CommonMiddleware``'s APPEND_SLASH).
-    Async-capable, like ``canasta_service.parsers.NulCharacterMiddleware``."""
+    Async-capable, like ``core.parsers.NulCharacterMiddleware``."""
 
     sync_capable = True
     async_capable = True

@@ -35,10 +35,10 @@ urlpatterns = [
 ]
 
 # Errors outside DRF views (unknown URL, uncaught exception) are problem documents too.
-handler400 = "canasta_service.exceptions.bad_request"
-handler403 = "canasta_service.exceptions.permission_denied"
-handler404 = "canasta_service.exceptions.page_not_found"
-handler500 = "canasta_service.exceptions.server_error"
+handler400 = "core.exceptions.bad_request"
+handler403 = "core.exceptions.permission_denied"
+handler404 = "core.exceptions.page_not_found"
+handler500 = "core.exceptions.server_error"
 
 # The load benchmark's baseline endpoint, mounted only when BENCH_BASELINE=1 (not in the schema).
 if settings.BENCH_BASELINE:

@@ -1,6 +1,6 @@
 """WSGI entry point: ``gunicorn canasta_service.wsgi:application``.
 
-Django, wrapped in the request body reader and limit (``canasta_service.request_bodies``): a
+Django, wrapped in the request body reader and limit (``core.request_bodies``): a
 chunked body is read rather than taken for an empty one, an oversized one refused as it comes.
 """
 
@@ -12,6 +12,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "canasta_service.settings")
 
 django_application = get_wsgi_application()  # sets Django up before the import below
 
-from canasta_service.request_bodies import WsgiBodies  # noqa: E402
+from core.request_bodies import WsgiBodies
 
 application = WsgiBodies(django_application)

@@ -11,7 +11,7 @@ class GamesConfig(AppConfig):
         from django.db.models.signals import post_save
 
         from games import live
-        from games.services.players import user_saved
+        from accounts.services.players import user_saved
 
         live.receivers_connect()  # wake live clients after every committed move
         # Every user gets a player profile when it is made, so no read has to make one.

@@ -5,8 +5,8 @@ Each code is an ``ErrorSpec``: its HTTP status, a title (the same for every occu
 besides the standard ones (``current_version`` for ``stale_version``, ``errors`` for
 ``invalid_request``, ...; each member is declared once in ``MEMBERS``). The catalogue holds
 
-- the framework's codes, answered by the central handler in ``canasta_service.exceptions`` (DRF's
-  exceptions, Django's error views, the request limits of ``canasta_service.limits``);
+- the framework's codes, answered by the central handler in ``core.exceptions`` (DRF's
+  exceptions, Django's error views, the request limits of ``core.limits``);
 - the service's codes, raised as the ``ServiceError`` subclasses below;
 - the rules engine's codes, generated from ``games.engine.ERROR_CODES`` (400 ``invalid_action``
   and ``invalid_option``, 403 ``not_your_turn``, 422 every other refusal by the rules).
@@ -14,7 +14,7 @@ besides the standard ones (``current_version`` for ``stale_version``, ``errors``
 ``ServiceError`` takes its code, status and title from the catalogue: a subclass names its
 code (``class StaleVersion(ServiceError, code="stale_version")``) and a code that is not in the
 catalogue is refused when the class is defined or the error is made, as is an extension member
-the code does not declare. ``canasta_service.problems`` builds the OpenAPI problem responses
+the code does not declare. ``core.problems`` builds the OpenAPI problem responses
 from the catalogue; ``markdown_table()`` (``python -m games.errors``) is README's error table.
 """
 
@@ -274,7 +274,7 @@ _SERVICE = (
         "Not the game's creator",
         "Only the player who created the table may do this.",
     ),
-    # Competitive play: rated tables and quick-play queues (games.services.ratings, matchmaking).
+    # Competitive play: rated tables and quick-play queues (competition.services.ratings, matchmaking).
     _spec(
         "rated_humans_only",
         422,

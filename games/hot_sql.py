@@ -43,7 +43,8 @@ from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from games.models import Game, Player
+from games.models import Game
+from accounts.models import Player
 
 SUPPORTED = ("postgresql", "sqlite")
 

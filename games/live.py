@@ -22,7 +22,7 @@ may have been lost meanwhile); waiters also re-read now and then on their own (t
 
 Players have a channel too (``canasta:player:<id>``, ``player_notify`` / ``player_listening``),
 for what concerns a player rather than a game: their quick-play queue status
-(``games.services.matchmaking``). Same transports, same hub, the same "a wake-up only means
+(``competition.services.matchmaking``). Same transports, same hub, the same "a wake-up only means
 read again".
 """
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 from celery import shared_task
 
 from games.models import WorkerProbe
-from games.services import delivery, matchmaking, timer_schedule, timers
+from notifications.services import delivery
+from competition.services import matchmaking
+from games.services import timer_schedule, timers
 
 
 @shared_task(name="games.record_worker_probe")
@@ -43,7 +45,7 @@ def turn_timers_sweep() -> int:
 # ============================================================================== quick play
 # The pairing run pairs under an advisory lock (a second run at once does nothing); the table
 # task re-checks under the entries' row locks (a duplicate or redelivered message finds the
-# table dealt and does nothing). games.services.matchmaking.
+# table dealt and does nothing). competition.services.matchmaking.
 
 
 @shared_task(name="games.matchmaking_pair")
@@ -62,7 +64,7 @@ def match_table_create(match: str) -> int | None:
 
 
 # ============================================================================== notifications
-# One attempt per task; games.services.delivery claims the row (SKIP LOCKED and a lease) before
+# One attempt per task; notifications.services.delivery claims the row (SKIP LOCKED and a lease) before
 # sending, so a duplicate, redelivered or late task does nothing, and a killed worker's message
 # (acks_late) is attempted again with the same idempotency key.
 

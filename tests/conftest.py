@@ -275,8 +275,8 @@ def celery_worker_process(django_db_setup: None) -> Iterator[WorkerProcess]:
 
 @pytest.fixture(autouse=True)
 def _fresh_token_cache() -> Iterator[None]:
-    """Each test starts with no token remembered (games/api/authentication.py)."""
-    from games.api.authentication import token_cache
+    """Each test starts with no token remembered (accounts/api/authentication.py)."""
+    from accounts.api.authentication import token_cache
 
     token_cache.clear()
     yield

@@ -18,13 +18,8 @@ from typing import Any
 import pytest
 import yaml
 
-from canasta_service.exceptions import problem_exception_handler
-from canasta_service.problems import (
-    GameProblemSerializer,
-    ProblemSerializer,
-    problem_body,
-    problem_responses,
-)
+from core.exceptions import problem_exception_handler
+from core.problems import GameProblemSerializer, ProblemSerializer, problem_body, problem_responses
 from games import errors
 from games.engine import ERROR_CODES, IllegalAction, InvalidAction, InvalidOptions
 

@@ -43,7 +43,8 @@ from games.engine.history import (
     TIMER_TURNED_OFF,
     TURN_TIMED_OUT,
 )
-from games.models import BotLevel, EventSource, RatingFormat
+from games.models import BotLevel, EventSource
+from competition.models import RatingFormat
 
 Base = serializers.Serializer[Any]
 

@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from canasta_service.problems import GameProblemSerializer, problem_responses
+from core.problems import GameProblemSerializer, problem_responses
 from games import errors
 from games.api.event_schemas import DiscriminatedUnion, EnumRefField, GameEventField, camel
 from games.api.serializers import ActionCreateSerializer, ActionResultSerializer

@@ -20,7 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from canasta_service.problems import AUTH, BODY, problem_responses
+from core.problems import AUTH, BODY, problem_responses
 from games.api.event_schemas import (
     EVENT_TYPES,
     ReplayEventField,

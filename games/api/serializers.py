@@ -18,7 +18,7 @@ from games.engine import ACTION_TYPES, PRESETS, describe_options
 from games.engine.actions import MAX_CARDS_IN_ACTION
 from games.engine.history import TIMER_FACTS
 from games.models import BotLevel, GameStatus, TimeoutOutcome
-from games.selectors.ratings import PROVISIONAL_GAMES
+from competition.selectors.ratings import PROVISIONAL_GAMES
 from games.services.deadlines import TIMEOUT_LIMIT_MAX, TURN_SECONDS_MAX, TURN_SECONDS_MIN
 
 Base = serializers.Serializer[Any]

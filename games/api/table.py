@@ -23,7 +23,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from canasta_service.problems import AUTH, BODY, problem_responses
+from core.problems import AUTH, BODY, problem_responses
 from games.api.live import (
     WAIT_MAX_SECONDS,
     AsyncApiView,
@@ -31,7 +31,7 @@ from games.api.live import (
     wait_bound,
     wait_for_news,
 )
-from games.api.ratings import PlayerRatingSerializer, RatedGameSerializer
+from competition.api.ratings import PlayerRatingSerializer, RatedGameSerializer
 from games.api.serializers import (
     GameDetailSerializer,
     PlayerRefSerializer,
@@ -39,12 +39,13 @@ from games.api.serializers import (
     TableViewSerializer,
 )
 from games.api.views import GAME_ID, game_detail_response, game_for_write, player_of
-from games.models import GameStatus, RelationKind, TableEventKind
+from games.models import GameStatus, TableEventKind
+from accounts.models import RelationKind
 from games.presence import PRESENCE_WINDOW_SECONDS
 from games.realtime.feed import TABLE_ONLY, db_call
 from games.selectors.games import game_get_visible
 from games.selectors.live import Cursor
-from games.selectors.ratings import PROFILE_RATED_GAMES_MAX
+from competition.selectors.ratings import PROFILE_RATED_GAMES_MAX
 from games.selectors.table import (
     CHAT_BURST,
     CHAT_WINDOW_SECONDS,

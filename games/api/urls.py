@@ -2,21 +2,10 @@
 
 from django.urls import path, register_converter
 
-from games.api import (
-    correspondence,
-    hints,
-    live,
-    live_messages,
-    matchmaking,
-    notifications,
-    push,
-    ratings,
-    replay,
-    reviews,
-    table,
-    timers,
-    views,
-)
+from games.api import correspondence, live, live_messages, replay, table, timers, views
+from bots.api import hints, reviews
+from competition.api import matchmaking, ratings
+from notifications.api import notifications, push
 
 
 class JoinCodeConverter:
@@ -32,7 +21,7 @@ class JoinCodeConverter:
 
 
 register_converter(JoinCodeConverter, "join_code")
-# A rating format (games/api/ratings.py): any other value is no such URL, 404 not_found.
+# A rating format (competition/api/ratings.py): any other value is no such URL, 404 not_found.
 register_converter(ratings.RatingFormatConverter, "rating_format")
 
 urlpatterns = [
@@ -41,7 +30,7 @@ urlpatterns = [
     # Correspondence play: my games, pausing by agreement (games/api/correspondence.py).
     path("players/me/games/", correspondence.MyGamesApi.as_view(), name="player-my-games"),
     path("rules/", views.RulesApi.as_view(), name="rules"),
-    # Quick play: join, read (long-poll) and leave the queue (games/api/matchmaking.py).
+    # Quick play: join, read (long-poll) and leave the queue (competition/api/matchmaking.py).
     path("queue/", matchmaking.QueueApi.as_view(), name="queue"),
     path("games/", views.GameListCreateApi.as_view(), name="game-list"),
     path("join/<join_code:join_code>/", views.GameJoinByCodeApi.as_view(), name="game-join-code"),
@@ -57,7 +46,7 @@ urlpatterns = [
     path("games/<int:game_id>/leave/", views.GameLeaveApi.as_view(), name="game-leave"),
     path("games/<int:game_id>/start/", views.GameStartApi.as_view(), name="game-start"),
     path("games/<int:game_id>/actions/", views.GameActionCreateApi.as_view(), name="game-actions"),
-    # A suggested move for the seat to act, at tables with hints (games/api/hints.py).
+    # A suggested move for the seat to act, at tables with hints (bots/api/hints.py).
     path("games/<int:game_id>/hint/", hints.GameHintApi.as_view(), name="game-hint"),
     # The move log, with long-poll (``wait``): an async view (games/api/live.py).
     path("games/<int:game_id>/events/", live.GameEventListWaitApi.as_view(), name="game-events"),
@@ -70,7 +59,7 @@ urlpatterns = [
     ),
     path("games/<int:game_id>/export/", replay.GameExportApi.as_view(), name="game-export"),
     path("games/<int:game_id>/fairness/", replay.GameFairnessApi.as_view(), name="game-fairness"),
-    # The post-game review of a seat's play (games/api/reviews.py).
+    # The post-game review of a seat's play (bots/api/reviews.py).
     path("games/<int:game_id>/review/", reviews.GameReviewApi.as_view(), name="game-review"),
     path("games/<int:game_id>/timer/", timers.GameTimerApi.as_view(), name="game-timer"),
     path(
@@ -131,7 +120,7 @@ urlpatterns = [
     path(
         "players/<int:player_id>/profile/", table.PlayerProfileApi.as_view(), name="player-profile"
     ),
-    # Leaderboards and rating histories (games/api/ratings.py).
+    # Leaderboards and rating histories (competition/api/ratings.py).
     path(
         "leaderboards/<rating_format:rating_format>/",
         ratings.LeaderboardApi.as_view(),
@@ -148,7 +137,7 @@ urlpatterns = [
         name="player-rating-history",
     ),
     # Notifications: webhooks and their delivery log, preferences, game mutes
-    # (games/api/notifications.py).
+    # (notifications/api/notifications.py).
     path(
         "players/me/webhooks/",
         notifications.WebhookListCreateApi.as_view(),
@@ -179,7 +168,7 @@ urlpatterns = [
         notifications.GameNotificationMuteApi.as_view(),
         name="game-notifications-mute",
     ),
-    # Web Push: the server's VAPID key, a player's browser subscriptions (games/api/push.py).
+    # Web Push: the server's VAPID key, a player's browser subscriptions (notifications/api/push.py).
     path("push/key/", push.PushKeyApi.as_view(), name="push-key"),
     path(
         "players/me/push-subscriptions/",

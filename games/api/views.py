@@ -23,7 +23,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from canasta_service.problems import AUTH, BODY, problem_responses
+from core.problems import AUTH, BODY, problem_responses
 from games import errors
 from games.api import examples
 from games.api.serializers import (
@@ -51,7 +51,8 @@ from games.engine import (
     RULES_VERSION,
     describe_options,
 )
-from games.models import BotLevel, Game, Player
+from games.models import BotLevel, Game
+from accounts.models import Player
 from games.selectors.events import game_events_list
 from games.selectors.games import (
     game_detail_get,
@@ -65,7 +66,7 @@ from games.selectors.scores import game_scorecard_get
 from games.services.actions import IDEMPOTENCY_KEY_MAX_LENGTH, game_action_apply
 from games.services.deadlines import TimerOptions
 from games.services.lobby import BotSeatSpec, game_create, game_join, game_leave, game_start
-from games.services.players import player_create
+from accounts.services.players import player_create
 from games.services.timers import game_touch
 
 # The codes each operation may answer (documented by ``problem_responses``), in the order the

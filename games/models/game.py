@@ -2,7 +2,7 @@
 
 from django.db import models
 
-from games.models.players import Player
+from accounts.models.players import Player
 
 
 class GameStatus(models.TextChoices):

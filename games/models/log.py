@@ -3,7 +3,7 @@
 from django.db import models
 
 from games.models.game import Game
-from games.models.players import Player
+from accounts.models.players import Player
 
 
 class EventSource(models.TextChoices):

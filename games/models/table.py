@@ -4,7 +4,7 @@ games.presence)."""
 from django.db import models
 
 from games.models.game import Game
-from games.models.players import Player
+from accounts.models.players import Player
 
 
 class GameTable(models.Model):

@@ -17,11 +17,12 @@ from games.engine import GameState, action_from_dict, apply, make_options, new_g
 from games.engine.history import TABLE_FACTS
 from games.engine.view import player_view
 from games.hot_sql import game_read
-from games.models import Game, GameStatus, Player, Seat
+from games.models import Game, GameStatus, Seat
+from accounts.models import Player
 from games.selectors.horizon import game_record_at, horizon_of, spectator_horizon
 from games.selectors.log import rules_version_check
 from games.selectors.pause import pause_view
-from games.selectors.rating_changes import game_rating_changes_get
+from competition.selectors.rating_changes import game_rating_changes_get
 from games.selectors.seating import seat_index_of, seats_of
 from games.selectors.timers import timer_view
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.models import Game, Player, RoundScore
+from games.models import Game, RoundScore
+from accounts.models import Player
 from games.selectors.horizon import spectator_horizon
-from games.selectors.rating_changes import game_rating_changes_get
+from competition.selectors.rating_changes import game_rating_changes_get
 from games.selectors.seating import seat_index_of, seats_of
 
 

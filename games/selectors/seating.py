@@ -14,7 +14,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from games.models import Game, Player, Seat
+from games.models import Game, Seat
+from accounts.models import Player
 
 
 def seat_entry(

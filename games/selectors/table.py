@@ -11,23 +11,12 @@ from django.utils import timezone
 from games import errors
 from games.engine.history import GAME_CONCEDED
 from games.engine.view import player_view
-from games.models import (
-    ChatMute,
-    Game,
-    GameEvent,
-    GameStatus,
-    GameTable,
-    Player,
-    PlayerRelation,
-    RelationKind,
-    Seat,
-    TableEvent,
-    TableEventKind,
-)
+from games.models import ChatMute, Game, GameEvent, GameStatus, GameTable, Seat, TableEvent, TableEventKind
+from accounts.models import Player, PlayerRelation, RelationKind
 from games.presence import PRESENCE_WINDOW_SECONDS, presence_seen
 from games.selectors.games import game_replay_state, game_state_get, seat_view
 from games.selectors.horizon import spectator_horizon, table_get
-from games.selectors.ratings import player_rated_games, player_ratings_get
+from competition.selectors.ratings import player_rated_games, player_ratings_get
 
 # The quick-chat phrases: a fixed list, so no free text and nothing to moderate. Clients show
 # ``text`` (or their own translation of the id).

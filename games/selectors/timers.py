@@ -17,7 +17,8 @@ from games.engine.history import (
     TURN_TIMED_OUT,
     GameRecord,
 )
-from games.models import EventSource, Game, GameEvent, Player, Seat
+from games.models import EventSource, Game, GameEvent, Seat
+from accounts.models import Player
 from games.selectors.horizon import game_record_at, spectator_horizon
 from games.selectors.seating import seat_index_of
 

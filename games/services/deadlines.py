@@ -15,7 +15,8 @@ from django.utils import timezone
 
 from games import errors
 from games.engine.history import SEAT_RETURNED
-from games.models import EventSource, Game, GameStatus, NotificationSettings, Seat, TimeoutOutcome
+from games.models import EventSource, Game, GameStatus, Seat, TimeoutOutcome
+from notifications.models import NotificationSettings
 from games.selectors.timers import grace
 from games.services.facts import fact_append
 from games.services.seating import seat_save

@@ -24,7 +24,8 @@ from games.engine import (
     state_digest,
 )
 from games.engine.history import TABLE_FACTS
-from games.models import BotLevel, EventSource, Game, GameEvent, GameStatus, Player, Seat
+from games.models import BotLevel, EventSource, Game, GameEvent, GameStatus, Seat
+from accounts.models import Player
 from games.selectors.log import rules_version_check
 from games.selectors.replay import EXPORT_FORMAT, EXPORT_FORMAT_VERSION
 from games.selectors.verify import effects_differ

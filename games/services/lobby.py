@@ -20,23 +20,13 @@ from games.engine import (
     new_game,
     seed_commitment,
 )
-from games.models import (
-    BotLevel,
-    EventSource,
-    Game,
-    GameEvent,
-    GameStatus,
-    Player,
-    PlayerRelation,
-    QueueEntry,
-    RelationKind,
-    Seat,
-    TimeoutOutcome,
-)
+from games.models import BotLevel, EventSource, Game, GameEvent, GameStatus, Seat, TimeoutOutcome
+from accounts.models import Player, PlayerRelation, RelationKind
+from competition.models import QueueEntry
 from games.selectors.seating import seat_index_of
 from games.services.bots import bot_turn_register
 from games.services.deadlines import TimerOptions, turn_timer_arm
-from games.services.game_notifications import game_started_notify
+from notifications.services.game_notifications import game_started_notify
 from games.services.locks import game_lock
 from games.services.projections import projections_write
 from games.services.seating import seat_save, seats_written

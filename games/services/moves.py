@@ -28,16 +28,17 @@ from games.engine import (
     effects_to_json,
 )
 from games.hot_sql import row_insert, row_update
-from games.models import EventSource, Game, GameEvent, GameStatus, IdempotencyRecord, Player, Seat
+from games.models import EventSource, Game, GameEvent, GameStatus, IdempotencyRecord, Seat
+from accounts.models import Player
 from games.selectors.events import action_response_build, json_ready
 from games.selectors.log import rules_version_check
 from games.selectors.seating import seats_of
 from games.services.bots import bot_fallback_choose, bot_turn_register
 from games.services.deadlines import grace, turn_timer_arm
-from games.services.game_notifications import move_notify
+from notifications.services.game_notifications import move_notify
 from games.services.locks import game_lock
 from games.services.projections import projections_write
-from games.services.ratings import ranks_by_score, ratings_apply
+from competition.services.ratings import ranks_by_score, ratings_apply
 
 # A move changes only these columns of the game row (the rest are written by the lobby, the
 # timer and the table services).
@@ -107,7 +108,7 @@ def move_apply(
     ``expected_version`` (409 ``stale_version`` with ``current_version``), and whatever the
     engine refuses (400 / 403 ``not_your_turn`` / 422); otherwise appends the GameEvent (seq =
     version + 1), rewrites the caches, tells the next player it is their turn (or everyone that
-    the game is over: ``games.services.game_notifications``), stores the idempotency record and
+    the game is over: ``notifications.services.game_notifications``), stores the idempotency record and
     registers the next bot turn on commit. A refused action leaves the game unchanged. With
     ``timer_work``, raises ``TimerWorkDue`` (before changing anything) when the turn timer has
     work to commit first.

@@ -29,7 +29,8 @@ from games.engine.history import (
     PAUSE_DECLINED,
     PAUSE_PROPOSED,
 )
-from games.models import EventSource, Game, GameStatus, Player, Seat
+from games.models import EventSource, Game, GameStatus, Seat
+from accounts.models import Player
 from games.selectors.seating import seats_of
 from games.services.deadlines import reminder_time, turn_timer_arm
 from games.services.facts import fact_append

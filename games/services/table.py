@@ -19,18 +19,8 @@ from django.utils import timezone
 from games import errors, live
 from games.engine import RULES_VERSION
 from games.engine.history import ENDED_CONCEDED, GAME_CONCEDED
-from games.models import (
-    ChatMute,
-    EventSource,
-    Game,
-    GameStatus,
-    GameTable,
-    Player,
-    PlayerRelation,
-    Seat,
-    TableEvent,
-    TableEventKind,
-)
+from games.models import ChatMute, EventSource, Game, GameStatus, GameTable, Seat, TableEvent, TableEventKind
+from accounts.models import Player, PlayerRelation
 from games.presence import presence_note
 from games.selectors.games import game_state_get
 from games.selectors.seating import seat_index_of, seats_of
@@ -46,10 +36,10 @@ from games.selectors.table import (
     rematch_status_get,
 )
 from games.services.facts import fact_append
-from games.services.game_notifications import chat_notify, chat_recipients, game_over_notify
+from notifications.services.game_notifications import chat_notify, chat_recipients, game_over_notify
 from games.services.lobby import game_start, join_code_new
 from games.services.locks import game_lock
-from games.services.ratings import ranks_with_last, ratings_apply
+from competition.services.ratings import ranks_with_last, ratings_apply
 from games.services.seating import seats_written
 
 
@@ -221,7 +211,7 @@ def game_concede(*, game_id: int, player: Player) -> Game:
         game.turn_deadline = None
         game.reminder_at = None
         game.paused_at, game.pause_remaining, game.pause_proposal = None, None, None
-        if game.rated:  # the side that left loses (games.services.ratings)
+        if game.rated:  # the side that left loses (competition.services.ratings)
             ratings_apply(game, seats_of(game), ranks_with_last(scores, seat.team))
         game.save(
             update_fields=[

@@ -8,7 +8,7 @@ a partner's question with no), each action applied like any other and logged wit
 ``timer``; the timer log says why (``turn_timed_out``). After ``timeout_limit`` consecutive
 timeouts the seat is handed to a bot (``stand_in``: the medium bot plays it, source ``bot``,
 until the player acts again) or the game is abandoned (``timeout_outcome``; always at a rated
-table, where the abandoning side loses: ``games.services.ratings``).
+table, where the abandoning side loses: ``competition.services.ratings``).
 
 Three paths apply an expiry, and any of them may run any number of times:
 
@@ -63,14 +63,15 @@ from games.engine.history import (
     TURN_TIMED_OUT,
 )
 from games.errors import ServiceError
-from games.models import EventSource, Game, GameStatus, Player, Seat, TimeoutOutcome
+from games.models import EventSource, Game, GameStatus, Seat, TimeoutOutcome
+from accounts.models import Player
 from games.selectors.seating import seats_of
 from games.services.bots import bot_player_get
 from games.services.deadlines import grace, seat_back, turn_timer_arm
 from games.services.facts import fact_append
-from games.services.game_notifications import game_over_notify, reminder_notify
+from notifications.services.game_notifications import game_over_notify, reminder_notify
 from games.services.moves import move_apply
-from games.services.ratings import ranks_with_last, ratings_apply
+from competition.services.ratings import ranks_with_last, ratings_apply
 from games.services.seating import seat_save
 
 logger = logging.getLogger(__name__)
@@ -156,7 +157,7 @@ def turn_timer_expire_apply(
             game.reminder_at = None
             game.to_act = None
             game.finished_at = now
-            if game.rated:  # the side whose seat stayed away loses (games.services.ratings)
+            if game.rated:  # the side whose seat stayed away loses (competition.services.ratings)
                 scores = GameState.from_dict(game.snapshot or {}).scores
                 ratings_apply(game, seats_of(game), ranks_with_last(scores, seat.team))
             game.save(

@@ -15,11 +15,12 @@ from django.test import Client
 from django.urls import reverse
 
 from games import errors
-from games.models import Game, GameEvent, Player, Seat
+from games.models import Game, GameEvent, Seat
+from accounts.models import Player
 from games.selectors.seating import seating_of
 from games.selectors.verify import game_verify
 from games.services.lobby import BotSeatSpec, game_create, game_join, game_start
-from games.services.players import player_create, player_rename
+from accounts.services.players import player_create, player_rename
 
 pytestmark = pytest.mark.django_db
 

@@ -12,10 +12,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
 
-from games.api import authentication
-from games.api.authentication import token_cache
-from games.models import Player
-from games.services.players import player_rename
+from accounts.api import authentication
+from accounts.api.authentication import token_cache
+from accounts.models import Player
+from accounts.services.players import player_rename
 from tests.api.conftest import PlayerClient, problem
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,10 @@ from typing import Any
 
 import pytest
 
-from games.models import Game, Player, QueueEntry, Seat
-from games.services.players import player_create
+from games.models import Game, Seat
+from accounts.models import Player
+from competition.models import QueueEntry
+from accounts.services.players import player_create
 from tests.api.conftest import (
     PlayerClient,
     SchemaCheckedClient,

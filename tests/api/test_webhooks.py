@@ -15,16 +15,10 @@ from drf_spectacular.generators import SchemaGenerator
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 from rest_framework.test import APIClient
 
-from games.models import (
-    Channel,
-    Delivery,
-    DeliveryStatus,
-    Game,
-    NotificationKind,
-    WebhookEndpoint,
-)
-from games.services.delivery import SendOutcome, delivery_attempt
-from games.services.notifications import notify
+from notifications.models import Channel, Delivery, DeliveryStatus, NotificationKind, WebhookEndpoint
+from games.models import Game
+from notifications.services.delivery import SendOutcome, delivery_attempt
+from notifications.services.notifications import notify
 from tests.api.conftest import eager_bots, problem  # noqa: F401 - fixture
 from tests.api.notification_players import Someone, game_of_two, someone
 
@@ -191,7 +185,7 @@ def test_the_delivery_log_shows_attempts_failures_and_the_payload(
     chat, over = Delivery.objects.order_by("pk")
     answers = iter([SendOutcome(ok=False, status=503, error="HTTP 503"), SendOutcome(ok=True)])
     monkeypatch.setattr(
-        "games.services.delivery.webhook_deliver", lambda endpoint, body, key: next(answers)
+        "notifications.services.delivery.webhook_deliver", lambda endpoint, body, key: next(answers)
     )
     delivery_attempt(chat.pk)
     delivery_attempt(over.pk)

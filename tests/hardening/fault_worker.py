@@ -18,7 +18,7 @@ def _install_hook() -> None:
     import django
 
     django.setup()
-    from bots import services
+    from bots.services import turns as services
 
     original = services.bot_decision_compute
     fault_dir = Path(os.environ["FAULT_DIR"])

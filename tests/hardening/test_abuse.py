@@ -17,7 +17,7 @@ from django.test import override_settings
 from rest_framework.test import APIClient
 from rest_framework.throttling import ScopedRateThrottle
 
-from canasta_service.proxies import client_address, trusted_proxies_parse
+from core.proxies import client_address, trusted_proxies_parse
 from tests.api.conftest import PlayerClient, problem
 from tests.conftest import cache_empty
 from tests.hardening.helpers import footprint, started_game

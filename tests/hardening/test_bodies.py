@@ -6,7 +6,7 @@ plain uvicorn on the ASGI app (``make run``); then nginx's own refusal in front 
 
 The servers run as subprocesses on free loopback ports, each on a copy of one migrated SQLite
 database, with a small body limit (``MAX_REQUEST_BODY_BYTES``). The wrappers themselves
-(canasta_service/request_bodies.py) are checked first with a fake ASGI receive and a fake WSGI
+(core/request_bodies.py) are checked first with a fake ASGI receive and a fake WSGI
 environ.
 """
 
@@ -36,8 +36,8 @@ from typing import Any
 import pytest
 
 from bench import harness
-from canasta_service.problems import PROBLEM_CONTENT_TYPE, problem_body
-from canasta_service.request_bodies import AsgiBodies, WsgiBodies
+from core.problems import PROBLEM_CONTENT_TYPE, problem_body
+from core.request_bodies import AsgiBodies, WsgiBodies
 from tests.conftest import in_ci
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -21,7 +21,8 @@ from rest_framework.test import APIClient
 
 from games import errors
 from games.engine import action_to_dict, apply, legal_actions, make_options, new_game
-from games.models import Game, GameEvent, Player
+from games.models import Game, GameEvent
+from accounts.models import Player
 from games.services.imports import import_plan
 from tests.api.conftest import PlayerClient, create_game, problem
 from tests.hardening.helpers import footprint, started_game

@@ -12,7 +12,7 @@ knows the token (it remembers a token's holder for AUTH_TOKEN_CACHE_SECONDS): th
 token's first request pays one query to look it up. The response reuses the seats and the
 creator the service loaded. A move that passes the turn to another player (both seats are
 people here) adds one read: the outbox's look at that player's notification endpoints, the
-game's mute and their switches, in one statement (``games.services.notifications``).
+game's mute and their switches, in one statement (``notifications.services.notifications``).
 
 Savepoints are not counted: they appear only because the test runs inside a transaction (the
 service itself makes none). Run with ``-s`` to see the per-move figures.
@@ -28,7 +28,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games.api.authentication import token_cache
+from accounts.api.authentication import token_cache
 from games.engine.view import player_view
 from games.models import Game, GameEvent
 from games.services.actions import game_action_apply

@@ -1,7 +1,7 @@
 """Schemathesis against real servers, on every operation that takes a body: a body sent in
 chunks (``Transfer-Encoding: chunked``, no Content-Length) is answered as the same body sent
 with its length, and a body over the limit is refused with 413 ``body_too_large`` however it is
-sent (the wrappers of canasta_service/request_bodies.py).
+sent (the wrappers of core/request_bodies.py).
 
 Each serving (uvicorn on the ASGI app, as ``make run``; gunicorn gthread on the WSGI app, as the
 REST API in production) runs as twins: two servers on copies of one SQLite database in which Ada
@@ -38,7 +38,7 @@ from hypothesis import HealthCheck, settings
 from schemathesis import GenerationMode
 
 from bench import harness
-from canasta_service.problems import PROBLEM_CONTENT_TYPE
+from core.problems import PROBLEM_CONTENT_TYPE
 from tests.hardening.fuzzing import MODES, ROOT, excluded_checks, load_schema
 
 HOST = "127.0.0.1"

@@ -1,4 +1,4 @@
-"""Every error is an RFC 9457 problem document with a stable code (canasta_service.exceptions)."""
+"""Every error is an RFC 9457 problem document with a stable code (core.exceptions)."""
 
 from typing import Any
 
@@ -6,8 +6,8 @@ import pytest
 from django.test import Client
 from rest_framework.exceptions import ErrorDetail
 
-from canasta_service.exceptions import ServiceError, field_errors
-from canasta_service.problems import PROBLEM_CONTENT_TYPE, problem_body
+from core.exceptions import ServiceError, field_errors
+from core.problems import PROBLEM_CONTENT_TYPE, problem_body
 
 pytestmark = pytest.mark.urls("tests.project.urls")
 

@@ -199,7 +199,7 @@ def _shell(command: str, env: dict[str, str]) -> subprocess.CompletedProcess[str
 
 MAKE_A_GAME = """
 from games.services.lobby import BotSeatSpec, game_create, game_start
-from games.services.players import player_create
+from accounts.services.players import player_create
 player, _ = player_create(display_name="Ada")
 game = game_create(creator=player, preset="two_player", options={"target_score": 1000},
                    bots=[BotSeatSpec(seat=0), BotSeatSpec(seat=1)], seat=None, spectate=True)

@@ -33,18 +33,11 @@ from django.utils import timezone
 
 from canasta_service.celery import app as celery_app
 from games.engine import card_text
-from games.models import (
-    Delivery,
-    DeliveryStatus,
-    Game,
-    Notification,
-    NotificationKind,
-    PushSubscription,
-    WebhookEndpoint,
-)
-from games.services import delivery as delivery_service
-from games.services.delivery import Attempt, deliveries_sweep, delivery_attempt, http_post
-from games.services.notifications import notify, preferences_set, webhook_register
+from notifications.models import Delivery, DeliveryStatus, Notification, NotificationKind, PushSubscription, WebhookEndpoint
+from games.models import Game
+from notifications.services import delivery as delivery_service
+from notifications.services.delivery import Attempt, deliveries_sweep, delivery_attempt, http_post
+from notifications.services.notifications import notify, preferences_set, webhook_register
 from tests.api.conftest import choose, eager_bots  # noqa: F401 - fixture
 from tests.api.notification_players import Someone, game_of_two, someone
 from tests.api.test_leak import cards_in, states_of, visible, within

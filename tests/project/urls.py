@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from canasta_service.exceptions import ServiceError
+from core.exceptions import ServiceError
 from canasta_service.urls import handler400, handler403, handler404, handler500
 from canasta_service.urls import urlpatterns as service_urlpatterns
 

@@ -1,4 +1,4 @@
-"""Leaderboards, around-me, a player's ratings and rated games (games.selectors.ratings), on
+"""Leaderboards, around-me, a player's ratings and rated games (competition.selectors.ratings), on
 Rating and RatingChange rows built directly."""
 
 from __future__ import annotations
@@ -13,21 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games import errors
-from games.models import Game, Player, Rating, RatingChange, RatingFormat
-from games.selectors.ratings import (
-    DEFAULT_MU,
-    DEFAULT_SIGMA,
-    PROVISIONAL_GAMES,
-    leaderboard_around,
-    leaderboard_page,
-    player_rated_games,
-    player_ratings_get,
-    rating_history_get,
-    rating_rank,
-    rating_shown,
-)
+from games.models import Game
+from accounts.models import Player
+from competition.models import Rating, RatingChange, RatingFormat
+from competition.selectors.ratings import DEFAULT_MU, DEFAULT_SIGMA, PROVISIONAL_GAMES, leaderboard_around, leaderboard_page, player_rated_games, player_ratings_get, rating_history_get, rating_rank, rating_shown
 from games.services.lobby import game_create
-from games.services.players import player_create
+from accounts.services.players import player_create
 
 TWO = RatingFormat.TWO_PLAYER
 FOUR = RatingFormat.PARTNERSHIP

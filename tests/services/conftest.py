@@ -16,4 +16,4 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
 @pytest.fixture
 def nothing_delivered(monkeypatch: pytest.MonkeyPatch) -> None:
     """The tests check what the outbox writes; no delivery leaves after a commit."""
-    monkeypatch.setattr("games.services.notifications.deliveries_send", lambda ids: None)
+    monkeypatch.setattr("notifications.services.notifications.deliveries_send", lambda ids: None)

@@ -11,10 +11,11 @@ import pytest
 from django.db import transaction
 
 from canasta_service.celery import app as celery_app
-from canasta_service.exceptions import ServiceError
+from core.exceptions import ServiceError
 from games.engine import GameState
 from games.engine.view import player_view
-from games.models import Game, GameEvent, GameStatus, Meld, Player, RoundScore
+from games.models import Game, GameEvent, GameStatus, Meld, RoundScore
+from accounts.models import Player
 from games.selectors.games import game_replay_state
 from games.services.actions import game_action_apply
 from games.services.bots import (
@@ -25,7 +26,7 @@ from games.services.bots import (
 )
 from games.services.lobby import BotSeatSpec, game_create, game_join, game_start
 from games.services.moves import bot_action_apply
-from games.services.players import player_create
+from accounts.services.players import player_create
 from tests.api.conftest import eager_bots, snapshot_of  # noqa: F401  (eager_bots: autouse)
 
 

@@ -33,11 +33,12 @@ from django.utils import timezone
 from games import errors, hot_sql
 from games.engine.view import player_view
 from games.hot_sql import game_lock_read, game_read, row_insert, row_update
-from games.models import EventSource, Game, GameEvent, GameStatus, Player
+from games.models import EventSource, Game, GameEvent, GameStatus
+from accounts.models import Player
 from games.services.lobby import game_create, game_join, game_start
 from games.services.locks import game_lock
 from games.services.moves import MOVE_FIELDS, move_apply
-from games.services.players import player_create
+from accounts.services.players import player_create
 from tests.api.conftest import choose, snapshot_of
 
 pytestmark = pytest.mark.django_db

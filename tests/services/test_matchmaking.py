@@ -16,32 +16,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from games import errors, tasks
-from games.models import (
-    Game,
-    GameStatus,
-    Player,
-    PlayerRelation,
-    QueueEntry,
-    Rating,
-    RelationKind,
-)
-from games.selectors.matchmaking import (
-    queue_status_get,
-    rating_points,
-    rating_window,
-)
+from games.models import Game, GameStatus
+from accounts.models import Player, PlayerRelation, RelationKind
+from competition.models import QueueEntry, Rating
+from competition.selectors.matchmaking import queue_status_get, rating_points, rating_window
 from games.services.lobby import game_create, game_join
-from games.services.matchmaking import (
-    MATCH_TABLE_CREATE_TASK,
-    PairingResult,
-    Waiting,
-    groups_form,
-    match_table_create,
-    pairing_run,
-    queue_join,
-    queue_leave,
-)
-from games.services.players import player_create
+from competition.services.matchmaking import MATCH_TABLE_CREATE_TASK, PairingResult, Waiting, groups_form, match_table_create, pairing_run, queue_join, queue_leave
+from accounts.services.players import player_create
 from games.services.table import game_concede
 from tests.api.conftest import eager_bots  # noqa: F401  (autouse: tables are dealt in-process)
 

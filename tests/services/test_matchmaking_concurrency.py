@@ -17,10 +17,11 @@ import pytest
 from django.db import connection, transaction
 
 from games import errors
-from games.models import Player, QueueEntry
-from games.services import matchmaking
-from games.services.matchmaking import PairingResult, pairing_run, queue_join, queue_leave
-from games.services.players import player_create
+from accounts.models import Player
+from competition.models import QueueEntry
+from competition.services import matchmaking
+from competition.services.matchmaking import PairingResult, pairing_run, queue_join, queue_leave
+from accounts.services.players import player_create
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

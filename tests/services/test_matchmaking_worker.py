@@ -10,9 +10,10 @@ from django.conf import settings
 
 from canasta_service.celery import app as celery_app
 from games import tasks
-from games.models import GameStatus, QueueEntry
-from games.services.matchmaking import queue_join
-from games.services.players import player_create
+from games.models import GameStatus
+from competition.models import QueueEntry
+from competition.services.matchmaking import queue_join
+from accounts.services.players import player_create
 from games.services.table import game_concede
 from tests.conftest import WorkerProcess
 

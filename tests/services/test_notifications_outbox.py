@@ -1,4 +1,4 @@
-"""The notification outbox (games.services.notifications.notify): written in the event's
+"""The notification outbox (notifications.services.notifications.notify): written in the event's
 transaction, once per event, only to the endpoints a player has on, never for a muted game."""
 
 from __future__ import annotations
@@ -9,22 +9,11 @@ from typing import Any
 import pytest
 from django.db import transaction
 
-from games.models import (
-    Channel,
-    Delivery,
-    DeliveryStatus,
-    Game,
-    Notification,
-    NotificationKind,
-)
-from games.services import delivery as delivery_service
-from games.services import outbox_sql
-from games.services.notifications import (
-    game_mute_set,
-    notify,
-    preferences_set,
-    webhook_register,
-)
+from notifications.models import Channel, Delivery, DeliveryStatus, Notification, NotificationKind
+from games.models import Game
+from notifications.services import delivery as delivery_service
+from notifications.services import outbox_sql
+from notifications.services.notifications import game_mute_set, notify, preferences_set, webhook_register
 from tests.api.conftest import eager_bots  # noqa: F401 - fixture
 from tests.api.notification_players import Someone, game_of_two, someone
 
@@ -45,7 +34,7 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
     """The delivery ids each commit hands to the workers (nothing is sent anywhere)."""
     calls: list[list[int]] = []
     monkeypatch.setattr(
-        "games.services.notifications.deliveries_send", lambda ids: calls.append(list(ids))
+        "notifications.services.notifications.deliveries_send", lambda ids: calls.append(list(ids))
     )
     return calls
 

@@ -1,4 +1,4 @@
-"""Who is notified of what, as a game is played (``games.services.game_notifications``): the
+"""Who is notified of what, as a game is played (``notifications.services.game_notifications``): the
 game started, your turn (after a player's, a bot's or the timer's move), your partner asks to
 go out, a chat message, game over. Never a bot, never the player who acted, and nothing for a
 move that was rolled back. The outbox writes a notification only for a player with an endpoint
@@ -14,12 +14,14 @@ from django.db import transaction
 
 from games.engine import GameState, action_to_dict, legal_actions, make_options
 from games.engine.position import position
-from games.models import Game, GameStatus, Notification, NotificationKind, Player
+from games.models import Game, GameStatus
+from notifications.models import Notification, NotificationKind
+from accounts.models import Player
 from games.services.actions import game_action_apply
 from games.services.deadlines import TimerOptions
 from games.services.lobby import BotSeatSpec, game_create, game_join, game_start
-from games.services.notifications import preferences_set
-from games.services.players import player_create
+from notifications.services.notifications import preferences_set
+from accounts.services.players import player_create
 from games.services.table import chat_mute_set, chat_send, game_concede
 from games.services.timers import turn_timers_sweep
 from tests.api.conftest import eager_bots  # noqa: F401 - fixture: bots play in-process
@@ -34,7 +36,7 @@ COMMON = {"kind", "player_id", "game_id", "game_version", "title", "text", "url"
 @pytest.fixture(autouse=True)
 def nothing_delivered(monkeypatch: pytest.MonkeyPatch) -> None:
     """The tests check what the outbox writes; no delivery leaves after a commit."""
-    monkeypatch.setattr("games.services.notifications.deliveries_send", lambda ids: None)
+    monkeypatch.setattr("notifications.services.notifications.deliveries_send", lambda ids: None)
 
 
 def reachable(*players: Player) -> None:

@@ -13,22 +13,16 @@ from rest_framework.authtoken.models import Token
 
 from games import errors
 from games.engine.history import GAME_PAUSED, GAME_RESUMED, PAUSE_FACTS
-from games.models import (
-    EventSource,
-    Game,
-    GameEvent,
-    GameStatus,
-    GameTable,
-    Notification,
-    Player,
-)
+from games.models import EventSource, Game, GameEvent, GameStatus, GameTable
+from notifications.models import Notification
+from accounts.models import Player
 from games.services.actions import game_action_apply
 from games.services.deadlines import TimerOptions
 from games.services.lobby import BotSeatSpec, game_create, game_join, game_start
 from games.services.moves import bot_action_apply
-from games.services.notifications import preferences_set
+from notifications.services.notifications import preferences_set
 from games.services.pause import game_pause_decline, game_pause_propose, game_resume
-from games.services.players import player_create
+from accounts.services.players import player_create
 from games.services.table import game_concede
 from games.services.timers import timer_off_accept, timer_off_propose, turn_timers_sweep
 from tests.api.conftest import (

@@ -1,4 +1,4 @@
-"""Web Push (games.services.push): the encryption is real, only the push service is local. A
+"""Web Push (notifications.services.push): the encryption is real, only the push service is local. A
 push service on loopback receives each message; the test decrypts it with the subscriber's
 private key (RFC 8291, by hand: tests/services/push_service.py) and verifies the VAPID JWT with
 the server's public key. Through the outbox: a move (or ``notify``) for a player with a push
@@ -26,18 +26,12 @@ from hypothesis import strategies as st
 
 from games import errors
 from games.engine import card_text
-from games.models import (
-    Channel,
-    Delivery,
-    DeliveryStatus,
-    Game,
-    NotificationKind,
-    PushSubscription,
-)
-from games.services import push
-from games.services.delivery import delivery_body
-from games.services.notifications import notify
-from games.services.push import push_public_key, push_send, push_ttl, vapid_keys
+from notifications.models import Channel, Delivery, DeliveryStatus, NotificationKind, PushSubscription
+from games.models import Game
+from notifications.services import push
+from notifications.services.delivery import delivery_body
+from notifications.services.notifications import notify
+from notifications.services.push import push_public_key, push_send, push_ttl, vapid_keys
 from games.tasks import notification_deliver
 from tests.api.conftest import choose, eager_bots  # noqa: F401 - fixture
 from tests.api.notification_players import Someone, game_of_two, someone
@@ -294,11 +288,11 @@ def test_without_keys_debug_uses_a_development_pair_derived_from_the_secret_key(
     settings.WEBPUSH_VAPID_PUBLIC_KEY = ""
     settings.DEBUG = True
     settings.SECRET_KEY = "development secret one"
-    with caplog.at_level(logging.WARNING, logger="games.services.push"):
+    with caplog.at_level(logging.WARNING, logger="notifications.services.push"):
         first = vapid_keys()
     assert first is not None and first.development
     assert vapid_keys() == first  # every process and restart: the same pair
-    [line] = [r.getMessage() for r in caplog.records if r.name == "games.services.push"]
+    [line] = [r.getMessage() for r in caplog.records if r.name == "notifications.services.push"]
     assert "development key pair" in line and first.public_key in line
     private = first.vapid.private_key.private_numbers().private_value.to_bytes(32, "big")
     assert b64url(private) not in line
@@ -402,7 +396,7 @@ def test_notify_then_the_delivery_task_pushes_one_message_the_subscriber_decrypt
     service: PushService,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("games.services.notifications.deliveries_send", lambda ids: None)
+    monkeypatch.setattr("notifications.services.notifications.deliveries_send", lambda ids: None)
     ada, bob = someone("Ada"), someone("Bob")
     game = Game.objects.get(pk=game_of_two(ada, bob))
     subscriber = Subscriber()
@@ -438,7 +432,7 @@ def test_a_move_passing_the_turn_pushes_your_turn_to_the_next_player(
     service: PushService,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("games.services.notifications.deliveries_send", lambda ids: None)
+    monkeypatch.setattr("notifications.services.notifications.deliveries_send", lambda ids: None)
     ada, bob = someone("Ada"), someone("Bob")
     game_id = game_of_two(ada, bob)
     views = {p: p.client.get(f"/api/v1/games/{game_id}/").json() for p in (ada, bob)}
@@ -489,7 +483,7 @@ def test_a_gone_subscription_is_disabled_by_the_outbox_and_its_pending_pushes_dr
     service: PushService,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("games.services.notifications.deliveries_send", lambda ids: None)
+    monkeypatch.setattr("notifications.services.notifications.deliveries_send", lambda ids: None)
     service.script = [410]
     ada, bob = someone("Ada"), someone("Bob")
     game = Game.objects.get(pk=game_of_two(ada, bob))

@@ -1,4 +1,4 @@
-"""Rated tables and the rating update (games.services.ratings and its hooks): a rated game's
+"""Rated tables and the rating update (competition.services.ratings and its hooks): a rated game's
 result changes its players' ratings once, in the transaction that ends it, and the change is a
 fact of its log.
 
@@ -22,32 +22,19 @@ from openskill.models import PlackettLuce
 from games import errors
 from games.engine import GameState
 from games.engine.history import GAME_CONCEDED, RATINGS_CHANGED
-from games.models import (
-    Game,
-    GameEvent,
-    GameStatus,
-    Player,
-    QueueEntry,
-    Rating,
-    RatingChange,
-    Seat,
-    TimeoutOutcome,
-)
+from games.models import Game, GameEvent, GameStatus, Seat, TimeoutOutcome
+from accounts.models import Player
+from competition.models import QueueEntry, Rating, RatingChange
 from games.selectors.games import game_replay_state
-from games.selectors.rating_changes import game_rating_changes_get
-from games.selectors.ratings import DEFAULT_MU, DEFAULT_SIGMA, rating_shown
+from competition.selectors.rating_changes import game_rating_changes_get
+from competition.selectors.ratings import DEFAULT_MU, DEFAULT_SIGMA, rating_shown
 from games.selectors.verify import game_verify
 from games.services.actions import game_action_apply
 from games.services.bots import bot_fallback_choose
 from games.services.deadlines import TimerOptions, grace
 from games.services.lobby import BotSeatSpec, game_create, game_join, game_start
-from games.services.players import player_create
-from games.services.ratings import (
-    Skill,
-    ranks_by_score,
-    ranks_with_last,
-    skills_rated,
-)
+from accounts.services.players import player_create
+from competition.services.ratings import Skill, ranks_by_score, ranks_with_last, skills_rated
 from games.services.table import game_concede, rematch_accept
 from games.services.timers import turn_timer_expire_apply
 

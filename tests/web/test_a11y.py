@@ -166,7 +166,8 @@ def test_replay(live_server: Any, page: Any, js_errors: list[str]) -> None:
 def test_play_now_leaderboard_and_ratings(
     live_server: Any, page: Any, js_errors: list[str]
 ) -> None:
-    from games.models import Player, Rating
+    from accounts.models import Player
+    from competition.models import Rating
 
     sign_up(page, live_server.url, "Ada")
     ada = Player.objects.get(display_name="Ada")

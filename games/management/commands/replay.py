@@ -22,7 +22,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from canasta_service.exceptions import ServiceError
+from core.exceptions import ServiceError
 from games.engine import PRESETS, LogRejected
 from games.engine.bench import replay_bench
 from games.models import Game, GameStatus

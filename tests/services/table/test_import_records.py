@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from games.api.table import PlayerRecordSerializer
-from games.models import Game, Player
+from games.models import Game
+from accounts.models import Player
 from games.selectors.table import player_profile_get
 from tests.api.conftest import PlayerClient
 from tests.selectors.replay.conftest import advance, player_of, started_game

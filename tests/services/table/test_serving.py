@@ -96,7 +96,7 @@ def test_compose_serves_the_api_on_wsgi_and_live_on_asgi_behind_nginx() -> None:
 
 def test_the_live_worker_is_uvicorns_without_compression_or_forwarded_headers() -> None:
     """Compression off (memory per socket); uvicorn's own X-Forwarded-For rewriting off: the
-    client's address comes from TRUSTED_PROXIES alone (canasta_service.proxies)."""
+    client's address comes from TRUSTED_PROXIES alone (core.proxies)."""
     from uvicorn_worker import UvicornWorker  # type: ignore[import-untyped]
 
     from canasta_service.live_worker import LiveWorker

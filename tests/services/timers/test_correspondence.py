@@ -13,12 +13,13 @@ from django.utils import timezone
 
 from canasta_service.celery import app as celery_app
 from games import tasks
-from games.models import Game, Notification, NotificationKind, NotificationSettings, Seat
+from games.models import Game, Seat
+from notifications.models import Notification, NotificationKind, NotificationSettings
 from games.services.actions import game_action_apply
 from games.services.deadlines import REMINDER_FRACTION_DEFAULT, TimerOptions
 from games.services.lobby import BotSeatSpec, game_create, game_start
-from games.services.notifications import preferences_set
-from games.services.players import player_create
+from notifications.services.notifications import preferences_set
+from accounts.services.players import player_create
 from games.services.timer_schedule import (
     TURN_SECONDS_ETA_MAX,
     TURN_TIMER_EXPIRE_TASK,

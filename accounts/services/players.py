@@ -1,0 +1,80 @@
+"""Players: guest sign-up, a player profile for every user made elsewhere, and renaming."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from rest_framework.authtoken.models import Token
+
+from games import errors
+from games.models import Game, Seat
+from accounts.models import Player
+from games.services.seating import seats_written
+
+DISPLAY_NAME_MAX = 40
+
+
+def player_create(*, display_name: str, bot: bool = False) -> tuple[Player, str]:
+    """A guest player: a user without a password, a display name and an API token. ``bot``
+    makes it a bot account (a program playing through the API: shown as a bot at every table,
+    kept from rated tables and the quick-play queue); the flag is fixed at sign-up."""
+    user_model = get_user_model()
+    with transaction.atomic():
+        # No password: create_user stores an unusable one.
+        user = user_model.objects.create_user(username=f"guest-{secrets.token_hex(8)}")
+        # The user's profile was made as the user was saved (``user_saved``): name it.
+        player = player_for_user_ensure(user)
+        player.display_name = display_name.strip()
+        player.is_bot = bot
+        # A new player: no request knows it yet, so no save signal (which makes the token
+        # cache look every holder up again) is needed.
+        Player.objects.filter(pk=player.pk).update(
+            display_name=player.display_name, is_bot=player.is_bot
+        )
+        token = Token.objects.create(user=user)
+    return player, token.key
+
+
+def player_for_user_ensure(user: Any) -> Player:
+    """The user's player profile, made if missing (a user created by the admin or
+    ``createsuperuser``). Called when a user is saved, never on a read."""
+    player, _ = Player.objects.get_or_create(
+        user=user, defaults={"display_name": user.get_username()[:40]}
+    )
+    return player
+
+
+def user_saved(sender: Any, instance: Any, created: bool, raw: bool = False, **_: Any) -> None:
+    """``post_save`` receiver for the user model (connected in ``GamesConfig.ready``): every
+    new user gets a player profile, so no request has to make one."""
+    if created and not raw:
+        player_for_user_ensure(instance)
+
+
+def display_name_clean(display_name: str) -> str:
+    """``display_name`` without spaces at either end; ``DisplayNameInvalid`` unless it is then
+    1 to ``DISPLAY_NAME_MAX`` characters long."""
+    name = display_name.strip()
+    if not 1 <= len(name) <= DISPLAY_NAME_MAX:
+        raise errors.DisplayNameInvalid()
+    return name
+
+
+def player_rename(player: Player, display_name: str) -> Player:
+    """Give ``player`` a new display name, and every game they sit at the same name in its
+    seating (``Game.seating`` repeats each seated player's name; the verifier compares it with
+    the Seat and Player rows). The games are locked in id order, as every writer locks a game,
+    so a move or a join of the same game waits for the rename or the rename for it."""
+    name = display_name_clean(display_name)
+    with transaction.atomic():
+        game_ids = Seat.objects.filter(player_id=player.pk).values_list("game_id", flat=True)
+        games = list(Game.objects.select_for_update().filter(pk__in=game_ids).order_by("pk"))
+        player.display_name = name
+        player.save(update_fields=["display_name"])
+        for game in games:
+            seats = list(Seat.objects.filter(game=game).select_related("player").order_by("index"))
+            seats_written(game, seats)
+    return player

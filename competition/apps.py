@@ -1,0 +1,9 @@
+from django.apps import AppConfig
+
+
+class CompetitionConfig(AppConfig):
+    """Ratings, quick-play matchmaking, leaderboards, profiles."""
+
+    name = "competition"
+    verbose_name = "Competition"
+    default_auto_field = "django.db.models.BigAutoField"

@@ -1,0 +1,83 @@
+"""Ratings of competitive play: one rating per player and format, and each rated game's change.
+
+A rating is a Weng-Lin (openskill) estimate: ``mu`` the skill, ``sigma`` its uncertainty.
+``display`` is the conservative value shown and ranked on (``mu - 3 * sigma``), kept in the row
+so the leaderboards read it from an index. A ``RatingChange`` is written in a rated game's final
+transaction, once per player (unique ``(game, player)``: a backstop behind the game row lock).
+"""
+
+from django.db import models
+
+from games.models.game import Game
+from accounts.models.players import Player
+
+
+class RatingFormat(models.TextChoices):
+    """The formats rated apart: a partnership game is not the same skill as a game alone."""
+
+    PARTNERSHIP = "partnership"  # four players in two partnerships
+    TWO_PLAYER = "two_player"
+    THREE_PLAYER = "three_player"
+
+
+FORMAT_OF_PLAYERS: dict[int, str] = {
+    4: RatingFormat.PARTNERSHIP,
+    2: RatingFormat.TWO_PLAYER,
+    3: RatingFormat.THREE_PLAYER,
+}
+
+
+def rating_format_of(players: int) -> str:
+    """The rating format of a table with ``players`` seats."""
+    return FORMAT_OF_PLAYERS[players]
+
+
+class Rating(models.Model):
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="ratings")
+    format = models.CharField(max_length=16, choices=RatingFormat.choices)
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    display = models.FloatField(help_text="mu - 3 sigma: the conservative value shown and ranked.")
+    games = models.PositiveIntegerField(default=0, help_text="Rated games counted.")
+    wins = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "games_rating"  # the table it had in games, kept
+        ordering = ("format", "-display", "player")
+        constraints = [
+            models.UniqueConstraint(fields=["player", "format"], name="rating_unique_format"),
+        ]
+        indexes = [models.Index(fields=["format", "-display", "player"], name="rating_board_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} {self.format}: {self.display:.1f}"
+
+
+class RatingChange(models.Model):
+    """What one rated game did to one player's rating (the rating history)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rating_changes")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="rating_changes")
+    format = models.CharField(max_length=16, choices=RatingFormat.choices)
+    seat = models.PositiveSmallIntegerField()
+    team = models.PositiveSmallIntegerField()
+    rank = models.PositiveSmallIntegerField(help_text="The side's place: 1 won (ties share).")
+    mu_before = models.FloatField()
+    sigma_before = models.FloatField()
+    mu_after = models.FloatField()
+    sigma_after = models.FloatField()
+    display_before = models.FloatField()
+    display_after = models.FloatField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "games_ratingchange"  # the table it had in games, kept
+        ordering = ("-created_at", "-id")
+        constraints = [
+            models.UniqueConstraint(fields=["game", "player"], name="ratingchange_unique_player"),
+        ]
+        indexes = [models.Index(fields=["player", "-created_at"], name="ratingchange_player_idx")]
+
+    def __str__(self) -> str:
+        return f"Game #{self.game_id} player {self.player_id}: {self.display_after:+.1f}"

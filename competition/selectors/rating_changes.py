@@ -1,0 +1,59 @@
+"""A rated game's result as players see it: each player's rating before and after the game.
+
+Read from the ``RatingChange`` rows the game's final transaction wrote
+(``competition.services.ratings``). Ratings are public: nothing here depends on who asks, and no card
+is in it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, OuterRef, Subquery
+
+from games.models import Game, GameStatus
+from competition.models import RatingChange
+from competition.selectors.ratings import PROVISIONAL_GAMES, rating_shown
+
+ENDED = (GameStatus.FINISHED, GameStatus.ABANDONED)
+
+
+def game_rating_changes_get(game: Game) -> list[dict[str, Any]] | None:
+    """Each player's change by seat, once a rated game is over (None: casual, or not over):
+    ``seat``, ``player_id``, ``rating_before``, ``rating_after``, ``change`` (shown rating
+    points) and ``provisional`` (fewer than ``PROVISIONAL_GAMES`` rated games in the format,
+    this one included). One query, and none for a casual game or one still being played."""
+    if not game.rated or game.status not in ENDED:
+        return None
+    counted = (
+        RatingChange.objects.filter(
+            player=OuterRef("player"), format=OuterRef("format"), pk__lte=OuterRef("pk")
+        )
+        .order_by()
+        .values("player")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    rows = (
+        RatingChange.objects.filter(game=game)
+        .annotate(counted=Subquery(counted))
+        .order_by("seat")
+        .values(
+            "seat", "player_id", "mu_before", "sigma_before", "mu_after", "sigma_after", "counted"
+        )
+    )
+    lines = []
+    for row in rows:
+        before = rating_shown(row["mu_before"], row["sigma_before"])
+        after = rating_shown(row["mu_after"], row["sigma_after"])
+        lines.append(
+            {
+                "seat": row["seat"],
+                "player_id": row["player_id"],
+                "rating_before": before,
+                "rating_after": after,
+                "change": after - before,
+                "provisional": (row["counted"] or 0) < PROVISIONAL_GAMES,
+            }
+        )
+    return lines

@@ -1,0 +1,9 @@
+from django.apps import AppConfig
+
+
+class NotificationsConfig(AppConfig):
+    """The outbox and its deliveries: webhooks, Web Push, e-mail."""
+
+    name = "notifications"
+    verbose_name = "Notifications"
+    default_auto_field = "django.db.models.BigAutoField"
