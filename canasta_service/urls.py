@@ -13,7 +13,11 @@ api_v1: list[URLPattern | URLResolver] = [
     path("health/", HealthApi.as_view(), name="health"),
     path("health/probe/", WorkerProbeCreateApi.as_view(), name="health-probe"),
     path("health/probe/<slug:token>/", WorkerProbeDetailApi.as_view(), name="health-probe-detail"),
+    # One set of routes per app (each app's api/urls.py).
     path("", include("games.api.urls")),
+    path("", include("competition.api.urls")),
+    path("", include("notifications.api.urls")),
+    path("", include("bots.api.urls")),
 ]
 
 urlpatterns = [

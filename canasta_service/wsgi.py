@@ -12,6 +12,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "canasta_service.settings")
 
 django_application = get_wsgi_application()  # sets Django up before the import below
 
-from core.request_bodies import WsgiBodies
+from core.request_bodies import WsgiBodies  # noqa: E402
 
 application = WsgiBodies(django_application)

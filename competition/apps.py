@@ -7,3 +7,8 @@ class CompetitionConfig(AppConfig):
     name = "competition"
     verbose_name = "Competition"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from competition import subscriptions
+
+        subscriptions.subscribe()  # games never imports competition: it publishes (games.hooks)

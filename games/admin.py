@@ -4,7 +4,7 @@ A game's truth is its move log, and what is stored beside it (the snapshot, the 
 copy on the game row, the projections, the table) is kept equal to the log by the services, in
 the transaction of each change. So the admin shows all of it and changes none of it: every model
 of the app is here read-only (no add, change or delete), except a player's display name, which
-is saved through ``accounts.services.players.player_rename`` (it also renames the player in the
+is saved through ``games.services.players.player_rename`` (it also renames the player in the
 seating of every game they sit at).
 """
 
@@ -18,10 +18,11 @@ from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 
+from accounts.models import Player
+from accounts.services.players import display_name_clean
 from games import errors
 from games.models import Game, GameEvent, IdempotencyRecord, Meld, RoundScore, Seat
-from accounts.models import Player
-from accounts.services.players import display_name_clean, player_rename
+from games.services.players import player_rename
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

@@ -7,3 +7,8 @@ class NotificationsConfig(AppConfig):
     name = "notifications"
     verbose_name = "Notifications"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from notifications import subscriptions
+
+        subscriptions.subscribe()  # games never imports notifications: it publishes (games.hooks)

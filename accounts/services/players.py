@@ -1,4 +1,7 @@
-"""Players: guest sign-up, a player profile for every user made elsewhere, and renaming."""
+"""Players: guest sign-up, a player profile for every user made elsewhere, display names.
+
+Renaming a player also rewrites the seating of every game they sit at, so it is a games
+service (``games.services.players``)."""
 
 from __future__ import annotations
 
@@ -9,10 +12,8 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from rest_framework.authtoken.models import Token
 
-from games import errors
-from games.models import Game, Seat
 from accounts.models import Player
-from games.services.seating import seats_written
+from games import errors
 
 DISPLAY_NAME_MAX = 40
 
@@ -61,20 +62,3 @@ def display_name_clean(display_name: str) -> str:
     if not 1 <= len(name) <= DISPLAY_NAME_MAX:
         raise errors.DisplayNameInvalid()
     return name
-
-
-def player_rename(player: Player, display_name: str) -> Player:
-    """Give ``player`` a new display name, and every game they sit at the same name in its
-    seating (``Game.seating`` repeats each seated player's name; the verifier compares it with
-    the Seat and Player rows). The games are locked in id order, as every writer locks a game,
-    so a move or a join of the same game waits for the rename or the rename for it."""
-    name = display_name_clean(display_name)
-    with transaction.atomic():
-        game_ids = Seat.objects.filter(player_id=player.pk).values_list("game_id", flat=True)
-        games = list(Game.objects.select_for_update().filter(pk__in=game_ids).order_by("pk"))
-        player.display_name = name
-        player.save(update_fields=["display_name"])
-        for game in games:
-            seats = list(Seat.objects.filter(game=game).select_related("player").order_by("index"))
-            seats_written(game, seats)
-    return player

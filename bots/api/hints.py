@@ -10,12 +10,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from bots.services.hints import HINT_LEVELS, hint_get
 from core.problems import AUTH, problem_responses
 from games.api.serializers import ActionSerializer
 from games.api.views import GAME_ID, player_of
 from games.models import BotLevel
 from games.selectors.games import game_get_visible
-from bots.services.hints import HINT_LEVELS, hint_get
 
 Base = serializers.Serializer[Any]
 

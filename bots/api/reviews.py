@@ -16,14 +16,14 @@ from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
-from core.problems import AUTH, BODY, problem_responses
-from games.api.serializers import ActionSerializer
-from games.api.views import GAME_ID, player_of
-from games.models import Game
 from accounts.models import Player
 from bots.models import ReviewStatus
 from bots.selectors.reviews import game_review_get, review_game_get, review_seat_check, review_view
 from bots.services.reviews import game_review_request
+from core.problems import AUTH, BODY, problem_responses
+from games.api.serializers import ActionSerializer
+from games.api.views import GAME_ID, player_of
+from games.models import Game
 
 Base = serializers.Serializer[Any]
 

@@ -18,17 +18,31 @@ from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from accounts.models import Player
+from competition.models import RatingFormat
+from competition.selectors.matchmaking import (
+    WINDOW_START,
+    WINDOW_STEP,
+    WINDOW_STEP_SECONDS,
+    WINDOW_UNLIMITED_SECONDS,
+    QueueStatus,
+    queue_status_get,
+)
+from competition.services.matchmaking import (
+    BOTS_AFTER_MAX,
+    BOTS_AFTER_MIN,
+    pairing_in_process,
+    pairing_nudge,
+    queue_join,
+    queue_leave,
+)
 from core.problems import AUTH, BODY, problem_responses
 from games import live
 from games.api.live import WAIT_MAX_SECONDS, AsyncApiView, db, wait_bound
 from games.api.views import player_of
 from games.engine import PRESETS
 from games.models import BotLevel
-from accounts.models import Player
-from competition.models import RatingFormat
 from games.realtime.feed import db_call
-from competition.selectors.matchmaking import WINDOW_START, WINDOW_STEP, WINDOW_STEP_SECONDS, WINDOW_UNLIMITED_SECONDS, QueueStatus, queue_status_get
-from competition.services.matchmaking import BOTS_AFTER_MAX, BOTS_AFTER_MIN, pairing_in_process, pairing_nudge, queue_join, queue_leave
 
 Base = serializers.Serializer[Any]
 

@@ -21,9 +21,22 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from competition.selectors.ratings import (
+    AROUND_SIZE_DEFAULT,
+    AROUND_SIZE_MAX,
+    BOARD_LIMIT_DEFAULT,
+    BOARD_LIMIT_MAX,
+    HISTORY_LIMIT_DEFAULT,
+    HISTORY_LIMIT_MAX,
+    OFFSET_MAX,
+    PROVISIONAL_GAMES,
+    RATING_FORMATS,
+    leaderboard_around,
+    leaderboard_page,
+    rating_history_get,
+)
 from core.problems import AUTH, problem_responses
 from games.api.views import player_of
-from competition.selectors.ratings import AROUND_SIZE_DEFAULT, AROUND_SIZE_MAX, BOARD_LIMIT_DEFAULT, BOARD_LIMIT_MAX, HISTORY_LIMIT_DEFAULT, HISTORY_LIMIT_MAX, OFFSET_MAX, PROVISIONAL_GAMES, RATING_FORMATS, leaderboard_around, leaderboard_page, rating_history_get
 
 Base = serializers.Serializer[Any]
 

@@ -8,8 +8,8 @@ transaction, once per player (unique ``(game, player)``: a backstop behind the g
 
 from django.db import models
 
-from games.models.game import Game
 from accounts.models.players import Player
+from games.models.game import Game
 
 
 class RatingFormat(models.TextChoices):

@@ -21,11 +21,11 @@ from typing import Literal
 
 from django.utils import timezone
 
-from games import errors
-from games.models import GameStatus
 from accounts.models import Player
 from competition.models import QueueEntry
 from competition.selectors.ratings import rating_shown
+from games import errors
+from games.models import GameStatus
 
 WINDOW_START = 100
 WINDOW_STEP = 50

@@ -11,9 +11,9 @@ from typing import Any
 
 from django.db.models import Count, OuterRef, Subquery
 
-from games.models import Game, GameStatus
 from competition.models import RatingChange
 from competition.selectors.ratings import PROVISIONAL_GAMES, rating_shown
+from games.models import Game, GameStatus
 
 ENDED = (GameStatus.FINISHED, GameStatus.ABANDONED)
 

@@ -13,16 +13,15 @@ from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 
-from games import errors
 from accounts.models import Player
 from competition.models import Rating, RatingChange, RatingFormat
+from games import errors
+# A rating is provisional until this many rated games in its format (the games' documents say so).
+from games.hooks import PROVISIONAL_GAMES
 
 # openskill's PlackettLuce defaults: a player nobody has rated yet.
 DEFAULT_MU = 25.0
 DEFAULT_SIGMA = 25.0 / 3.0
-# A rating is provisional until this many rated games in its format.
-PROVISIONAL_GAMES = 10
-
 # Bounds of the reads (the API validates its parameters against them).
 BOARD_LIMIT_DEFAULT = 20
 BOARD_LIMIT_MAX = 100

@@ -54,14 +54,14 @@ from django.db import connection, transaction
 from django.db.models import UUIDField
 from django.utils import timezone
 
-from canasta_service.celery import app as celery_app
-from games import errors, live
-from games.engine import EngineError, make_options
-from games.models import BotLevel, Game, GameStatus, Seat, TimeoutOutcome
 from accounts.models import Player, PlayerRelation, RelationKind
+from canasta_service.celery import app as celery_app
 from competition.models import QueueEntry, Rating, rating_format_of
 from competition.selectors.matchmaking import GAME_OVER, bots_due_at, rating_points, rating_window
 from competition.selectors.ratings import DEFAULT_MU
+from games import errors, live
+from games.engine import EngineError, make_options
+from games.models import BotLevel, Game, GameStatus, Seat, TimeoutOutcome
 from games.services.deadlines import TimerOptions
 from games.services.lobby import game_create, game_join, game_start
 

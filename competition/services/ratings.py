@@ -23,10 +23,10 @@ from typing import Any
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
-from games.engine.history import RATINGS_CHANGED
-from games.models import EventSource, Game, Seat
 from competition.models import Rating, RatingChange, rating_format_of
 from competition.selectors.ratings import DEFAULT_MU, DEFAULT_SIGMA, rating_shown
+from games.engine.history import RATINGS_CHANGED
+from games.models import EventSource, Game, Seat
 from games.services.facts import fact_append
 
 MODEL = PlackettLuce(mu=DEFAULT_MU, sigma=DEFAULT_SIGMA)

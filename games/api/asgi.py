@@ -21,8 +21,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qs
 
-from games import errors
 from accounts.api.authentication import TokenAuthentication, token_cache
+from games import errors
 from games.api.live import SSE_RETRY, sse_messages, sse_of, stream_seconds_max, wait_bound
 from games.realtime.feed import MOVES_ONLY, db_call, feed_get, follow, news_wait
 from games.selectors.live import Cursor, json_text

@@ -19,11 +19,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.models import Player
 from core.problems import AUTH, problem_responses
 from games.api.serializers import PauseViewSerializer
 from games.api.views import GAME_ID, game_for_write, player_of
 from games.models import BotLevel, Game, GameStatus
-from accounts.models import Player
 from games.selectors.games import game_get
 from games.selectors.my_games import my_games_get
 from games.selectors.pause import pause_view

@@ -23,6 +23,7 @@ from drf_spectacular.serializers import PolymorphicProxySerializerExtension
 from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
+from games.hooks import RATING_FORMATS
 from games.engine import ACTION_TYPES, GAME_STARTED, PRESETS
 from games.engine.history import (
     GAME_ABANDONED,
@@ -44,7 +45,6 @@ from games.engine.history import (
     TURN_TIMED_OUT,
 )
 from games.models import BotLevel, EventSource
-from competition.models import RatingFormat
 
 Base = serializers.Serializer[Any]
 
@@ -510,7 +510,7 @@ class RatingChangedSerializer(Base):
 class RatingsChangedPayloadSerializer(Base):
     format = EnumRefField(
         "RatingFormatEnum",
-        RatingFormat.values,
+        list(RATING_FORMATS),
         help_text="The format rated (by the number of players).",
     )
     changes = RatingChangedSerializer(many=True, help_text="Every player's change, by seat.")

@@ -42,11 +42,11 @@ from rest_framework.response import Response
 from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
+from accounts.models import Player
 from core.problems import problem_responses
 from games.api.serializers import GameEventListSerializer
 from games.api.views import EVENTS_PROBLEMS, GAME_ID, GameEventListApi, player_of
 from games.models import Game
-from accounts.models import Player
 from games.realtime.feed import (
     MOVES_ONLY,
     End,

@@ -13,12 +13,12 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from games.hooks import PROVISIONAL_GAMES
 from games.api.event_schemas import GameEventField
 from games.engine import ACTION_TYPES, PRESETS, describe_options
 from games.engine.actions import MAX_CARDS_IN_ACTION
 from games.engine.history import TIMER_FACTS
 from games.models import BotLevel, GameStatus, TimeoutOutcome
-from competition.selectors.ratings import PROVISIONAL_GAMES
 from games.services.deadlines import TIMEOUT_LIMIT_MAX, TURN_SECONDS_MAX, TURN_SECONDS_MIN
 
 Base = serializers.Serializer[Any]

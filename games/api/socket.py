@@ -25,13 +25,13 @@ from django.utils import timezone
 from rest_framework.exceptions import Throttled
 from rest_framework.throttling import ScopedRateThrottle
 
+from accounts.models import Player
 from core.exceptions import problem_exception_handler
 from core.parsers import nul_found
 from core.problems import problem_body
 from games import errors
 from games.api.asgi import Handoff, player_by_token
 from games.api.views import action_request_read
-from accounts.models import Player
 from games.realtime.feed import ClientGone, End, Followed, Idle, Sync, db_call, follow
 from games.selectors.live import Cursor, LiveItem, json_text
 from games.services.actions import game_action_apply

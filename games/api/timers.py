@@ -14,11 +14,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.models import Player
 from core.problems import AUTH, problem_responses
 from games.api.serializers import TimerDetailSerializer
 from games.api.views import GAME_ID, game_for_write, player_of
 from games.models import Game
-from accounts.models import Player
 from games.selectors.games import game_get_visible
 from games.selectors.timers import timer_detail_get
 from games.services.timers import timer_off_accept, timer_off_decline, timer_off_propose

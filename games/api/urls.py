@@ -1,11 +1,9 @@
-"""Routes of the game API, included under /api/v1/ by canasta_service.urls."""
+"""Routes of the game API (tables, moves, the log, replay, timers, the table, live), included under
+/api/v1/ by canasta_service.urls."""
 
 from django.urls import path, register_converter
 
 from games.api import correspondence, live, live_messages, replay, table, timers, views
-from bots.api import hints, reviews
-from competition.api import matchmaking, ratings
-from notifications.api import notifications, push
 
 
 class JoinCodeConverter:
@@ -21,8 +19,6 @@ class JoinCodeConverter:
 
 
 register_converter(JoinCodeConverter, "join_code")
-# A rating format (competition/api/ratings.py): any other value is no such URL, 404 not_found.
-register_converter(ratings.RatingFormatConverter, "rating_format")
 
 urlpatterns = [
     path("players/", views.PlayerCreateApi.as_view(), name="player-create"),
@@ -30,8 +26,6 @@ urlpatterns = [
     # Correspondence play: my games, pausing by agreement (games/api/correspondence.py).
     path("players/me/games/", correspondence.MyGamesApi.as_view(), name="player-my-games"),
     path("rules/", views.RulesApi.as_view(), name="rules"),
-    # Quick play: join, read (long-poll) and leave the queue (competition/api/matchmaking.py).
-    path("queue/", matchmaking.QueueApi.as_view(), name="queue"),
     path("games/", views.GameListCreateApi.as_view(), name="game-list"),
     path("join/<join_code:join_code>/", views.GameJoinByCodeApi.as_view(), name="game-join-code"),
     # The join link's former path: still served, not in the schema (see GameJoinByCodeFormerApi).
@@ -46,8 +40,6 @@ urlpatterns = [
     path("games/<int:game_id>/leave/", views.GameLeaveApi.as_view(), name="game-leave"),
     path("games/<int:game_id>/start/", views.GameStartApi.as_view(), name="game-start"),
     path("games/<int:game_id>/actions/", views.GameActionCreateApi.as_view(), name="game-actions"),
-    # A suggested move for the seat to act, at tables with hints (bots/api/hints.py).
-    path("games/<int:game_id>/hint/", hints.GameHintApi.as_view(), name="game-hint"),
     # The move log, with long-poll (``wait``): an async view (games/api/live.py).
     path("games/<int:game_id>/events/", live.GameEventListWaitApi.as_view(), name="game-events"),
     path("games/<int:game_id>/scorecard/", views.GameScorecardApi.as_view(), name="game-scorecard"),
@@ -59,8 +51,6 @@ urlpatterns = [
     ),
     path("games/<int:game_id>/export/", replay.GameExportApi.as_view(), name="game-export"),
     path("games/<int:game_id>/fairness/", replay.GameFairnessApi.as_view(), name="game-fairness"),
-    # The post-game review of a seat's play (bots/api/reviews.py).
-    path("games/<int:game_id>/review/", reviews.GameReviewApi.as_view(), name="game-review"),
     path("games/<int:game_id>/timer/", timers.GameTimerApi.as_view(), name="game-timer"),
     path(
         "games/<int:game_id>/timer/off/propose/",
@@ -116,68 +106,5 @@ urlpatterns = [
         "players/me/favourites/<int:player_id>/",
         table.PlayerFavouriteApi.as_view(),
         name="player-favourite",
-    ),
-    path(
-        "players/<int:player_id>/profile/", table.PlayerProfileApi.as_view(), name="player-profile"
-    ),
-    # Leaderboards and rating histories (competition/api/ratings.py).
-    path(
-        "leaderboards/<rating_format:rating_format>/",
-        ratings.LeaderboardApi.as_view(),
-        name="leaderboard",
-    ),
-    path(
-        "leaderboards/<rating_format:rating_format>/around-me/",
-        ratings.LeaderboardAroundApi.as_view(),
-        name="leaderboard-around-me",
-    ),
-    path(
-        "players/<int:player_id>/ratings/<rating_format:rating_format>/history/",
-        ratings.RatingHistoryApi.as_view(),
-        name="player-rating-history",
-    ),
-    # Notifications: webhooks and their delivery log, preferences, game mutes
-    # (notifications/api/notifications.py).
-    path(
-        "players/me/webhooks/",
-        notifications.WebhookListCreateApi.as_view(),
-        name="player-webhooks",
-    ),
-    path(
-        "players/me/webhooks/<int:webhook_id>/",
-        notifications.WebhookDetailApi.as_view(),
-        name="player-webhook",
-    ),
-    path(
-        "players/me/webhooks/<int:webhook_id>/deliveries/",
-        notifications.WebhookDeliveriesApi.as_view(),
-        name="player-webhook-deliveries",
-    ),
-    path(
-        "players/me/webhooks/<int:webhook_id>/enable/",
-        notifications.WebhookEnableApi.as_view(),
-        name="player-webhook-enable",
-    ),
-    path(
-        "players/me/notifications/",
-        notifications.NotificationPreferencesApi.as_view(),
-        name="player-notifications",
-    ),
-    path(
-        "games/<int:game_id>/notifications/mute/",
-        notifications.GameNotificationMuteApi.as_view(),
-        name="game-notifications-mute",
-    ),
-    # Web Push: the server's VAPID key, a player's browser subscriptions (notifications/api/push.py).
-    path("push/key/", push.PushKeyApi.as_view(), name="push-key"),
-    path(
-        "players/me/push-subscriptions/",
-        push.PushSubscriptionListCreateApi.as_view(),
-        name="player-push-subscriptions",
-    ),
-    path(
-        "players/me/push-subscriptions/<int:subscription_id>/",
-        push.PushSubscriptionDetailApi.as_view(),
-        name="player-push-subscription",
     ),
 ]

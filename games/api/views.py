@@ -23,6 +23,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.models import Player
+from accounts.services.players import player_create
 from core.problems import AUTH, BODY, problem_responses
 from games import errors
 from games.api import examples
@@ -52,7 +54,6 @@ from games.engine import (
     describe_options,
 )
 from games.models import BotLevel, Game
-from accounts.models import Player
 from games.selectors.events import game_events_list
 from games.selectors.games import (
     game_detail_get,
@@ -66,7 +67,6 @@ from games.selectors.scores import game_scorecard_get
 from games.services.actions import IDEMPOTENCY_KEY_MAX_LENGTH, game_action_apply
 from games.services.deadlines import TimerOptions
 from games.services.lobby import BotSeatSpec, game_create, game_join, game_leave, game_start
-from accounts.services.players import player_create
 from games.services.timers import game_touch
 
 # The codes each operation may answer (documented by ``problem_responses``), in the order the

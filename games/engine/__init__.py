@@ -20,6 +20,7 @@ from .actions import (
 )
 from .cards import card_text, cards_text, parse_card, parse_cards
 from .errors import ERROR_CODES, EngineError, IllegalAction, InvalidAction, InvalidOptions
+from .going_out import going_out_plan
 from .legal import legal_actions
 from .log import (
     GAME_STARTED,
@@ -38,7 +39,7 @@ from .options import (
     describe_options,
     make_options,
 )
-from .rules import Event, apply, going_out_plan, new_game, replay, score_round
+from .rules import Event, apply, new_game, replay, score_round
 from .state import (
     RULES_VERSION,
     SUPPORTED_RULES_VERSIONS,

@@ -37,21 +37,17 @@ from .cards import (
     VALUE_OF,
     WILD_RANK,
 )
+from .going_out import completion, going_out_plan, meld_all
+from .melds import initial_meld_minimum, initial_meld_need, wild_cap
 from .options import Options
 from .rules import (
-    completion,
     discard_error,
-    going_out_plan,
-    initial_meld_minimum,
-    initial_meld_need,
-    meld_all,
     meld_error,
     must_take_pile,
     pile_blocked,
     pile_frozen_for,
     single_meld_ok,
     take_pile_error,
-    wild_cap,
 )
 from .state import (
     PERMISSION_NONE,

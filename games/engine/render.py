@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from .cards import cards_text, rank_text
-from .rules import CANASTA_SIZE, Event
+from .melds import CANASTA_SIZE
+from .rules import Event
 from .state import PERMISSION_TEXT, GameState
 
 

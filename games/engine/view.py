@@ -11,13 +11,8 @@ from typing import Any
 from .actions import action_to_dict
 from .cards import IS_WILD, card_text, cards_text, rank_text
 from .legal import legal_actions
-from .rules import (
-    CANASTA_SIZE,
-    Event,
-    initial_meld_minimum,
-    pile_blocked,
-    pile_frozen_for,
-)
+from .melds import CANASTA_SIZE, initial_meld_minimum
+from .rules import Event, pile_blocked, pile_frozen_for
 from .state import PERMISSION_TEXT, GameState
 
 

@@ -7,10 +7,10 @@ from typing import Any
 
 from rest_framework.utils.encoders import JSONEncoder
 
+from accounts.models import Player
 from games.engine import GameState, effects_from_json
 from games.engine.view import event_view
 from games.models import Game, GameEvent, Seat
-from accounts.models import Player
 from games.selectors.games import game_detail_get, viewer_seat_get
 from games.selectors.horizon import spectator_horizon
 

@@ -12,17 +12,16 @@ from typing import Any
 from django.db.models import Count, Max, Q, QuerySet
 from django.db.models.functions import Coalesce
 
-from games import errors
+from accounts.models import Player
+from games import errors, hooks
 from games.engine import GameState, action_from_dict, apply, make_options, new_game, seed_commitment
 from games.engine.history import TABLE_FACTS
 from games.engine.view import player_view
 from games.hot_sql import game_read
 from games.models import Game, GameStatus, Seat
-from accounts.models import Player
 from games.selectors.horizon import game_record_at, horizon_of, spectator_horizon
 from games.selectors.log import rules_version_check
 from games.selectors.pause import pause_view
-from competition.selectors.rating_changes import game_rating_changes_get
 from games.selectors.seating import seat_index_of, seats_of
 from games.selectors.timers import timer_view
 
@@ -125,7 +124,7 @@ def game_detail_get(
         "state": table,
         "timer": timer or timer_view(game, seats),
         "pause": pause or pause_view(game, seats),
-        "rating_changes": game_rating_changes_get(game),  # public: ratings hide no card
+        "rating_changes": hooks.answer(hooks.RatingChangesWanted(game)),  # public: no card in it
     }
 
 

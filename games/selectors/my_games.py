@@ -12,8 +12,8 @@ from typing import Any
 
 from django.db.models import BooleanField, Case, F, Q, Value, When
 
-from games.models import Game, GameStatus
 from accounts.models import Player
+from games.models import Game, GameStatus
 
 # The columns a line needs (the snapshot and the options are large and not needed).
 MY_GAME_COLUMNS = (

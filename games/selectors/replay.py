@@ -14,6 +14,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from accounts.models import Player
 from games import errors
 from games.engine import (
     GameState,
@@ -29,7 +30,6 @@ from games.engine.history import TABLE_FACTS
 from games.engine.render import describe_event, describe_step, event_view_full, render_table
 from games.engine.view import event_view, player_view
 from games.models import Game, GameStatus
-from accounts.models import Player
 from games.selectors.games import seat_view, viewer_seat_get
 from games.selectors.horizon import spectator_horizon
 from games.selectors.log import entries_of, game_options, game_state_at, rules_version_check

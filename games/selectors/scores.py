@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.models import Game, RoundScore
 from accounts.models import Player
+from games import hooks
+from games.models import Game, RoundScore
 from games.selectors.horizon import spectator_horizon
-from competition.selectors.rating_changes import game_rating_changes_get
 from games.selectors.seating import seat_index_of, seats_of
 
 
@@ -64,5 +64,5 @@ def game_scorecard_get(*, game: Game, player: Player | None = None) -> dict[str,
         "totals": totals,
         "winner_team": game.winner_team,
         "rated": game.rated,
-        "rating_changes": game_rating_changes_get(game),  # public: ratings hide no card
+        "rating_changes": hooks.answer(hooks.RatingChangesWanted(game)),  # public: no card in it
     }

@@ -14,8 +14,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from games.models import Game, Seat
 from accounts.models import Player
+from games.models import Game, Seat
 
 
 def seat_entry(

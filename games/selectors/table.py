@@ -8,15 +8,23 @@ from typing import Any
 
 from django.utils import timezone
 
+from accounts.models import Player, PlayerRelation, RelationKind
 from games import errors
 from games.engine.history import GAME_CONCEDED
 from games.engine.view import player_view
-from games.models import ChatMute, Game, GameEvent, GameStatus, GameTable, Seat, TableEvent, TableEventKind
-from accounts.models import Player, PlayerRelation, RelationKind
+from games.models import (
+    ChatMute,
+    Game,
+    GameEvent,
+    GameStatus,
+    GameTable,
+    Seat,
+    TableEvent,
+    TableEventKind,
+)
 from games.presence import PRESENCE_WINDOW_SECONDS, presence_seen
 from games.selectors.games import game_replay_state, game_state_get, seat_view
 from games.selectors.horizon import spectator_horizon, table_get
-from competition.selectors.ratings import player_rated_games, player_ratings_get
 
 # The quick-chat phrases: a fixed list, so no free text and nothing to moderate. Clients show
 # ``text`` (or their own translation of the id).
@@ -209,13 +217,12 @@ def relations_get(*, owner: Player) -> dict[str, Any]:
     return out
 
 
-def player_profile_get(*, player_id: int, viewer: Player) -> dict[str, Any]:
-    """A player's record (finished games won and lost, concessions) and their latest finished
+def player_record_get(*, player_id: int, viewer: Player) -> dict[str, Any]:
+    """A player's profile as the tables know it: their record (finished games won and lost, concessions) and their latest finished
     games with links to the replays. Only games played on this service count: an imported game
     (``Game.imported_from``) replays someone's cards at whichever seat the importer chose, so it
     is neither counted nor listed. Private games count in the record but are listed only to
-    someone who sat at them. With them, the player's rating in every format (defaults where
-    never rated) and their latest rated games with the rating changes."""
+    someone who sat at them (competition adds the ratings: ``competition.selectors.profiles``)."""
     player = player_get(player_id)
     seats = list(
         Seat.objects.filter(
@@ -279,6 +286,4 @@ def player_profile_get(*, player_id: int, viewer: Player) -> dict[str, Any]:
         "record": {"played": len(seats), "won": won, "lost": lost, "conceded": conceded},
         "games": listed,
         "you": relation,
-        "ratings": player_ratings_get(player=player),
-        "rated_games": player_rated_games(player=player),
     }

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
+from accounts.models import Player
 from games.engine.history import (
     TIMER_FACTS,
     TIMER_OFF_PROPOSED,
@@ -18,7 +19,6 @@ from games.engine.history import (
     GameRecord,
 )
 from games.models import EventSource, Game, GameEvent, Seat
-from accounts.models import Player
 from games.selectors.horizon import game_record_at, spectator_horizon
 from games.selectors.seating import seat_index_of
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from accounts.models import Player
 from games import errors
 from games.models import EventSource, IdempotencyRecord
-from accounts.models import Player
 from games.selectors.events import action_response_build, json_ready
 from games.selectors.games import game_get
 from games.selectors.seating import seats_of

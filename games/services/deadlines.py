@@ -13,10 +13,9 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from games import errors
+from games import errors, hooks
 from games.engine.history import SEAT_RETURNED
 from games.models import EventSource, Game, GameStatus, Seat, TimeoutOutcome
-from notifications.models import NotificationSettings
 from games.selectors.timers import grace
 from games.services.facts import fact_append
 from games.services.seating import seat_save
@@ -131,11 +130,7 @@ def reminder_time(
     turn = game.turn_seconds
     if not turn or turn <= TURN_SECONDS_ETA_MAX or seat.player_id is None or seat.is_bot:
         return None
-    chosen = (
-        NotificationSettings.objects.filter(player_id=seat.player_id)
-        .values_list("reminder_fraction", flat=True)
-        .first()
-    )
+    chosen = hooks.answer(hooks.ReminderFractionWanted(seat.player_id))
     fraction = REMINDER_FRACTION_DEFAULT if chosen is None else chosen
     if not 0 < fraction < 1:
         return None

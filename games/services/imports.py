@@ -8,6 +8,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.models import Player
 from games import errors
 from games.engine import (
     GAME_STARTED,
@@ -25,7 +26,6 @@ from games.engine import (
 )
 from games.engine.history import TABLE_FACTS
 from games.models import BotLevel, EventSource, Game, GameEvent, GameStatus, Seat
-from accounts.models import Player
 from games.selectors.log import rules_version_check
 from games.selectors.replay import EXPORT_FORMAT, EXPORT_FORMAT_VERSION
 from games.selectors.verify import effects_differ

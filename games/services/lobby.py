@@ -10,7 +10,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from games import errors
+from accounts.models import Player, PlayerRelation, RelationKind
+from games import errors, hooks
 from games.engine import (
     RULES_VERSION,
     EngineError,
@@ -21,12 +22,9 @@ from games.engine import (
     seed_commitment,
 )
 from games.models import BotLevel, EventSource, Game, GameEvent, GameStatus, Seat, TimeoutOutcome
-from accounts.models import Player, PlayerRelation, RelationKind
-from competition.models import QueueEntry
 from games.selectors.seating import seat_index_of
 from games.services.bots import bot_turn_register
 from games.services.deadlines import TimerOptions, turn_timer_arm
-from notifications.services.game_notifications import game_started_notify
 from games.services.locks import game_lock
 from games.services.projections import projections_write
 from games.services.seating import seat_save, seats_written
@@ -68,12 +66,12 @@ def join_block_check(game: Game, player: Player) -> None:
 
 
 def queued_check(player: Player) -> None:
-    """Refuse (409 ``queued_for_match``) a player waiting in a quick-play queue: the pairing
-    run may seat them at any moment (a matched entry no longer waits). Holds the player's row
-    lock, as ``queue_join`` does, so a table and a queue entry cannot be made at once."""
+    """Let the other apps refuse ``player`` a seat (``SeatWanted``: competition refuses, 409
+    ``queued_for_match``, a player waiting in a quick-play queue, whom the pairing run may
+    seat at any moment). Holds the player's row lock, as ``queue_join`` does, so a table and
+    a queue entry cannot be made at once."""
     Player.objects.select_for_update().filter(pk=player.pk).values_list("pk").get()
-    if QueueEntry.objects.filter(player=player, match__isnull=True).exists():
-        raise errors.QueuedForMatch()
+    hooks.publish(hooks.SeatWanted(player))
 
 
 @dataclass(frozen=True)
@@ -317,6 +315,6 @@ def game_start(
         projections_write(game, state)
         turn_timer_arm(game, seats)  # the first turn's deadline (games.timers)
         game.save()
-        game_started_notify(game)
+        hooks.publish(hooks.GameStarted(game))
         bot_turn_register(game, seats)
     return game

@@ -17,7 +17,8 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games import errors
+from accounts.models import Player
+from games import errors, hooks
 from games.engine import (
     EngineError,
     Event,
@@ -29,16 +30,13 @@ from games.engine import (
 )
 from games.hot_sql import row_insert, row_update
 from games.models import EventSource, Game, GameEvent, GameStatus, IdempotencyRecord, Seat
-from accounts.models import Player
 from games.selectors.events import action_response_build, json_ready
 from games.selectors.log import rules_version_check
 from games.selectors.seating import seats_of
 from games.services.bots import bot_fallback_choose, bot_turn_register
 from games.services.deadlines import grace, turn_timer_arm
-from notifications.services.game_notifications import move_notify
 from games.services.locks import game_lock
 from games.services.projections import projections_write
-from competition.services.ratings import ranks_by_score, ratings_apply
 
 # A move changes only these columns of the game row (the rest are written by the lobby, the
 # timer and the table services).
@@ -107,8 +105,8 @@ def move_apply(
     ``game_over``, 409 ``game_paused``), a player without a seat (403 ``not_seated``), a stale
     ``expected_version`` (409 ``stale_version`` with ``current_version``), and whatever the
     engine refuses (400 / 403 ``not_your_turn`` / 422); otherwise appends the GameEvent (seq =
-    version + 1), rewrites the caches, tells the next player it is their turn (or everyone that
-    the game is over: ``notifications.services.game_notifications``), stores the idempotency record and
+    version + 1), rewrites the caches, publishes the move (and the game's end) to the other apps
+    (``games.hooks``: the next player told, a rated result rated), stores the idempotency record and
     registers the next bot turn on commit. A refused action leaves the game unchanged. With
     ``timer_work``, raises ``TimerWorkDue`` (before changing anything) when the turn timer has
     work to commit first.
@@ -189,13 +187,24 @@ def move_apply(
                 game.finished_at = timezone.now()
             projections_write(game, state)
             turn_timer_arm(game, seats, acted=seat, source=source)  # next deadline (games.timers)
-            if state.game_over and game.rated:  # the result, once: this move ended the game
-                ratings_apply(game, seats, ranks_by_score(state.scores))
             row_update(game, MOVE_FIELDS)  # game.save(update_fields=MOVE_FIELDS), the same
-            # The turn (a go-out question) or the game's end, told in this transaction.
-            move_notify(
-                game, acted=seat, action_type=parsed.type, by_player=source == EventSource.PLAYER
+            # The move, then the game's end if it ended it (a rated result is rated once:
+            # this move ended the game), published in this transaction (games.hooks).
+            by_player = source == EventSource.PLAYER
+            hooks.publish(
+                hooks.MovePlayed(game, acted=seat, action_type=parsed.type, by_player=by_player)
             )
+            if state.game_over:
+                actor = game.seating[seat]["player"] if by_player else None
+                hooks.publish(
+                    hooks.GameEnded(
+                        game,
+                        seats,
+                        ended=hooks.ENDED_PLAYED_OUT,
+                        scores=state.scores,
+                        skip=() if actor is None else (actor,),
+                    )
+                )
             result = ActionResult(game=game, event=event, seat=seat)
             if player is not None:
                 result.body = action_response_build(

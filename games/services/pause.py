@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.models import Player
 from games import errors
 from games.engine.history import (
     GAME_PAUSED,
@@ -30,7 +31,6 @@ from games.engine.history import (
     PAUSE_PROPOSED,
 )
 from games.models import EventSource, Game, GameStatus, Seat
-from accounts.models import Player
 from games.selectors.seating import seats_of
 from games.services.deadlines import reminder_time, turn_timer_arm
 from games.services.facts import fact_append

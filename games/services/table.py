@@ -16,11 +16,20 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from games import errors, live
-from games.engine import RULES_VERSION
-from games.engine.history import ENDED_CONCEDED, GAME_CONCEDED
-from games.models import ChatMute, EventSource, Game, GameStatus, GameTable, Seat, TableEvent, TableEventKind
 from accounts.models import Player, PlayerRelation
+from games import errors, hooks, live
+from games.engine import RULES_VERSION
+from games.engine.history import GAME_CONCEDED
+from games.models import (
+    ChatMute,
+    EventSource,
+    Game,
+    GameStatus,
+    GameTable,
+    Seat,
+    TableEvent,
+    TableEventKind,
+)
 from games.presence import presence_note
 from games.selectors.games import game_state_get
 from games.selectors.seating import seat_index_of, seats_of
@@ -36,10 +45,8 @@ from games.selectors.table import (
     rematch_status_get,
 )
 from games.services.facts import fact_append
-from notifications.services.game_notifications import chat_notify, chat_recipients, game_over_notify
 from games.services.lobby import game_start, join_code_new
 from games.services.locks import game_lock
-from competition.services.ratings import ranks_with_last, ratings_apply
 from games.services.seating import seats_written
 
 
@@ -146,19 +153,22 @@ def chat_send(*, game_id: int, player: Player, phrase: str) -> TableEvent:
             player=player,
             data={"phrase": phrase, "text": QUICK_CHAT[phrase]},
         )
-        if chat_recipients(game, seat.index):
+        # The other seated players may be told (games.hooks): those who hid this seat's chat not.
+        if any(e["player"] is not None and e["index"] != seat.index for e in game.seating):
             hidden_from = set(
                 ChatMute.objects.filter(game=game, seat=seat.index).values_list(
                     "player_id", flat=True
                 )
             )
-            chat_notify(
-                game,
-                seat=seat.index,
-                event_seq=event.seq,
-                phrase=phrase,
-                text=QUICK_CHAT[phrase],
-                hidden_from=hidden_from,
+            hooks.publish(
+                hooks.ChatSaid(
+                    game,
+                    seat=seat.index,
+                    event_seq=event.seq,
+                    phrase=phrase,
+                    text=QUICK_CHAT[phrase],
+                    hidden_from=hidden_from,
+                )
             )
         presence_note(game.pk, player.pk, now)
     return event
@@ -211,8 +221,6 @@ def game_concede(*, game_id: int, player: Player) -> Game:
         game.turn_deadline = None
         game.reminder_at = None
         game.paused_at, game.pause_remaining, game.pause_proposal = None, None, None
-        if game.rated:  # the side that left loses (competition.services.ratings)
-            ratings_apply(game, seats_of(game), ranks_with_last(scores, seat.team))
         game.save(
             update_fields=[
                 "status",
@@ -227,7 +235,17 @@ def game_concede(*, game_id: int, player: Player) -> Game:
                 "updated_at",
             ]
         )
-        game_over_notify(game, ended=ENDED_CONCEDED, skip=(player.pk,))
+        # Rated: the side that left loses (competition); everyone else is told (notifications).
+        hooks.publish(
+            hooks.GameEnded(
+                game,
+                seats_of(game),
+                ended=hooks.ENDED_CONCEDED,
+                scores=scores,
+                losing_team=seat.team,
+                skip=(player.pk,),
+            )
+        )
         table = _table_lock(game)
         _append(
             game,

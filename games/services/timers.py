@@ -48,12 +48,12 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from games import errors
+from accounts.models import Player
+from games import errors, hooks
 from games.engine import GameState, action_to_dict, legal_actions
 from games.engine.actions import Action, AnswerPartner, Discard
 from games.engine.cards import IS_BLACK_THREE, IS_RED_THREE, IS_WILD, RANK_OF, VALUE_OF
 from games.engine.history import (
-    ENDED_ABANDONED,
     GAME_ABANDONED,
     SEAT_HANDED_TO_BOT,
     TIMER_OFF_ACCEPTED,
@@ -64,14 +64,11 @@ from games.engine.history import (
 )
 from games.errors import ServiceError
 from games.models import EventSource, Game, GameStatus, Seat, TimeoutOutcome
-from accounts.models import Player
 from games.selectors.seating import seats_of
 from games.services.bots import bot_player_get
 from games.services.deadlines import grace, seat_back, turn_timer_arm
 from games.services.facts import fact_append
-from notifications.services.game_notifications import game_over_notify, reminder_notify
 from games.services.moves import move_apply
-from competition.services.ratings import ranks_with_last, ratings_apply
 from games.services.seating import seat_save
 
 logger = logging.getLogger(__name__)
@@ -157,9 +154,6 @@ def turn_timer_expire_apply(
             game.reminder_at = None
             game.to_act = None
             game.finished_at = now
-            if game.rated:  # the side whose seat stayed away loses (competition.services.ratings)
-                scores = GameState.from_dict(game.snapshot or {}).scores
-                ratings_apply(game, seats_of(game), ranks_with_last(scores, seat.team))
             game.save(
                 update_fields=[
                     "status",
@@ -170,7 +164,16 @@ def turn_timer_expire_apply(
                     "updated_at",
                 ]
             )
-            game_over_notify(game, ended=ENDED_ABANDONED)
+            # Rated: the side whose seat stayed away loses (competition); all are told.
+            hooks.publish(
+                hooks.GameEnded(
+                    game,
+                    seats_of(game),
+                    ended=hooks.ENDED_ABANDONED,
+                    scores=GameState.from_dict(game.snapshot or {}).scores,
+                    losing_team=seat.team,
+                )
+            )
             return ExpiryResult(Expiry.APPLIED)
         if handed:
             seat.stand_in = True
@@ -353,7 +356,8 @@ def turn_reminder_send(game_id: int, *, now: datetime | None = None) -> bool:
         game = Game.objects.select_for_update().filter(pk=game_id).first()
         if game is None or game.reminder_at is None or game.reminder_at > now:
             return False
-        told = game.status == GameStatus.ACTIVE and game.paused_at is None and reminder_notify(game)
+        due = game.status == GameStatus.ACTIVE and game.paused_at is None
+        told = due and any(hooks.publish(hooks.TurnReminderDue(game)))
         game.reminder_at = None
         game.save(update_fields=["reminder_at"])
     return told

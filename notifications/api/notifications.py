@@ -27,11 +27,24 @@ from rest_framework.views import APIView
 from core.problems import AUTH, BODY, problem_responses
 from games.api.event_schemas import DiscriminatedUnion, EnumRefField, camel
 from games.api.views import GAME_ID, player_of
-from notifications.models import Channel, DeliveryStatus, NotificationKind
 from games.selectors.games import game_get_visible
-from notifications.selectors.notifications import DELIVERIES_LIMIT_MAX, game_muted, preferences_get, webhook_deliveries_list, webhook_view, webhooks_list
+from notifications.models import Channel, DeliveryStatus, NotificationKind
+from notifications.selectors.notifications import (
+    DELIVERIES_LIMIT_MAX,
+    game_muted,
+    preferences_get,
+    webhook_deliveries_list,
+    webhook_view,
+    webhooks_list,
+)
 from notifications.services.delivery import DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER
-from notifications.services.notifications import game_mute_set, preferences_set, webhook_delete, webhook_enable, webhook_register
+from notifications.services.notifications import (
+    game_mute_set,
+    preferences_set,
+    webhook_delete,
+    webhook_enable,
+    webhook_register,
+)
 
 Base = serializers.Serializer[Any]
 

@@ -23,7 +23,13 @@ from rest_framework.views import APIView
 from core.problems import AUTH, BODY, problem_responses
 from games.api.views import player_of
 from notifications.models import PushSubscription
-from notifications.services.push import push_public_key, push_subscription_delete, push_subscription_register, push_subscriptions_list, subscription_keys_check
+from notifications.services.push import (
+    push_public_key,
+    push_subscription_delete,
+    push_subscription_register,
+    push_subscriptions_list,
+    subscription_keys_check,
+)
 
 Base = serializers.Serializer[Any]
 

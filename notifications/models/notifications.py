@@ -9,8 +9,8 @@ idempotency key the delivery carries, ``Delivery.idempotency_key``.
 
 from django.db import models
 
-from games.models.game import Game
 from accounts.models.players import Player
+from games.models.game import Game
 
 
 class NotificationKind(models.TextChoices):

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from games import errors
-from notifications.models import Channel, Delivery, DeliveryStatus, GameMute, NotificationKind, NotificationPreference, NotificationSettings, WebhookEndpoint
 from accounts.models import Player
+from games import errors
+from notifications.models import (
+    Channel,
+    Delivery,
+    DeliveryStatus,
+    GameMute,
+    NotificationKind,
+    NotificationPreference,
+    NotificationSettings,
+    WebhookEndpoint,
+)
 
 REMINDER_FRACTION_DEFAULT = 0.75
 DELIVERIES_LIMIT_MAX = 100

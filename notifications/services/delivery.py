@@ -53,7 +53,14 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from canasta_service.celery import app as celery_app
-from notifications.models import Channel, Delivery, DeliveryStatus, NotificationSettings, PushSubscription, WebhookEndpoint
+from notifications.models import (
+    Channel,
+    Delivery,
+    DeliveryStatus,
+    NotificationSettings,
+    PushSubscription,
+    WebhookEndpoint,
+)
 
 logger = logging.getLogger(__name__)
 

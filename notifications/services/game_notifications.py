@@ -24,7 +24,7 @@ from collections.abc import Collection
 from datetime import UTC
 from typing import Any
 
-from games.engine.history import ENDED_ABANDONED, ENDED_CONCEDED, ENDED_PLAYED_OUT
+from games.engine.history import ENDED_ABANDONED, ENDED_CONCEDED
 from games.models import Game, GameStatus
 from notifications.models import NotificationKind
 from notifications.services.notifications import notify
@@ -72,11 +72,9 @@ def game_started_notify(game: Game) -> None:
 
 def move_notify(game: Game, *, acted: int, action_type: str, by_player: bool) -> None:
     """After a move of seat ``acted`` (``by_player``: the seat's player's own request): the game
-    over to everyone, or the turn (a go-out question) to the seat now to act if another."""
+    turn (a go-out question) to the seat now to act if another. A move that ended the game
+    tells nobody here: the game's end is told by ``game_over_notify``."""
     if game.status != GameStatus.ACTIVE:
-        if game.status == GameStatus.FINISHED:
-            actor = game.seating[acted]["player"] if by_player else None
-            game_over_notify(game, ended=ENDED_PLAYED_OUT, skip=() if actor is None else (actor,))
         return
     seat = game.to_act
     if seat is None or seat == acted or not 0 <= seat < len(game.seating):

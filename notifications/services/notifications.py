@@ -24,10 +24,20 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from games import errors
-from notifications.models import Channel, Delivery, DeliveryStatus, GameMute, Notification, NotificationKind, NotificationPreference, NotificationSettings, WebhookEndpoint
-from games.models import Game
 from accounts.models import Player
+from games import errors
+from games.models import Game
+from notifications.models import (
+    Channel,
+    Delivery,
+    DeliveryStatus,
+    GameMute,
+    Notification,
+    NotificationKind,
+    NotificationPreference,
+    NotificationSettings,
+    WebhookEndpoint,
+)
 from notifications.services import outbox_sql
 from notifications.services.delivery import deliveries_send
 

@@ -29,7 +29,17 @@ from typing import Any
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Field, Model
 
-from notifications.models import Channel, Delivery, DeliveryStatus, GameMute, Notification, NotificationPreference, NotificationSettings, PushSubscription, WebhookEndpoint
+from notifications.models import (
+    Channel,
+    Delivery,
+    DeliveryStatus,
+    GameMute,
+    Notification,
+    NotificationPreference,
+    NotificationSettings,
+    PushSubscription,
+    WebhookEndpoint,
+)
 
 SUPPORTED = ("postgresql", "sqlite")
 

@@ -43,9 +43,15 @@ from http_ece import ECEException  # type: ignore[import-untyped]
 from py_vapid import Vapid  # type: ignore[import-untyped]
 from pywebpush import WebPushException, webpush  # type: ignore[import-untyped]
 
-from games import errors
-from notifications.models import Channel, Delivery, DeliveryStatus, NotificationKind, PushSubscription
 from accounts.models import Player
+from games import errors
+from notifications.models import (
+    Channel,
+    Delivery,
+    DeliveryStatus,
+    NotificationKind,
+    PushSubscription,
+)
 
 logger = logging.getLogger(__name__)
 

@@ -14,13 +14,14 @@ from django.forms.models import model_to_dict
 from django.test import Client
 from django.urls import reverse
 
+from accounts.models import Player
+from accounts.services.players import player_create
 from games import errors
 from games.models import Game, GameEvent, Seat
-from accounts.models import Player
 from games.selectors.seating import seating_of
 from games.selectors.verify import game_verify
 from games.services.lobby import BotSeatSpec, game_create, game_join, game_start
-from accounts.services.players import player_create, player_rename
+from games.services.players import player_rename
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,7 @@ from rest_framework.authtoken.models import Token
 from accounts.api import authentication
 from accounts.api.authentication import token_cache
 from accounts.models import Player
-from accounts.services.players import player_rename
+from games.services.players import player_rename
 from tests.api.conftest import PlayerClient, problem
 
 pytestmark = pytest.mark.django_db

@@ -22,7 +22,8 @@ from games.engine import (
 from games.engine.actions import Action
 from games.engine.cards import IS_WILD, RANK_OF, card_text, parse_card, parse_cards, parse_rank
 from games.engine.options import Options
-from games.engine.position import position
+
+from .position import position
 
 __all__ = [
     "cards",

@@ -19,10 +19,10 @@ from games.engine import (
 )
 from games.engine.cards import IS_RED_THREE
 from games.engine.options import PRESET_DESCRIPTIONS, describe_options
-from games.engine.position import deal
 from games.engine.rules import pile_blocked
 
 from .helpers import discard, hand, held, meld, opts, position, text
+from .position import deal
 
 # -- section 9: presets -------------------------------------------------------------------------
 

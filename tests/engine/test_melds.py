@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from games.engine import GameState, Meld, MeldGroup, apply, legal_actions
-from games.engine.rules import initial_meld_minimum
+from games.engine.melds import initial_meld_minimum
 
 from .helpers import discard, group, meld, meld_text, opts, position, refused
 

@@ -12,19 +12,19 @@ from typing import Any
 import pytest
 from django.db import transaction
 
-from games.engine import GameState, action_to_dict, legal_actions, make_options
-from games.engine.position import position
-from games.models import Game, GameStatus
-from notifications.models import Notification, NotificationKind
 from accounts.models import Player
+from accounts.services.players import player_create
+from games.engine import GameState, action_to_dict, legal_actions, make_options
+from games.models import Game, GameStatus
 from games.services.actions import game_action_apply
 from games.services.deadlines import TimerOptions
 from games.services.lobby import BotSeatSpec, game_create, game_join, game_start
-from notifications.services.notifications import preferences_set
-from accounts.services.players import player_create
 from games.services.table import chat_mute_set, chat_send, game_concede
 from games.services.timers import turn_timers_sweep
+from notifications.models import Notification, NotificationKind
+from notifications.services.notifications import preferences_set
 from tests.api.conftest import eager_bots  # noqa: F401 - fixture: bots play in-process
+from tests.engine.position import position
 from tests.services.timers.conftest import after_deadline, play_turn, timed_table
 
 pytestmark = pytest.mark.django_db

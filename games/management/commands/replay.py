@@ -18,13 +18,25 @@ from __future__ import annotations
 import json
 import time
 from argparse import ArgumentParser
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
 from core.exceptions import ServiceError
-from games.engine import PRESETS, LogRejected
-from games.engine.bench import replay_bench
+from games.engine import (
+    GAME_STARTED,
+    PRESETS,
+    LogEntry,
+    LogRejected,
+    action_from_dict,
+    action_to_dict,
+    apply,
+    make_options,
+    new_game,
+    replay_log,
+)
 from games.models import Game, GameStatus
 from games.selectors.replay import game_export, game_fairness_get, game_replay_get, game_show_lines
 from games.selectors.verify import game_verify
@@ -36,6 +48,60 @@ def _steps(text: str) -> set[int]:
         return {int(part) for part in text.split(",") if part.strip()}
     except ValueError:
         raise CommandError(f"--at wants event numbers separated by commas, not {text!r}") from None
+
+
+@dataclass(frozen=True)
+class BenchFigures:
+    games: int
+    events: int
+    rebuild_seconds: float  # new_game + apply of every action, no events recorded
+    replay_seconds: float  # replay_log with effects recorded, as verify and import do
+    max_events: int
+    rebuild_cpu: float  # the same two, in CPU time of this process (steady on a busy machine)
+    replay_cpu: float
+
+
+def replay_bench(
+    play: Any, presets: Iterable[str], games_per_preset: int, seed: str = "bench"
+) -> dict[str, BenchFigures]:
+    """Play ``games_per_preset`` whole games per preset in memory with ``play`` (a function of
+    the state returning an action's text form), then time rebuilding each from its log."""
+    out = {}
+    for preset in presets:
+        options = make_options(preset, {})
+        logs: list[list[LogEntry]] = []
+        for n in range(games_per_preset):
+            game_seed = f"{seed}:{preset}:{n}"
+            state = new_game(options, game_seed)
+            entries = [LogEntry(1, None, GAME_STARTED, {})]
+            while not state.game_over:
+                seat = state.to_act
+                action = action_from_dict(play(state), seat)
+                apply(state, action)
+                entries.append(
+                    LogEntry(len(entries) + 1, seat, action.type, action_to_dict(action))
+                )
+            logs.append(entries)
+        t0, c0 = time.perf_counter(), time.process_time()
+        for n, entries in enumerate(logs):
+            state = new_game(options, f"{seed}:{preset}:{n}")
+            for e in entries[1:]:
+                apply(state, action_from_dict(e.payload, e.seat if e.seat is not None else -1))
+        t1, c1 = time.perf_counter(), time.process_time()
+        for n, entries in enumerate(logs):
+            for _ in replay_log(options, f"{seed}:{preset}:{n}", entries):
+                pass
+        t2, c2 = time.perf_counter(), time.process_time()
+        out[preset] = BenchFigures(
+            games=len(logs),
+            events=sum(len(e) for e in logs),
+            rebuild_seconds=t1 - t0,
+            replay_seconds=t2 - t1,
+            max_events=max(len(e) for e in logs),
+            rebuild_cpu=c1 - c0,
+            replay_cpu=c2 - c1,
+        )
+    return out
 
 
 class Command(BaseCommand):

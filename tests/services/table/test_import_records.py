@@ -14,7 +14,7 @@ import pytest
 from games.api.table import PlayerRecordSerializer
 from games.models import Game
 from accounts.models import Player
-from games.selectors.table import player_profile_get
+from competition.selectors.profiles import player_profile_get
 from tests.api.conftest import PlayerClient
 from tests.selectors.replay.conftest import advance, player_of, started_game
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 
 from games.engine import GameState, make_options
-from games.engine.position import position
 from games.models import Game
 from tests.api.conftest import PlayerClient, create_game, problem
+from tests.engine.position import position
 
 pytestmark = pytest.mark.django_db
 REPLAY_VERIFY = False  # read by tests/selectors/replay/verify_plugin.py

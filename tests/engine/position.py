@@ -1,4 +1,4 @@
-"""Set up an explicit position (hands, pile, stock, melds, scores) for scenarios and teaching.
+"""Set up an explicit position (hands, pile, stock, melds, scores) for scenario tests.
 
 Cards are written as text. Every card not placed goes to the stock under ``stock_top``, in a
 fixed order, so the full deck is still accounted for.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from .cards import (
+from games.engine.cards import (
     FULL_DECK,
     IS_RED_THREE,
     IS_WILD,
@@ -19,9 +19,9 @@ from .cards import (
     parse_cards,
     parse_rank,
 )
-from .options import Options
-from .rules import Event, deal_round
-from .state import PHASE_DRAW, PHASE_PLAY, GameState
+from games.engine.options import Options
+from games.engine.rules import Event, deal_round
+from games.engine.state import PHASE_DRAW, PHASE_PLAY, GameState
 
 Cards = str | Sequence[str]
 

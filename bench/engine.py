@@ -1,4 +1,4 @@
-"""Engine benchmark: ``python -m games.engine.bench [--hands N] [--seed S]``.
+"""Engine benchmark: ``python -m bench.engine [--hands N] [--seed S] [--cpu]``.
 
 Random legal play on one core (each step: list the legal actions, pick one uniformly, apply it).
 Prints, per preset, full hands (rounds) per second, actions per second and mean actions per
@@ -15,16 +15,19 @@ import argparse
 import platform
 import random
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable
 
-from .actions import Action, action_from_dict, action_to_dict
-from .legal import legal_actions
-from .log import GAME_STARTED, LogEntry, replay_log
-from .options import PRESETS, Options, make_options
-from .rules import apply, new_game, replay
-from .state import GameState
+from games.engine import (
+    PRESETS,
+    Action,
+    GameState,
+    Options,
+    apply,
+    legal_actions,
+    make_options,
+    new_game,
+    replay,
+)
 
 clock: Callable[[], float] = time.perf_counter
 
@@ -152,62 +155,8 @@ def bench(hands: int, seed: int) -> None:
     )
 
 
-@dataclass(frozen=True)
-class BenchFigures:
-    games: int
-    events: int
-    rebuild_seconds: float  # new_game + apply of every action, no events recorded
-    replay_seconds: float  # replay_log with effects recorded, as verify and import do
-    max_events: int
-    rebuild_cpu: float  # the same two, in CPU time of this process (steady on a busy machine)
-    replay_cpu: float
-
-
-def replay_bench(
-    play: Any, presets: Iterable[str], games_per_preset: int, seed: str = "bench"
-) -> dict[str, BenchFigures]:
-    """Play ``games_per_preset`` whole games per preset in memory with ``play`` (a function of
-    the state returning an action's text form), then time rebuilding each from its log."""
-    out = {}
-    for preset in presets:
-        options = make_options(preset, {})
-        logs: list[list[LogEntry]] = []
-        for n in range(games_per_preset):
-            game_seed = f"{seed}:{preset}:{n}"
-            state = new_game(options, game_seed)
-            entries = [LogEntry(1, None, GAME_STARTED, {})]
-            while not state.game_over:
-                seat = state.to_act
-                action = action_from_dict(play(state), seat)
-                apply(state, action)
-                entries.append(
-                    LogEntry(len(entries) + 1, seat, action.type, action_to_dict(action))
-                )
-            logs.append(entries)
-        t0, c0 = time.perf_counter(), time.process_time()
-        for n, entries in enumerate(logs):
-            state = new_game(options, f"{seed}:{preset}:{n}")
-            for e in entries[1:]:
-                apply(state, action_from_dict(e.payload, e.seat if e.seat is not None else -1))
-        t1, c1 = time.perf_counter(), time.process_time()
-        for n, entries in enumerate(logs):
-            for _ in replay_log(options, f"{seed}:{preset}:{n}", entries):
-                pass
-        t2, c2 = time.perf_counter(), time.process_time()
-        out[preset] = BenchFigures(
-            games=len(logs),
-            events=sum(len(e) for e in logs),
-            rebuild_seconds=t1 - t0,
-            replay_seconds=t2 - t1,
-            max_events=max(len(e) for e in logs),
-            rebuild_cpu=c1 - c0,
-            replay_cpu=c2 - c1,
-        )
-    return out
-
-
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m games.engine.bench", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m bench.engine", description=__doc__)
     parser.add_argument("--hands", type=int, default=300, help="hands per preset (default 300)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     parser.add_argument(

@@ -1,0 +1,41 @@
+"""What competition hears of a game (``games.hooks``), subscribed at app start: a rated result
+is rated in the transaction that ended the game, and a player waiting in quick play is kept
+from other tables."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from competition.models import QueueEntry
+from competition.selectors.rating_changes import game_rating_changes_get
+from competition.services.ratings import ranks_by_score, ranks_with_last, ratings_apply
+from games import errors, hooks
+
+
+def game_ended(event: hooks.GameEnded) -> None:
+    """A rated game's result changes the ratings, once: the side that conceded or abandoned
+    ranks last, otherwise the scores rank the sides."""
+    if not event.game.rated:
+        return
+    if event.losing_team is None:
+        ranks = ranks_by_score(event.scores)
+    else:
+        ranks = ranks_with_last(event.scores, event.losing_team)
+    ratings_apply(event.game, event.seats, ranks)
+
+
+def seat_wanted(event: hooks.SeatWanted) -> None:
+    """Refuse (409 ``queued_for_match``) a player waiting in a quick-play queue: the pairing
+    run may seat them at any moment (a matched entry no longer waits)."""
+    if QueueEntry.objects.filter(player=event.player, match__isnull=True).exists():
+        raise errors.QueuedForMatch()
+
+
+def rating_changes(event: hooks.RatingChangesWanted) -> list[dict[str, Any]] | None:
+    return game_rating_changes_get(event.game)
+
+
+def subscribe() -> None:
+    hooks.subscribe(hooks.GameEnded, game_ended)
+    hooks.subscribe(hooks.SeatWanted, seat_wanted)
+    hooks.subscribe(hooks.RatingChangesWanted, rating_changes)

@@ -1,0 +1,53 @@
+"""Routes of the notifications' API: webhooks, preferences, mutes and Web Push (under
+/api/v1/)."""
+
+from django.urls import path
+
+from notifications.api import notifications, push
+
+urlpatterns = [
+    # Notifications: webhooks and their delivery log, preferences, game mutes
+    # (notifications/api/notifications.py).
+    path(
+        "players/me/webhooks/",
+        notifications.WebhookListCreateApi.as_view(),
+        name="player-webhooks",
+    ),
+    path(
+        "players/me/webhooks/<int:webhook_id>/",
+        notifications.WebhookDetailApi.as_view(),
+        name="player-webhook",
+    ),
+    path(
+        "players/me/webhooks/<int:webhook_id>/deliveries/",
+        notifications.WebhookDeliveriesApi.as_view(),
+        name="player-webhook-deliveries",
+    ),
+    path(
+        "players/me/webhooks/<int:webhook_id>/enable/",
+        notifications.WebhookEnableApi.as_view(),
+        name="player-webhook-enable",
+    ),
+    path(
+        "players/me/notifications/",
+        notifications.NotificationPreferencesApi.as_view(),
+        name="player-notifications",
+    ),
+    path(
+        "games/<int:game_id>/notifications/mute/",
+        notifications.GameNotificationMuteApi.as_view(),
+        name="game-notifications-mute",
+    ),
+    # Web Push: the server's VAPID key, a player's browser subscriptions (notifications/api/push.py).
+    path("push/key/", push.PushKeyApi.as_view(), name="push-key"),
+    path(
+        "players/me/push-subscriptions/",
+        push.PushSubscriptionListCreateApi.as_view(),
+        name="player-push-subscriptions",
+    ),
+    path(
+        "players/me/push-subscriptions/<int:subscription_id>/",
+        push.PushSubscriptionDetailApi.as_view(),
+        name="player-push-subscription",
+    ),
+]
