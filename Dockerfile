@@ -14,13 +14,17 @@ RUN useradd --create-home --uid 1000 canasta
 
 # Dependencies first, so that a code change does not reinstall them.
 COPY pyproject.toml README.md ./
-RUN mkdir canasta_service games bots \
+RUN mkdir canasta_service core accounts games competition notifications bots \
     && python -c "import tomllib; d = tomllib.load(open('pyproject.toml', 'rb')); print('\n'.join(d['project']['dependencies']))" > /tmp/requirements.txt \
     && pip install -r /tmp/requirements.txt
 
 COPY manage.py ./
 COPY canasta_service ./canasta_service
+COPY core ./core
+COPY accounts ./accounts
 COPY games ./games
+COPY competition ./competition
+COPY notifications ./notifications
 COPY bots ./bots
 RUN pip install --no-deps . \
     && SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput

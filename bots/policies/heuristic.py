@@ -44,15 +44,10 @@ from games.engine.cards import (
     VALUE_OF,
     WILD_RANK,
 )
+from games.engine.going_out import going_out_plan
 from games.engine.legal import legal_actions
-from games.engine.rules import (
-    CANASTA_SIZE,
-    discard_error,
-    going_out_plan,
-    initial_meld_minimum,
-    meld_error,
-    wild_cap,
-)
+from games.engine.melds import CANASTA_SIZE, initial_meld_minimum, wild_cap
+from games.engine.rules import discard_error, meld_error
 from games.engine.state import (
     PERMISSION_NONE,
     PERMISSION_YES,

@@ -69,11 +69,7 @@ from .cards import (
 )
 from .errors import IllegalAction
 from .going_out import completion, going_out_possible, out_plan
-from .going_out import going_out_plan as going_out_plan
-from .melds import CANASTA_SIZE as CANASTA_SIZE
-from .melds import canasta_count, initial_meld_need
-from .melds import initial_meld_minimum as initial_meld_minimum
-from .melds import wild_cap as wild_cap
+from .melds import CANASTA_SIZE, canasta_count, initial_meld_minimum, initial_meld_need, wild_cap
 from .options import Options
 from .state import (
     PERMISSION_ASKED,
@@ -88,10 +84,6 @@ from .state import (
     round_seed,
     seed_commitment,
 )
-
-# The ``name as name`` imports above re-export what bots.policies.heuristic still imports from
-# here; CANASTA_SIZE, initial_meld_minimum and wild_cap are declared in melds.py,
-# going_out_plan in going_out.py.
 
 
 @dataclass(slots=True)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from games.api.table import PlayerRecordSerializer
+from competition.api.profiles import PlayerRecordSerializer
 from games.models import Game
 from accounts.models import Player
 from competition.selectors.profiles import player_profile_get
