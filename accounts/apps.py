@@ -7,3 +7,13 @@ class AccountsConfig(AppConfig):
     name = "accounts"
     verbose_name = "Accounts"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from django.conf import settings
+        from django.db.models.signals import post_save
+
+        import accounts.errors  # noqa: F401  its codes join the catalogue (core.errors)
+        from accounts.services.players import user_saved
+
+        # Every user gets a player profile when it is made, so no read has to make one.
+        post_save.connect(user_saved, sender=settings.AUTH_USER_MODEL, dispatch_uid="player")

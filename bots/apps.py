@@ -8,6 +8,7 @@ class BotsConfig(AppConfig):
     verbose_name = "Bots"
 
     def ready(self) -> None:
+        import bots.errors  # noqa: F401  its codes join the catalogue (core.errors)
         from bots.tasks import CeleryBotPlayer
         from games.services.bots import bot_player_register
 

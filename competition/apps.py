@@ -9,6 +9,7 @@ class CompetitionConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        import competition.errors  # noqa: F401  its codes join the catalogue (core.errors)
         from competition import subscriptions
 
         subscriptions.subscribe()  # games never imports competition: it publishes (games.hooks)

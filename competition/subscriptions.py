@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from competition import errors
 from competition.models import QueueEntry
 from competition.selectors.rating_changes import game_rating_changes_get
 from competition.services.ratings import ranks_by_score, ranks_with_last, ratings_apply
-from games import errors, hooks
+from games import hooks
 
 
 def game_ended(event: hooks.GameEnded) -> None:

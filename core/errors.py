@@ -188,8 +188,12 @@ class Catalogue(Mapping[str, ErrorSpec]):
         from django.utils.module_loading import autodiscover_modules
 
         apps.check_apps_ready()
-        autodiscover_modules("errors")
-        self._discovered = True
+        self._discovered = True  # an errors module that reads the catalogue while imported
+        try:
+            autodiscover_modules("errors")
+        except BaseException:
+            self._discovered = False
+            raise
 
     def __getitem__(self, code: str) -> ErrorSpec:
         spec = self._specs.get(code)
@@ -275,9 +279,7 @@ def _framework(code: str, status: int, title: str, message: str, *members: str) 
     CATALOGUE.register(ErrorSpec(code, status, title, message, members, kind="framework"))
 
 
-_framework(
-    "invalid_request", 400, "Invalid request", "The request failed validation.", "errors"
-)
+_framework("invalid_request", 400, "Invalid request", "The request failed validation.", "errors")
 _framework("malformed_body", 400, "Malformed body", "The body is not parseable JSON.")
 _framework(
     "body_too_large",
@@ -401,7 +403,9 @@ class ServiceError(Exception):
         if title is not None or message is not None:
             if status is None or title is None or message is None:
                 raise TypeError(f"{cls.__name__}: {named} needs a status, a title and a message")
-            spec = CATALOGUE.register(ErrorSpec(named, status, title, message, members), after=after)
+            spec = CATALOGUE.register(
+                ErrorSpec(named, status, title, message, members), after=after
+            )
         else:
             if members or after is not None:
                 raise TypeError(

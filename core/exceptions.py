@@ -7,7 +7,7 @@ an uncaught exception) get the same shape through the ``handler4xx/500`` views a
 this module, which ``urls.py`` installs.
 
 Every code, its status, title and extension members are declared once, in the catalogue of
-``games.errors`` (``python -m games.errors`` prints it): the framework's codes produced here
+``core.errors`` (``manage.py errors`` prints it): the framework's codes produced here
 (``invalid_request`` with ``errors``, ``malformed_body``, ``bad_request``,
 ``not_authenticated``, ``authentication_failed``, ``permission_denied``, ``not_found``,
 ``method_not_allowed``, ``not_acceptable``, ``unsupported_media_type``, ``throttled`` with
@@ -35,10 +35,10 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import set_rollback
 
+from core.errors import CATALOGUE, ServiceError
 from core.problems import PROBLEM_CONTENT_TYPE, problem_body
-from games.errors import CATALOGUE, ServiceError
 
-__all__ = ["ServiceError", "field_errors", "problem_exception_handler"]
+__all__ = ["field_errors", "problem_exception_handler"]
 
 logger = logging.getLogger(__name__)
 

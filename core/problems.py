@@ -9,7 +9,7 @@ A problem document is a JSON object served as ``application/problem+json``::
 a URI (a URN: an identifier, not a page to fetch). Every code, with its status, title and the
 extension members it may add (``errors`` for field errors, ``retry_after`` for throttling,
 ``current_version`` for a stale write, ...), is declared once in the catalogue of
-``games.errors``; ``problem_body`` builds documents from it and refuses anything else.
+``core.errors``; ``problem_body`` builds documents from it and refuses anything else.
 
 ``problem_responses`` is the one builder of their OpenAPI description: give it the codes an
 operation may answer (strings, ``ServiceError`` subclasses, or groups of them) and it documents
@@ -27,7 +27,7 @@ from typing import Any
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse
 from rest_framework import serializers
 
-from games.errors import (
+from core.errors import (
     CATALOGUE,
     MEMBERS,
     RESERVED_MEMBERS,

@@ -18,9 +18,9 @@ from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 
+from accounts import errors as account_errors
 from accounts.models import Player
 from accounts.services.players import display_name_clean
-from games import errors
 from games.models import Game, GameEvent, IdempotencyRecord, Meld, RoundScore, Seat
 from games.services.players import player_rename
 
@@ -60,7 +60,7 @@ class PlayerForm(forms.ModelForm):
     def clean_display_name(self) -> str:
         try:
             return display_name_clean(self.cleaned_data.get("display_name") or "")
-        except errors.DisplayNameInvalid as exc:
+        except account_errors.DisplayNameInvalid as exc:
             raise ValidationError(exc.message) from None
 
 

@@ -13,10 +13,10 @@ above it). The classes are in table order (see ``core.errors``).
 
 from __future__ import annotations
 
-from core.errors import CATALOGUE, ErrorSpec, ServiceError, UnknownErrorCode, spec_of
+from core.errors import CATALOGUE, ErrorSpec, UnknownErrorCode
+from core.errors import ServiceError as ServiceError  # the base of every error raised here
+from core.errors import spec_of as spec_of
 from games.engine import ERROR_CODES, EngineError, InvalidOptions
-
-__all__ = ["ENGINE_CODES", "EngineRefusal", "ServiceError", "engine_error", "spec_of"]
 
 
 # ------------------------------------------------------------------ players and tables
@@ -186,10 +186,6 @@ class IdempotencyKeyTooLong(ServiceError, code="invalid_request"):
 
 class GameNotFound(ServiceError, code="not_found"):
     default_message = "There is no such game (or it is private and you are not at its table)."
-
-
-class GameOver(ServiceError, code="game_over"):
-    default_message = "The game is over."
 
 
 # ------------------------------------------------------------------ at the table
@@ -484,8 +480,7 @@ def engine_error_status(code: str) -> int:
 
 
 ENGINE_CODES: tuple[str, ...] = tuple(ERROR_CODES)
-
-for _code, _text in ERROR_CODES.items():
+for _code, _text in ERROR_CODES.items():  # no class: they are raised as EngineRefusal
     CATALOGUE.register(
         ErrorSpec(
             _code,
@@ -496,6 +491,11 @@ for _code, _text in ERROR_CODES.items():
             kind="engine",
         )
     )
+del _code, _text
+
+
+class GameOver(ServiceError, code="game_over"):
+    default_message = "The game is over."
 
 
 class EngineRefusal(ServiceError):

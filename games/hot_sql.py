@@ -18,9 +18,9 @@ written here too, never silently left out), run with ``connection.cursor()`` (so
 and rows become instances through ``Model.from_db``. Values pass through the fields' own
 documented hooks, as ``Model.save`` and ``QuerySet`` pass them: ``pre_save`` (``auto_now``,
 ``auto_now_add``) and ``get_db_prep_save`` on the way in, ``from_db_value`` on the way out.
-``row_insert`` and ``row_update`` send ``pre_save`` and ``post_save`` as ``Model.save`` does
-(the live notifications listen to ``GameEvent``'s). No private ORM state (compilers, query
-internals) is touched.
+``row_insert`` and ``row_update`` send no model signals: nothing listens to these models' saves
+(the live wake-up is appended with the event: ``games.services.log``). No private ORM state
+(compilers, query internals) is touched.
 
 Databases: PostgreSQL (production) and SQLite (tests, development); on any other database
 each function runs the equivalent ORM call instead. ``tests/services/test_hot_sql.py``
@@ -38,13 +38,12 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import AutoField, Field, Model
-from django.db.models.signals import post_save, pre_save
 from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from games.models import Game
 from accounts.models import Player
+from games.models import Game
 
 SUPPORTED = ("postgresql", "sqlite")
 
@@ -263,8 +262,7 @@ def _insert_sql(connection: BaseDatabaseWrapper, model: type[Model]) -> tuple[st
 
 def row_insert(obj: Model, using: str = DEFAULT_DB_ALIAS) -> None:
     """``obj.save(force_insert=True)`` for a new row of a model with an automatic primary key:
-    every other column is written, the new key is set on ``obj``, and ``pre_save`` /
-    ``post_save`` (``created=True``) are sent."""
+    every other column is written and the new key is set on ``obj`` (no signal is sent)."""
     if obj.pk is not None:
         raise ValueError(f"{type(obj).__name__} #{obj.pk} already has a primary key")
     connection = connections[using]
@@ -273,7 +271,6 @@ def row_insert(obj: Model, using: str = DEFAULT_DB_ALIAS) -> None:
         obj.save(force_insert=True, using=using)
         return
     sql, fields = _insert_sql(connection, model)
-    pre_save.send(sender=model, instance=obj, raw=False, using=using, update_fields=None)
     values = _prepared_values(obj, fields, connection, add=True)
     with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
         cursor.execute(sql, values)
@@ -283,14 +280,11 @@ def row_insert(obj: Model, using: str = DEFAULT_DB_ALIAS) -> None:
             obj.pk = cursor.lastrowid
     obj._state.adding = False
     obj._state.db = using
-    post_save.send(
-        sender=model, instance=obj, created=True, update_fields=None, raw=False, using=using
-    )
 
 
 def row_update(obj: Model, fields: Sequence[str], using: str = DEFAULT_DB_ALIAS) -> None:
     """``obj.save(update_fields=fields)`` of an existing row: those columns only, by primary
-    key; ``pre_save`` / ``post_save`` (``created=False``) are sent. Raises ``DatabaseError``
+    key (no signal is sent). Raises ``DatabaseError``
     (as ``save`` does) when no row has that key, ``ValueError`` for a name that is not an
     updatable column."""
     connection = connections[using]
@@ -325,8 +319,6 @@ def row_update(obj: Model, fields: Sequence[str], using: str = DEFAULT_DB_ALIAS)
         )
         built = _WRITE_SQL[key] = (sql, chosen)
     sql, chosen = built
-    update_fields = frozenset(names)
-    pre_save.send(sender=model, instance=obj, raw=False, using=using, update_fields=update_fields)
     values = _prepared_values(obj, chosen, connection, add=False)
     pk_field = model._meta.pk
     assert pk_field is not None
@@ -337,11 +329,3 @@ def row_update(obj: Model, fields: Sequence[str], using: str = DEFAULT_DB_ALIAS)
             raise DatabaseError("Save with update_fields did not affect any rows.")
     obj._state.adding = False
     obj._state.db = using
-    post_save.send(
-        sender=model,
-        instance=obj,
-        created=False,
-        update_fields=update_fields,
-        raw=False,
-        using=using,
-    )

@@ -2,8 +2,8 @@
 
 A change is a committed ``GameEvent`` (a move), a committed ``TableEvent`` (chat, concession,
 rematch) or a change of the game's status. Whoever commits one calls ``notify_on_commit``
-(moves do so through the ``post_save`` receiver below, so every service that appends to the
-move log is covered). Waiters (the long-poll and Server-Sent Events views) never trust a
+(every event of the move log is appended by ``games.services.log.log_append``, which does).
+ Waiters (the long-poll and Server-Sent Events views) never trust a
 notification's content: a wake-up only makes them read the database again, so a lost or
 duplicated notification costs latency, never correctness.
 
@@ -39,7 +39,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models.signals import post_save
 
 logger = logging.getLogger(__name__)
 
@@ -162,18 +161,6 @@ def players_notify(player_ids: list[int]) -> None:
 def player_notify_on_commit(player_id: int) -> None:
     """``player_notify`` once the current transaction commits (at once outside one)."""
     transaction.on_commit(lambda: player_notify(player_id))
-
-
-def _game_event_saved(sender: Any, instance: Any, created: bool, **kwargs: Any) -> None:
-    if created:
-        notify_on_commit(instance.game_id)
-
-
-def receivers_connect() -> None:
-    """Wake waiters after every committed move (called from ``GamesConfig.ready``)."""
-    from games.models import GameEvent
-
-    post_save.connect(_game_event_saved, sender=GameEvent, dispatch_uid="games.live.game_event")
 
 
 # ------------------------------------------------------------------------------ Redis hub

@@ -1,14 +1,19 @@
-"""The error catalogue (games/errors.py) is the one source of every code the API answers.
+"""The error catalogue (core/errors.py, filled by each app's errors module) is the one source of
+every code the API answers.
 
 Checked here: the catalogue's own rules (engine codes generated with their status rule, every
-ServiceError class taking its code from it, unknown codes and undeclared members refused), that
-no code is raised inline anywhere else, that openapi.yaml documents every code (and each
-response only codes of its status), and that README's error table is the generated one.
+ServiceError class taking its code from it, each code declared once, unknown codes and
+undeclared members refused), that it is complete (every installed app's errors module
+registered), that no code is raised inline anywhere else, that openapi.yaml documents every code
+(and each response only codes of its status), and that docs/api.md's error table is the
+generated one.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
+import os
 import re
 import subprocess
 import sys
@@ -17,14 +22,21 @@ from typing import Any
 
 import pytest
 import yaml
+from django.apps import apps
+from django.utils.module_loading import module_has_submodule
 
+from core import errors
 from core.exceptions import problem_exception_handler
 from core.problems import GameProblemSerializer, ProblemSerializer, problem_body, problem_responses
-from games import errors
+from games import errors as game_errors
 from games.engine import ERROR_CODES, IllegalAction, InvalidAction, InvalidOptions
 
 ROOT = Path(__file__).resolve().parent.parent
-README_TABLE = re.compile(r"<!-- errors:start -->\n(.*?)\n<!-- errors:end -->", re.DOTALL)
+DOCS_TABLE = re.compile(r"<!-- errors:start -->\n(.*?)\n<!-- errors:end -->", re.DOTALL)
+# Where the codes are declared: the catalogue's machinery (with the framework's codes) and each
+# app's errors module.
+APPS = ("accounts", "games", "competition", "notifications", "bots")
+CATALOGUE_MODULES = {ROOT / "core" / "errors.py", *(ROOT / app / "errors.py" for app in APPS)}
 # Codes no operation lists: the check stays as a guard, but cannot be reached through the API.
 NOT_PER_OPERATION = {
     # Every user has a player profile, made with the user.
@@ -33,14 +45,18 @@ NOT_PER_OPERATION = {
 
 
 def service_error_classes() -> list[type[errors.ServiceError]]:
-    return [
-        value
-        for value in vars(errors).values()
-        if isinstance(value, type)
-        and issubclass(value, errors.ServiceError)
-        and value.__module__ == errors.__name__
-        and value not in (errors.ServiceError, errors.EngineRefusal)
-    ]
+    found = []
+    for app in APPS:
+        module = importlib.import_module(f"{app}.errors")
+        found += [
+            value
+            for value in vars(module).values()
+            if isinstance(value, type)
+            and issubclass(value, errors.ServiceError)
+            and value.__module__ == module.__name__
+            and value is not game_errors.EngineRefusal
+        ]
+    return found
 
 
 # ============================================================================== the catalogue
@@ -63,6 +79,65 @@ def test_every_declaration_is_complete() -> None:
         assert spec.type == f"urn:canasta:problem:{code}"
         assert set(spec.members) <= set(errors.MEMBERS)
     assert {spec.kind for spec in errors.CATALOGUE.values()} == set(errors.KINDS)
+
+
+def test_every_installed_app_with_codes_has_registered_them() -> None:
+    """The catalogue read whole holds the codes of every installed app's errors module, and
+    the apps that have one are the ones this test knows."""
+    with_errors = {
+        config.name
+        for config in apps.get_app_configs()
+        if module_has_submodule(config.module, "errors")
+    }
+    assert with_errors == set(APPS)
+    declared = {cls.spec.code for cls in service_error_classes() if cls.spec is not None}
+    assert declared <= set(errors.CATALOGUE)
+    assert set(errors.CATALOGUE) == (
+        {s.code for s in errors.specs_of("framework")}
+        | {s.code for s in errors.specs_of("service")}
+        | set(ERROR_CODES)
+    )
+
+
+def test_each_service_code_is_declared_once_on_its_class() -> None:
+    """Every service code has one class that declares it; the other classes only name a code."""
+    declaring: dict[str, list[str]] = {}
+    for cls in service_error_classes():
+        assert cls.spec is not None
+        if cls.spec.kind == "service":
+            declaring.setdefault(cls.spec.code, []).append(cls.__name__)
+    assert {code for code, names in declaring.items() if len(names) > 1} == set()
+    assert set(declaring) == {spec.code for spec in errors.specs_of("service")}
+    with pytest.raises(ValueError, match="declared twice"):
+
+        class Again(errors.ServiceError, code="game_full", status=409, title="T", message="M"):
+            pass
+
+    with pytest.raises(TypeError, match="game_full"):
+
+        class Twice(errors.ServiceError, code="game_full", members=("retry_after",)):
+            pass
+
+
+def test_codes_listed_after_another_follow_it_in_the_table() -> None:
+    order = list(errors.CATALOGUE)
+    assert order[: len(errors.specs_of("framework"))] == [
+        s.code for s in errors.specs_of("framework")
+    ]
+    assert order[-len(ERROR_CODES) :] == list(ERROR_CODES)  # the engine's codes come last
+    quick_play = order.index("already_queued")
+    assert order[quick_play - 4 : quick_play + 6] == [
+        "rated_no_hints",
+        "bot_account_not_allowed",  # competition
+        "hints_off",  # bots: after the same code, alphabetically
+        "rated_custom_options",
+        "already_queued",
+        "queued_for_match",
+        "at_table",
+        "not_queued",
+        "queue_matched",
+        "idempotency_key_reused",
+    ]
 
 
 def test_the_framework_codes_are_declared() -> None:
@@ -94,27 +169,27 @@ def test_every_service_error_class_takes_its_code_from_the_catalogue() -> None:
     for cls in classes:
         assert cls.spec is errors.CATALOGUE[cls.code], cls
         assert (cls.status, cls.title) == (cls.spec.status, cls.spec.title)
-    assert errors.StaleVersion.status == 409
-    assert errors.GameNotFound.code == "not_found"
+    assert game_errors.StaleVersion.status == 409
+    assert game_errors.GameNotFound.code == "not_found"
 
 
 def test_the_service_errors_keep_their_signatures_and_members() -> None:
-    stale = errors.StaleVersion(7)
+    stale = game_errors.StaleVersion(7)
     assert (stale.code, stale.status, stale.title) == ("stale_version", 409, "Stale version")
     assert stale.extra == {"current_version": 7}
-    assert errors.GameOver().message == "The game is over."
-    assert errors.GameFull().message == errors.spec_of("game_full").message
-    assert errors.GameFull("Seat 3 is a bot's.").message == "Seat 3 is a bot's."
-    rejected = errors.ImportEventRejected(37, "card_not_in_hand", "You do not hold QH.")
+    assert game_errors.GameOver().message == "The game is over."
+    assert game_errors.GameFull().message == errors.spec_of("game_full").message
+    assert game_errors.GameFull("Seat 3 is a bot's.").message == "Seat 3 is a bot's."
+    rejected = game_errors.ImportEventRejected(37, "card_not_in_hand", "You do not hold QH.")
     assert rejected.extra == {
         "seq": 37,
         "engine_code": "card_not_in_hand",
         "engine_message": "You do not hold QH.",
     }
-    unsupported = errors.RulesVersionUnsupported("0", ["1"])
+    unsupported = game_errors.RulesVersionUnsupported("0", ["1"])
     assert set(unsupported.extra) == {"rules_version", "supported_rules_versions"}
-    assert errors.ChatRateLimited(4).extra == {"retry_after": 4}
-    assert errors.IdempotencyKeyTooLong(255).code == "invalid_request"
+    assert game_errors.ChatRateLimited(4).extra == {"retry_after": 4}
+    assert game_errors.IdempotencyKeyTooLong(255).code == "invalid_request"
 
 
 def test_an_unknown_code_is_refused_at_definition_and_at_construction() -> None:
@@ -146,7 +221,7 @@ def test_a_status_other_than_the_catalogues_is_refused() -> None:
     with pytest.raises(ValueError, match="409"):
         errors.ServiceError("x", code="stale_version", status=400)
     with pytest.raises(ValueError, match="game_full"):
-        errors.GameFull("x", code="seat_taken")
+        game_errors.GameFull("x", code="seat_taken")
     direct = errors.ServiceError(
         "x", code="stale_version", status=409, extra={"current_version": 1}
     )
@@ -175,16 +250,16 @@ def test_engine_refusals_become_service_errors_with_their_status() -> None:
         (IllegalAction("pile_frozen", "Frozen."), "pile_frozen", 422, {}),
     ]
     for exc, code, status, extra in cases:
-        error = errors.engine_error(exc)
+        error = game_errors.engine_error(exc)
         assert isinstance(error, errors.ServiceError)
         assert (error.code, error.status, error.extra) == (code, status, extra)
         assert error.message == exc.message
     with pytest.raises(errors.UnknownErrorCode):
-        errors.engine_error(IllegalAction("no_such_refusal", "?"))
+        game_errors.engine_error(IllegalAction("no_such_refusal", "?"))
 
 
 def test_the_handler_renders_the_catalogues_status_and_title() -> None:
-    response = problem_exception_handler(errors.GameFull(), {"request": None})
+    response = problem_exception_handler(game_errors.GameFull(), {"request": None})
     assert response is not None
     assert response.status_code == 409
     assert response.data == {
@@ -199,9 +274,9 @@ def test_the_handler_renders_the_catalogues_status_and_title() -> None:
 def test_no_code_is_raised_inline() -> None:
     """Outside the catalogue, errors are raised as its classes, never as ``code="..."``."""
     found = []
-    for package in ("games", "bots", "canasta_service"):
+    for package in ("core", *APPS, "canasta_service"):
         for path in sorted((ROOT / package).rglob("*.py")):
-            if path == ROOT / "games" / "errors.py" or "migrations" in path.parts:
+            if path in CATALOGUE_MODULES or "migrations" in path.parts:
                 continue
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if (
@@ -275,23 +350,25 @@ def test_the_builder_refuses_codes_its_schema_does_not_document() -> None:
         problem_responses("stale_version", serializer=ProblemSerializer)
     with pytest.raises(errors.UnknownErrorCode):
         problem_responses("no_such_code")
-    responses = problem_responses(("not_found", "throttled"), errors.StaleVersion, "not_found")
+    responses = problem_responses(("not_found", "throttled"), game_errors.StaleVersion, "not_found")
     assert sorted(status for status, _ in responses) == [404, 409, 429]
     assert all(r.response is GameProblemSerializer for r in responses.values())
 
 
-def test_the_readme_error_table_is_the_generated_one() -> None:
-    match = README_TABLE.search((ROOT / "README.md").read_text())
-    assert match is not None, "README.md has no <!-- errors:start --> ... <!-- errors:end -->"
+def test_the_docs_error_table_is_the_generated_one() -> None:
+    match = DOCS_TABLE.search((ROOT / "docs" / "api.md").read_text())
+    assert match is not None, "docs/api.md has no <!-- errors:start --> ... <!-- errors:end -->"
     assert match.group(1) == errors.markdown_table(), (
-        "README's error table is stale: replace it with the output of `python -m games.errors`"
+        "docs/api.md's error table is stale: replace it with the output of "
+        "`DEBUG=1 .venv/bin/python manage.py errors`"
     )
 
 
-def test_python_m_games_errors_prints_the_table() -> None:
+def test_manage_py_errors_prints_the_table() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "games.errors"],
+        [sys.executable, "manage.py", "errors"],
         cwd=ROOT,
+        env={**os.environ, "DEBUG": "1"},
         capture_output=True,
         text=True,
         check=True,

@@ -12,8 +12,8 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from rest_framework.authtoken.models import Token
 
+from accounts import errors
 from accounts.models import Player
-from games import errors
 
 DISPLAY_NAME_MAX = 40
 
@@ -49,7 +49,7 @@ def player_for_user_ensure(user: Any) -> Player:
 
 
 def user_saved(sender: Any, instance: Any, created: bool, raw: bool = False, **_: Any) -> None:
-    """``post_save`` receiver for the user model (connected in ``GamesConfig.ready``): every
+    """``post_save`` receiver for the user model (connected in ``AccountsConfig.ready``): every
     new user gets a player profile, so no request has to make one."""
     if created and not raw:
         player_for_user_ensure(instance)

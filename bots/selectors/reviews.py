@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from games import errors
-from games.models import Game, GameStatus
-from bots.models import GameReview
 from accounts.models import Player
+from bots import errors
+from bots.models import GameReview
+from games import errors as game_errors
+from games.models import Game, GameStatus
 from games.selectors.games import game_get_visible
 from games.selectors.seating import seat_index_of
 
@@ -37,13 +38,13 @@ def review_seat_check(*, game: Game, player: Player, seat: int) -> None:
     """May ``player`` review ``seat`` of ``game``? (403 or 400 ``invalid_seat`` if not)."""
     mine = seat_index_of(game, player.pk)
     if not 0 <= seat < len(game.seating):
-        raise errors.InvalidSeat()
+        raise game_errors.InvalidSeat()
     if game.status in GAME_OVER:
         if mine is None and not game.is_public:
-            raise errors.NotSeated()
+            raise game_errors.NotSeated()
         return
     if mine is None:
-        raise errors.NotSeated()
+        raise game_errors.NotSeated()
     if mine != seat:
         raise errors.ReviewSeatNotAllowed()
 

@@ -16,11 +16,12 @@ from typing import Any
 
 from django.core.cache import cache
 
-from games import errors
+from accounts.models import Player
+from bots import errors
+from games import errors as game_errors
 from games.engine import EngineError
 from games.engine.render import describe_action
 from games.models import BotLevel, Game, GameStatus
-from accounts.models import Player
 from games.selectors.seating import seat_index_of
 from games.services.bots import bot_player_get
 
@@ -45,15 +46,15 @@ def hint_get(*, game: Game, player: Player, level: str = BotLevel.MEDIUM) -> dic
         raise ValueError(f"level must be one of {', '.join(HINT_LEVELS)}")
     seat = seat_index_of(game, player.pk)
     if seat is None:
-        raise errors.NotSeated()
+        raise game_errors.NotSeated()
     if not game.hints:
         raise errors.HintsOff()
     if game.status != GameStatus.ACTIVE or not game.snapshot:
-        raise errors.GameNotActive()
+        raise game_errors.GameNotActive()
     if game.paused_at is not None:
-        raise errors.GamePaused()
+        raise game_errors.GamePaused()
     if game.to_act != seat:
-        raise errors.engine_error(
+        raise game_errors.engine_error(
             EngineError("not_your_turn", "It is not your turn: hints are for the seat to act.")
         )
     bot_player = bot_player_get()

@@ -23,12 +23,12 @@ import time
 from collections import Counter
 from typing import Any
 
-from bots.policies.review import LogDecision, ReviewSettings, review_log
-from games.engine import action_to_dict
-from games.errors import ServiceError
 from bots.models import GameReview, ReviewStatus
-from games.selectors.log import entries_of, game_options, rules_version_check
+from bots.policies.review import LogDecision, ReviewSettings, review_log
 from bots.services.reviews import game_review_failure_save, game_review_result_save
+from core.errors import ServiceError
+from games.engine import action_to_dict
+from games.selectors.log import entries_of, game_options, rules_version_check
 
 logger = logging.getLogger(__name__)
 

@@ -18,12 +18,12 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from canasta_service.celery import app as celery_app
-from games import errors
-from games.models import Game
-from bots.models import GameReview, ReviewStatus
 from accounts.models import Player
+from bots import errors
+from bots.models import GameReview, ReviewStatus
 from bots.selectors.reviews import finished_rounds_get, review_seat_check
+from canasta_service.celery import app as celery_app
+from games.models import Game
 from games.services.bots import review_send
 
 logger = logging.getLogger(__name__)

@@ -25,9 +25,9 @@ from django.utils import timezone
 
 from bots.policies import Observation, determinise, observe, policy_for_level
 from bots.policies.heuristic import DEFAULT_PARAMS, choose_discard
+from core.errors import ServiceError
 from games.engine import Action, Event, GameState, action_to_dict, effects_from_json
 from games.engine.view import event_view, player_view
-from games.errors import ServiceError
 from games.models import Game, GameEvent, GameStatus, Seat
 from games.selectors.seating import seats_of
 from games.services.moves import bot_action_apply

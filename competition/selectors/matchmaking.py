@@ -22,9 +22,9 @@ from typing import Literal
 from django.utils import timezone
 
 from accounts.models import Player
+from competition import errors
 from competition.models import QueueEntry
 from competition.selectors.ratings import rating_shown
-from games import errors
 from games.models import GameStatus
 
 WINDOW_START = 100

@@ -56,10 +56,13 @@ from django.utils import timezone
 
 from accounts.models import Player, PlayerRelation, RelationKind
 from canasta_service.celery import app as celery_app
+from competition import errors
 from competition.models import QueueEntry, Rating, rating_format_of
 from competition.selectors.matchmaking import GAME_OVER, bots_due_at, rating_points, rating_window
 from competition.selectors.ratings import DEFAULT_MU
-from games import errors, live
+from core.errors import ServiceError
+from games import errors as game_errors
+from games import live
 from games.engine import EngineError, make_options
 from games.models import BotLevel, Game, GameStatus, Seat, TimeoutOutcome
 from games.services.deadlines import TimerOptions
@@ -102,11 +105,11 @@ def queue_join(
     try:
         players = make_options(preset).players
     except EngineError as exc:
-        raise errors.engine_error(exc) from None
+        raise game_errors.engine_error(exc) from None
     if player.is_bot:
         raise errors.BotAccountNotAllowed()
     if rated and bots_after_seconds is not None:
-        raise errors.RatedHumansOnly("A rated queue seats people only: no bots_after_seconds.")
+        raise game_errors.RatedHumansOnly("A rated queue seats people only: no bots_after_seconds.")
     # The API's serializer holds requests to these bounds; another caller breaking them is
     # a bug, not a player's mistake.
     if bots_after_seconds is not None and not (
@@ -507,7 +510,7 @@ def match_table_create(match: uuid.UUID | str, rng: random.Random | None = None)
         try:
             with transaction.atomic():
                 game = _table_deal(entries, size, rng)
-        except errors.ServiceError as exc:
+        except ServiceError as exc:
             logger.warning("match %s: the lobby refused its table (%s)", match, exc)
             _back_to_waiting(entries, str(exc))
             return None

@@ -14,6 +14,7 @@ from games.engine.history import TABLE_FACTS
 from games.models import EventSource, Game, GameEvent
 from games.selectors.seating import seats_of
 from games.services.bots import bot_turn_register
+from games.services.log import log_append
 from games.services.timer_schedule import turn_timer_schedule
 
 
@@ -29,16 +30,9 @@ def fact_append(
     started): seq = version + 1, and the row's version follows at once."""
     if type not in TABLE_FACTS:
         raise ValueError(f"{type!r} is not a fact of the table")
-    event = GameEvent(
-        game=game,
-        seq=game.version + 1,
-        seat=seat,
-        type=type,
-        source=source,
-        payload=payload,
-        effects=[],
+    event = log_append(
+        game, seq=game.version + 1, seat=seat, type=type, source=source, payload=payload
     )
-    event.save(force_insert=True)
     game.version = event.seq
     game.updated_at = timezone.now()
     Game.objects.filter(pk=game.pk).update(version=game.version, updated_at=game.updated_at)

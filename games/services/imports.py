@@ -31,6 +31,7 @@ from games.selectors.replay import EXPORT_FORMAT, EXPORT_FORMAT_VERSION
 from games.selectors.verify import effects_differ
 from games.services.bots import bot_turn_register
 from games.services.lobby import join_code_new
+from games.services.log import log_append_many
 from games.services.projections import projections_write
 from games.services.seating import seats_written
 
@@ -226,7 +227,8 @@ def game_import(
             ]
         )
         seats_written(game, seats)
-        GameEvent.objects.bulk_create(
+        log_append_many(
+            game,
             [
                 GameEvent(
                     game=game,
@@ -238,7 +240,7 @@ def game_import(
                     effects=effects,
                 )
                 for entry, effects in plan.steps
-            ]
+            ],
         )
         projections_write(game, plan.state)
         game.save()

@@ -21,11 +21,12 @@ from games.engine import (
     new_game,
     seed_commitment,
 )
-from games.models import BotLevel, EventSource, Game, GameEvent, GameStatus, Seat, TimeoutOutcome
+from games.models import BotLevel, EventSource, Game, GameStatus, Seat, TimeoutOutcome
 from games.selectors.seating import seat_index_of
 from games.services.bots import bot_turn_register
 from games.services.deadlines import TimerOptions, turn_timer_arm
 from games.services.locks import game_lock
+from games.services.log import log_append
 from games.services.projections import projections_write
 from games.services.seating import seat_save, seats_written
 
@@ -282,8 +283,8 @@ def game_start(
         opts = make_options(game.preset, dict(game.options))
         events: list[Event] = []
         state = new_game(opts, game.seed, events)
-        GameEvent.objects.create(
-            game=game,
+        log_append(
+            game,
             seq=1,
             seat=None,
             type="game_started",

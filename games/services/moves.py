@@ -28,7 +28,7 @@ from games.engine import (
     apply,
     effects_to_json,
 )
-from games.hot_sql import row_insert, row_update
+from games.hot_sql import row_update
 from games.models import EventSource, Game, GameEvent, GameStatus, IdempotencyRecord, Seat
 from games.selectors.events import action_response_build, json_ready
 from games.selectors.log import rules_version_check
@@ -36,6 +36,7 @@ from games.selectors.seating import seats_of
 from games.services.bots import bot_fallback_choose, bot_turn_register
 from games.services.deadlines import grace, turn_timer_arm
 from games.services.locks import game_lock
+from games.services.log import log_append
 from games.services.projections import projections_write
 
 # A move changes only these columns of the game row (the rest are written by the lobby, the
@@ -170,8 +171,8 @@ def move_apply(
             except EngineError as exc:
                 raise errors.engine_error(exc) from None
             inserting = "event"  # unique (game, seq): a backstop behind the row lock
-            event = GameEvent(
-                game=game,
+            event = log_append(
+                game,
                 seq=game.version + 1,
                 seat=seat,
                 type=parsed.type,
@@ -179,7 +180,6 @@ def move_apply(
                 payload=action_to_dict(parsed),
                 effects=effects_to_json(events),
             )
-            row_insert(event)  # event.save(force_insert=True), its SQL written once
             inserting = ""
             game.version = event.seq
             if state.game_over:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from accounts.models import Player
-from games import errors
+from notifications import errors
 from notifications.models import (
     Channel,
     Delivery,

@@ -25,8 +25,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Player
-from games import errors
 from games.models import Game
+from notifications import errors
 from notifications.models import (
     Channel,
     Delivery,

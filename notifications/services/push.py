@@ -44,7 +44,7 @@ from py_vapid import Vapid  # type: ignore[import-untyped]
 from pywebpush import WebPushException, webpush  # type: ignore[import-untyped]
 
 from accounts.models import Player
-from games import errors
+from notifications import errors
 from notifications.models import (
     Channel,
     Delivery,

@@ -16,7 +16,8 @@ from django.urls import reverse
 
 from accounts.models import Player
 from accounts.services.players import player_create
-from games import errors
+from accounts import errors
+from core.errors import ServiceError
 from games.models import Game, GameEvent, Seat
 from games.selectors.seating import seating_of
 from games.selectors.verify import game_verify
@@ -204,7 +205,7 @@ def test_player_rename_refuses_an_empty_or_long_name(name: str) -> None:
     ada = player_create(display_name="Ada")[0]
     with pytest.raises(errors.DisplayNameInvalid) as refused:
         player_rename(ada, name)
-    assert isinstance(refused.value, errors.ServiceError)
+    assert isinstance(refused.value, ServiceError)
     assert (refused.value.status, refused.value.code) == (400, "invalid_request")
     assert Player.objects.get(pk=ada.pk).display_name == "Ada"
 

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
-from games import errors
+from core.errors import ServiceError
 from games.engine import action_to_dict, apply, legal_actions, make_options, new_game
 from games.models import Game, GameEvent
 from accounts.models import Player
@@ -263,7 +263,7 @@ def teaching_document() -> dict[str, Any]:
 def planned(document: dict[str, Any]) -> None:
     try:
         import_plan(document)
-    except errors.ServiceError as exc:
+    except ServiceError as exc:
         assert exc.status in (400, 422), exc
 
 

@@ -6,7 +6,8 @@ import pytest
 from django.test import Client
 from rest_framework.exceptions import ErrorDetail
 
-from core.exceptions import ServiceError, field_errors
+from core.errors import ServiceError
+from core.exceptions import field_errors
 from core.problems import PROBLEM_CONTENT_TYPE, problem_body
 
 pytestmark = pytest.mark.urls("tests.project.urls")

@@ -10,9 +10,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.exceptions import ServiceError
 from canasta_service.urls import handler400, handler403, handler404, handler500
 from canasta_service.urls import urlpatterns as service_urlpatterns
+from core.errors import ServiceError
 
 
 class NotYourTurn(ServiceError):

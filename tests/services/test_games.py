@@ -10,12 +10,13 @@ from unittest import mock
 import pytest
 from django.db import transaction
 
+from accounts.models import Player
+from accounts.services.players import player_create
 from canasta_service.celery import app as celery_app
-from core.exceptions import ServiceError
+from core.errors import ServiceError
 from games.engine import GameState
 from games.engine.view import player_view
 from games.models import Game, GameEvent, GameStatus, Meld, RoundScore
-from accounts.models import Player
 from games.selectors.games import game_replay_state
 from games.services.actions import game_action_apply
 from games.services.bots import (
@@ -26,7 +27,6 @@ from games.services.bots import (
 )
 from games.services.lobby import BotSeatSpec, game_create, game_join, game_start
 from games.services.moves import bot_action_apply
-from accounts.services.players import player_create
 from tests.api.conftest import eager_bots, snapshot_of  # noqa: F401  (eager_bots: autouse)
 
 

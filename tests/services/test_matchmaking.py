@@ -227,7 +227,7 @@ def test_a_player_at_a_table_is_refused(people: Callable[..., list[Player]]) -> 
 def test_a_rated_queue_with_bots_is_refused(people: Callable[..., list[Player]]) -> None:
     [ada] = people(1)
 
-    with pytest.raises(errors.RatedHumansOnly) as refused:
+    with pytest.raises(game_errors.RatedHumansOnly) as refused:
         queue_join(player=ada, preset="classic", rated=True, bots_after_seconds=30)
 
     assert (refused.value.code, refused.value.status) == ("rated_humans_only", 422)

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from django.db import connection, transaction
 
-from games import errors
+from competition import errors
 from accounts.models import Player
 from competition.models import QueueEntry
 from competition.services import matchmaking

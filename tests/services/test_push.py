@@ -24,7 +24,7 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from games import errors
+from notifications import errors
 from games.engine import card_text
 from notifications.models import Channel, Delivery, DeliveryStatus, NotificationKind, PushSubscription
 from games.models import Game

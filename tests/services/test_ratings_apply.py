@@ -19,6 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 
+from competition import errors as competition_errors
+from core.errors import ServiceError
 from games import errors
 from games.engine import GameState
 from games.engine.history import GAME_CONCEDED, RATINGS_CHANGED
@@ -325,10 +327,10 @@ def test_a_rated_table_accepts_options_equal_to_its_presets() -> None:
     ],
 )
 def test_rated_creation_refusals_create_nothing(
-    kwargs: dict[str, Any], refusal: type[errors.ServiceError]
+    kwargs: dict[str, Any], refusal: type[ServiceError]
 ) -> None:
     people = players(1)
-    with pytest.raises(errors.ServiceError) as caught:
+    with pytest.raises(ServiceError) as caught:
         game_create(creator=people[0], preset="classic", rated=True, **kwargs)
     assert type(caught.value) is refusal
     assert caught.value.code == refusal.code and caught.value.status == 422
@@ -366,10 +368,10 @@ def test_a_player_waiting_in_a_queue_neither_creates_nor_joins_a_table() -> None
     ada, bob = players(2)
     table = game_create(creator=ada, preset="two_player")
     waiting(bob)
-    with pytest.raises(errors.QueuedForMatch) as caught:
+    with pytest.raises(competition_errors.QueuedForMatch) as caught:
         game_create(creator=bob, preset="two_player")
     assert caught.value.status == 409
-    with pytest.raises(errors.QueuedForMatch):
+    with pytest.raises(competition_errors.QueuedForMatch):
         game_join(player=bob, game_id=table.pk)
     assert Game.objects.count() == 1
     assert not Seat.objects.filter(player=bob).exists()

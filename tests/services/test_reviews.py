@@ -13,6 +13,7 @@ from bots.services import review_compute as bot_reviews
 from bots.policies.review import ReviewSettings
 from bots.tasks import game_review_compute
 from canasta_service.celery import app as celery_app
+from bots import errors as bot_errors
 from games import errors
 from games.engine import GameState, parse_card
 from games.engine.view import player_view
@@ -138,7 +139,7 @@ def test_a_pending_review_delivered_twice_is_written_once() -> None:
 def test_mid_game_only_the_own_seat_and_only_seated_players() -> None:
     ada, eve = _player("Ada"), _player("Eve")
     game = table_after_a_round(ada)
-    with pytest.raises(errors.ReviewSeatNotAllowed):
+    with pytest.raises(bot_errors.ReviewSeatNotAllowed):
         review_seat_check(game=game, player=ada, seat=1)
     with pytest.raises(errors.NotSeated):
         review_seat_check(game=game, player=eve, seat=0)
@@ -154,7 +155,7 @@ def test_no_review_before_a_round_has_finished() -> None:
     )
     game_start(game_id=game.pk, player=ada)
     game.refresh_from_db()
-    with pytest.raises(errors.ReviewNoFinishedRound):
+    with pytest.raises(bot_errors.ReviewNoFinishedRound):
         game_review_request(game=game, player=ada, seat=0)
     assert not GameReview.objects.filter(game=game).exists()
 

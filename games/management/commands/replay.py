@@ -24,7 +24,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from core.exceptions import ServiceError
+from core.errors import ServiceError
 from games.engine import (
     GAME_STARTED,
     PRESETS,
