@@ -121,6 +121,17 @@ def subscribe(event_type: type[E], subscriber: Callable[[E], Any]) -> None:
         _subscribers[event_type].append(subscriber)
 
 
+def subscribers(event_type: type) -> list[Subscriber]:
+    """Who hears ``event_type``, in the order they are called."""
+    return list(_subscribers.get(event_type, ()))
+
+
+def unsubscribe(event_type: type[E], subscriber: Callable[[E], Any]) -> None:
+    """Stop calling ``subscriber`` (tests)."""
+    if subscriber in _subscribers.get(event_type, ()):
+        _subscribers[event_type].remove(subscriber)
+
+
 def publish(event: object) -> list[Any]:
     """Call the subscribers of ``event``'s class in order; what each returned."""
     return [subscriber(event) for subscriber in _subscribers.get(type(event), ())]

@@ -18,11 +18,11 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from core import dispatch
 from accounts.models import Player
 from bots import errors
 from bots.models import GameReview, ReviewStatus
 from bots.selectors.reviews import finished_rounds_get, review_seat_check
-from canasta_service.celery import app as celery_app
 from games.models import Game
 from games.services.bots import review_send
 
@@ -67,7 +67,7 @@ def _review_send(review_id: int) -> None:
     try:
         review_send(review_id)
     except Exception:
-        if celery_app.conf.task_always_eager:
+        if dispatch.is_eager():
             raise
         logger.exception("could not send review %s", review_id)
         game_review_failure_save(review_id, engine="", error="not_sent")

@@ -55,11 +55,11 @@ from django.db.models import UUIDField
 from django.utils import timezone
 
 from accounts.models import Player, PlayerRelation, RelationKind
-from canasta_service.celery import app as celery_app
 from competition import errors
 from competition.models import QueueEntry, Rating, rating_format_of
 from competition.selectors.matchmaking import GAME_OVER, bots_due_at, rating_points, rating_window
 from competition.selectors.ratings import DEFAULT_MU
+from core import dispatch
 from core.errors import ServiceError
 from games import errors as game_errors
 from games import live
@@ -70,7 +70,7 @@ from games.services.lobby import game_create, game_join, game_start
 
 logger = logging.getLogger(__name__)
 
-# The Celery task that deals a match's table (games.tasks), sent by name: tasks sit above.
+# The Celery task that deals a match's table (competition.tasks), sent by name: tasks sit above.
 MATCH_TABLE_CREATE_TASK = "games.match_table_create"
 # PostgreSQL advisory lock of the pairing run (one run at a time; any fixed 64-bit key).
 PAIRING_LOCK_KEY = 0x63616E6173746131  # "canasta1"
@@ -460,14 +460,11 @@ def _stalled_matches(now: datetime) -> list[uuid.UUID]:
 
 # ============================================================================== the table
 def match_table_send(match: uuid.UUID) -> None:
-    """Have ``match``'s table dealt: the task ``games.match_table_create`` (sent by name: tasks
-    sit above services), or, without a broker, what that task does, here and now. Never
-    raises: a match left without its table is sent again by a later pairing run."""
+    """Have ``match``'s table dealt: the task ``games.match_table_create`` (sent by name through
+    ``core.dispatch``: tasks sit above services), which without a broker runs here and now.
+    Never raises: a match left without its table is sent again by a later pairing run."""
     try:
-        if celery_app.conf.task_always_eager:
-            match_table_create(match)
-        else:
-            celery_app.send_task(MATCH_TABLE_CREATE_TASK, (str(match),))
+        dispatch.send(MATCH_TABLE_CREATE_TASK, str(match))
     except Exception:
         logger.exception("could not deal the table of match %s", match)
 

@@ -7,22 +7,21 @@ task, idempotent by version); its choosers pick a move for a seat from that seat
 the turn timer (a stand-in bot, the timer's discard).
 
 After every commit that leaves a bot to act, ``bot_turn_schedule(game_id, version)`` runs. With
-a broker the registered player sends its task to a worker. Without one (eager mode) the task
-would run inside the on_commit hook of the previous bot move, and a game of bots would nest one
-call per move; instead each thread drains a queue of pending bot turns in a loop, so a whole
-game of bots runs at constant stack depth.
+a broker the registered player sends its task to a worker. Without one (eager mode,
+``core.dispatch``) the task would run inside the on_commit hook of the previous bot move, and a
+game of bots would nest one call per move; instead each thread's pending bot turns wait in line
+(``dispatch.InThreadQueue``) and run one after another, so a whole game of bots runs at constant
+stack depth.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-from collections import deque
 from typing import Any, Protocol
 
 from django.db import transaction
 
-from canasta_service.celery import app as celery_app
+from core import dispatch
 from games.engine import Action, GameState, action_to_dict, legal_actions
 from games.models import Game, GameStatus, Seat
 
@@ -97,7 +96,7 @@ def bot_turn_register(game: Game, seats: list[Seat]) -> None:
     transaction.on_commit(lambda: bot_turn_schedule(game_id, version))
 
 
-_eager = threading.local()
+_eager_turns = dispatch.InThreadQueue()  # without a broker: this thread's bot turns, in line
 
 
 def bot_turns_played(game: Game, seats: list[Seat]) -> bool:
@@ -105,9 +104,9 @@ def bot_turns_played(game: Game, seats: list[Seat]) -> bool:
     been played, in this thread: without a broker they run as the move's transaction commits,
     unless an outer transaction holds its hooks back or a bot turn of this thread is running
     (they then wait in its queue). With a broker they are a worker's, later."""
-    if not celery_app.conf.task_always_eager or transaction.get_connection().in_atomic_block:
+    if not dispatch.is_eager() or transaction.get_connection().in_atomic_block:
         return False
-    if getattr(_eager, "queue", None) is not None:
+    if _eager_turns.busy:
         return False
     return (
         game.status == GameStatus.ACTIVE and game.to_act is not None and seats[game.to_act].is_bot
@@ -116,20 +115,11 @@ def bot_turns_played(game: Game, seats: list[Seat]) -> bool:
 
 def bot_turn_schedule(game_id: int, version: int) -> None:
     """Have the bot to act in ``game_id`` play its turn at ``version`` (idempotent by version)."""
-    if not celery_app.conf.task_always_eager:
+    if not dispatch.is_eager():
         _bot_turn_send(game_id, version)
         return
-    queue: deque[tuple[int, int]] | None = getattr(_eager, "queue", None)
-    if queue is not None:  # a bot turn of this thread is running: its successor waits in line
-        queue.append((game_id, version))
-        return
-    queue = _eager.queue = deque([(game_id, version)])
-    try:
-        while queue:
-            gid, ver = queue.popleft()
-            _bot_turn_send(gid, ver)
-    finally:
-        _eager.queue = None
+    # A bot turn of this thread is running: its successor waits in line.
+    _eager_turns.run(_bot_turn_send, game_id, version)
 
 
 def _bot_turn_send(game_id: int, version: int) -> None:
@@ -139,7 +129,7 @@ def _bot_turn_send(game_id: int, version: int) -> None:
     try:
         player.turn_schedule(game_id, version)
     except Exception:
-        if celery_app.conf.task_always_eager:
+        if dispatch.is_eager():
             raise
         # The move is committed; the bots app's sweep sends this turn again.
         logger.exception("could not send the bot turn of game %s at %s", game_id, version)

@@ -1,7 +1,8 @@
-"""Sending the turn timer's expiry task: with an ETA at the deadline to a worker, or, without a
-broker, to a daemon thread of this process (``TURN_TIMER_IN_PROCESS``). The task is sent by
-name (``games.tasks`` sits above the services). Below the moves and the log's facts, which both
-move a game's version and so send the task again for the version they leave.
+"""Sending the turn timer's expiry task through ``core.dispatch``: with an ETA at the deadline to a
+worker, or, without a broker, to a daemon thread of this process (``TURN_TIMER_IN_PROCESS``).
+The task is sent by name (``games.tasks`` sits above the services). Below the moves and the
+log's facts, which both move a game's version and so send the task again for the version they
+leave.
 
 A deadline more than ``TURN_SECONDS_ETA_MAX`` away (a correspondence turn of hours or days) gets
 no task: the broker hands an unacknowledged message to another worker after its visibility
@@ -14,13 +15,11 @@ from __future__ import annotations
 import logging
 import threading
 from datetime import datetime, timedelta
-from typing import Any
 
-from django import db
 from django.conf import settings
 from django.utils import timezone
 
-from canasta_service.celery import app as celery_app
+from core import dispatch
 from games.models import Game, GameStatus
 from games.selectors.timers import grace
 
@@ -34,10 +33,15 @@ TURN_TIMER_EXPIRE_TASK = "games.turn_timer_expire"
 TURN_SECONDS_ETA_MAX = 1800
 
 
-def task_options() -> dict[str, Any]:
-    """Routing of the timer task messages (``TURN_TIMER_QUEUE``: a queue of their own)."""
-    queue = getattr(settings, "TURN_TIMER_QUEUE", None)
-    return {"queue": queue} if queue else {}
+def timer_queue() -> str | None:
+    """The queue of the timer task messages (``TURN_TIMER_QUEUE``: a queue of their own; None:
+    the default queue)."""
+    return getattr(settings, "TURN_TIMER_QUEUE", None)
+
+
+def in_process() -> bool:
+    """Without a broker, whether this process runs the expiries (``TURN_TIMER_IN_PROCESS``)."""
+    return bool(getattr(settings, "TURN_TIMER_IN_PROCESS", False))
 
 
 _sent = threading.local()
@@ -52,7 +56,7 @@ def turn_timer_schedule(game_id: int) -> None:
     nothing (the sweep expires it). The same (version, deadline) is sent once per thread; a
     duplicate would be harmless anyway.
     """
-    if celery_app.conf.task_always_eager and not getattr(settings, "TURN_TIMER_IN_PROCESS", False):
+    if dispatch.is_eager() and not in_process():
         return
     row = (
         Game.objects.filter(pk=game_id, status=GameStatus.ACTIVE)
@@ -64,7 +68,7 @@ def turn_timer_schedule(game_id: int) -> None:
     version, deadline = row
     if deadline is None:
         return
-    if not celery_app.conf.task_always_eager and not eta_allowed(deadline):
+    if not dispatch.is_eager() and not eta_allowed(deadline):
         return
     last: dict[int, tuple[int, datetime]] = getattr(_sent, "last", None) or {}
     _sent.last = last
@@ -73,12 +77,9 @@ def turn_timer_schedule(game_id: int) -> None:
     last[game_id] = (version, deadline)
     if len(last) > 1000:
         last.clear()
-    try:
-        if celery_app.conf.task_always_eager:
-            _expiry_thread_start(game_id, version, deadline + grace())
-            return
-        celery_app.send_task(
-            TURN_TIMER_EXPIRE_TASK, (game_id, version), eta=deadline + grace(), **task_options()
+    try:  # without a broker: a daemon thread of this process, at the deadline
+        dispatch.send(
+            TURN_TIMER_EXPIRE_TASK, game_id, version, eta=deadline + grace(), queue=timer_queue()
         )
     except Exception:  # the move is committed; the sweep will expire this turn instead
         logger.exception("could not send the turn timer of game %s at %s", game_id, version)
@@ -91,32 +92,14 @@ def eta_allowed(deadline: datetime, now: datetime | None = None) -> bool:
     return deadline <= (now or timezone.now()) + timedelta(seconds=TURN_SECONDS_ETA_MAX)
 
 
-def _expiry_thread_start(game_id: int, version: int, due: datetime) -> None:
-    """Eager mode: run the expiry task in this process once ``due`` has passed (the task is
-    looked up by name in Celery's registry: tasks sit above this module)."""
-
-    def run() -> None:
-        try:
-            celery_app.tasks[TURN_TIMER_EXPIRE_TASK].apply((game_id, version))
-        except Exception:
-            logger.exception("the in-process turn timer of game %s failed", game_id)
-        finally:
-            db.connections.close_all()
-
-    delay = max(0.0, (due - timezone.now()).total_seconds())
-    timer = threading.Timer(delay, run)
-    timer.daemon = True
-    timer.start()
-
-
 def turn_timer_resend(game_id: int, version: int, due: datetime) -> None:
-    """A timer task that arrived before its time sends itself again for ``due`` (never in eager
-    mode, where the message would run at once, again and again; nor for a time further away
-    than an ETA may be: the sweep expires it)."""
-    if celery_app.conf.task_always_eager:
-        if getattr(settings, "TURN_TIMER_IN_PROCESS", False):
-            _expiry_thread_start(game_id, version, due)
+    """A timer task that arrived before its time sends itself again for ``due`` (without a
+    broker, to a daemon thread of this process that waits for ``due``, if
+    ``TURN_TIMER_IN_PROCESS``; with one, not for a time further away than an ETA may be: the
+    sweep expires it)."""
+    if dispatch.is_eager():
+        if not in_process():
+            return
+    elif not eta_allowed(due):
         return
-    if not eta_allowed(due):
-        return
-    celery_app.send_task(TURN_TIMER_EXPIRE_TASK, (game_id, version), eta=due, **task_options())
+    dispatch.send(TURN_TIMER_EXPIRE_TASK, game_id, version, eta=due, queue=timer_queue())

@@ -1,0 +1,181 @@
+"""Where the work the services send after a commit runs: on a worker, or in this process.
+
+With a broker (``CELERY_BROKER_URL``) a task is a message: ``send`` sends it by name (a service
+sits below the ``tasks`` module that defines it), to a queue, at once or with a countdown or an
+ETA. Without one (``CELERY_TASK_ALWAYS_EAGER``: ``make run`` without Redis, the embedded
+default, most tests) nothing leaves the process: ``send`` runs the task here, at once in this
+thread, or, delayed, in a daemon thread once it is due. ``is_eager`` is the one test of which it
+is: the services ask it, never Celery's configuration, and no app imports the project's Celery
+app. The app used is Celery's current app, which is the project's once ``canasta_service``
+has loaded it (Celery's Django fix-up makes it the default of every thread).
+
+Two ways of running work in this process, for services whose eager mode is not the task run
+at once:
+
+- ``InThreadQueue``: calls that would nest (a bot's move whose commit sends the next bot's turn)
+  wait in line and run one after another in the outermost call, at constant stack depth;
+- ``InProcessWorker``: one daemon thread works through the items put to it, in order, and tries
+  an item that failed again a few times (no sweep runs without a broker).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections import deque
+from collections.abc import Callable, Hashable, Iterable
+from datetime import datetime, timedelta
+from typing import Any, Generic, TypeVar
+
+from celery import current_app
+from django import db
+from django.utils import timezone
+
+logger = logging.getLogger(__name__)
+
+Item = TypeVar("Item", bound=Hashable)
+
+
+def is_eager() -> bool:
+    """Whether tasks run in this process (no broker: ``CELERY_TASK_ALWAYS_EAGER``)."""
+    return bool(current_app.conf.task_always_eager)
+
+
+def send(
+    task: str,
+    *args: Any,
+    countdown: float | None = None,
+    eta: datetime | None = None,
+    queue: str | None = None,
+) -> None:
+    """Have the task named ``task`` run with ``args``: ``countdown`` seconds from now or at
+    ``eta`` (at once if neither), on ``queue`` (None or empty: the default queue).
+
+    With a broker, the message is sent (what the broker raises propagates: the caller decides
+    whether a sweep sends it again). Eager, the task runs in this process: at once in this
+    thread (as Celery runs it eagerly), or, with a countdown or an ETA, in a daemon thread once
+    it is due (Celery's eager mode would run it at once).
+    """
+    delayed = eta is not None or (countdown is not None and countdown > 0)
+    if is_eager():
+        if not delayed:
+            current_app.tasks[task].apply(args)
+            return
+        due = eta if eta is not None else timezone.now() + timedelta(seconds=countdown or 0.0)
+        _thread_at(task, args, due)
+        return
+    options: dict[str, Any] = {}
+    if queue:
+        options["queue"] = queue
+    if eta is not None:
+        options["eta"] = eta
+    elif countdown is not None and countdown > 0:
+        options["countdown"] = countdown
+    current_app.send_task(task, args, **options)
+
+
+def _thread_at(task: str, args: tuple[Any, ...], due: datetime) -> None:
+    """Eager mode: run ``task`` (looked up by name in Celery's registry) in a daemon thread of
+    this process once ``due`` has passed."""
+
+    def run() -> None:
+        try:
+            current_app.tasks[task].apply(args)
+        except Exception:
+            logger.exception("the in-process task %s%r failed", task, args)
+        finally:
+            db.connections.close_all()
+
+    delay = max(0.0, (due - timezone.now()).total_seconds())
+    timer = threading.Timer(delay, run)
+    timer.daemon = True
+    timer.start()
+
+
+class InThreadQueue:
+    """Eager mode: calls that would nest run one after another, at constant stack depth.
+
+    ``run(fn, *args)`` calls ``fn(*args)`` at once, unless a ``run`` of this queue is under way
+    in this thread (``fn`` was sent by the call being run): then it waits in line and runs when
+    that call returns. A call that raises ends the run; those waiting are dropped.
+    """
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    @property
+    def busy(self) -> bool:
+        """Whether a run is under way in this thread (a call now would wait in line)."""
+        return getattr(self._local, "line", None) is not None
+
+    def run(self, fn: Callable[..., object], *args: Any) -> None:
+        line: deque[tuple[Callable[..., object], tuple[Any, ...]]] | None = getattr(
+            self._local, "line", None
+        )
+        if line is not None:
+            line.append((fn, args))
+            return
+        line = self._local.line = deque([(fn, args)])
+        try:
+            while line:
+                call, call_args = line.popleft()
+                call(*call_args)
+        finally:
+            self._local.line = None
+
+
+class InProcessWorker(Generic[Item]):
+    """Eager mode: one daemon thread of this process calls ``handler(item)`` for each item put,
+    in order (started, or started again, by ``put``). An item whose handler raised is put again
+    ``retry_delay(tries)`` seconds later, up to ``retries`` times."""
+
+    def __init__(
+        self,
+        name: str,
+        handler: Callable[[Item], object],
+        *,
+        retries: int,
+        retry_delay: Callable[[int], float],
+    ) -> None:
+        self.name = name
+        self.handler = handler
+        self.retries = retries
+        self.retry_delay = retry_delay
+        self._items: queue.SimpleQueue[Item] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._runner: threading.Thread | None = None
+
+    def put(self, items: Iterable[Item], countdown: float = 0.0) -> None:
+        """Have ``items`` handled, after ``countdown`` seconds."""
+        with self._lock:
+            if self._runner is None or not self._runner.is_alive():
+                self._runner = threading.Thread(target=self._run, name=self.name, daemon=True)
+                self._runner.start()
+        if countdown > 0:
+            timer = threading.Timer(countdown, self._put_now, (list(items),))
+            timer.daemon = True
+            timer.start()
+        else:
+            self._put_now(items)
+
+    def _put_now(self, items: Iterable[Item]) -> None:
+        for item in items:
+            self._items.put(item)
+
+    def _run(self) -> None:
+        failures: dict[Item, int] = {}
+        while True:
+            item = self._items.get()
+            try:
+                self.handler(item)
+                failures.pop(item, None)
+            except Exception:
+                failures[item] = tries = failures.get(item, 0) + 1
+                logger.exception("%s: the in-process run of %r failed (%s)", self.name, item, tries)
+                if tries <= self.retries:
+                    self.put([item], self.retry_delay(tries))
+                else:
+                    failures.pop(item, None)
+            finally:
+                db.connections.close_all()
