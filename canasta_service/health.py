@@ -28,6 +28,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from canasta_service.celery import app as celery_app
+from core import dispatch
 from core.problems import ProblemSerializer, problem_responses
 from games.models import WorkerProbe
 from games.tasks import record_worker_probe
@@ -63,7 +64,7 @@ def check_database() -> dict[str, str]:
 
 
 def check_broker(timeout: int = BROKER_TIMEOUT_SECONDS) -> dict[str, str]:
-    if celery_app.conf.task_always_eager:
+    if dispatch.is_eager():
         return {"status": CheckStatus.EAGER, "detail": "no broker configured; tasks run in-process"}
     try:
         with celery_app.connection_for_write(connect_timeout=timeout) as conn:

@@ -54,13 +54,13 @@ def send(
 
     With a broker, the message is sent (what the broker raises propagates: the caller decides
     whether a sweep sends it again). Eager, the task runs in this process: at once in this
-    thread (as Celery runs it eagerly), or, with a countdown or an ETA, in a daemon thread once
-    it is due (Celery's eager mode would run it at once).
+    thread (what it raises propagates, as from a call), or, with a countdown or an ETA, in a
+    daemon thread once it is due (Celery's eager mode would run it at once).
     """
     delayed = eta is not None or (countdown is not None and countdown > 0)
     if is_eager():
         if not delayed:
-            current_app.tasks[task].apply(args)
+            task_of(task).apply(args, throw=True)
             return
         due = eta if eta is not None else timezone.now() + timedelta(seconds=countdown or 0.0)
         _thread_at(task, args, due)
@@ -75,13 +75,22 @@ def send(
     current_app.send_task(task, args, **options)
 
 
+def task_of(name: str) -> Any:
+    """The task registered as ``name``. A process that is not a worker has imported only the
+    tasks modules something imported: the others are imported as a worker does at its start
+    (Celery's autodiscovery: the ``tasks`` module of every installed app)."""
+    if name not in current_app.tasks:
+        current_app.loader.import_default_modules()
+    return current_app.tasks[name]
+
+
 def _thread_at(task: str, args: tuple[Any, ...], due: datetime) -> None:
     """Eager mode: run ``task`` (looked up by name in Celery's registry) in a daemon thread of
     this process once ``due`` has passed."""
 
     def run() -> None:
         try:
-            current_app.tasks[task].apply(args)
+            task_of(task).apply(args)
         except Exception:
             logger.exception("the in-process task %s%r failed", task, args)
         finally:

@@ -188,7 +188,8 @@ class Catalogue(Mapping[str, ErrorSpec]):
         from django.utils.module_loading import autodiscover_modules
 
         apps.check_apps_ready()
-        self._discovered = True  # an errors module that reads the catalogue while imported
+        # Set first: an errors module reading the catalogue as it is imported starts no other.
+        self._discovered = True
         try:
             autodiscover_modules("errors")
         except BaseException:

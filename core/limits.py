@@ -15,6 +15,7 @@ disables that limit (for benchmarks and tests).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -22,8 +23,6 @@ from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest, HttpResponse, JsonResponse
-
-from canasta_service.env import env_str
 
 _RATE_UNITS = ("s", "sec", "second", "m", "min", "minute", "h", "hour", "d", "day")
 
@@ -34,7 +33,7 @@ def throttle_rate(name: str, default: str) -> str | None:
     Called from settings.py, so this module imports nothing that needs configured settings.
     """
 
-    value = (env_str(name, default=default) or "").strip()
+    value = ((os.environ.get(name) or "").strip() or default).strip()  # empty: unset
     if value.lower() in ("off", "none", "0", ""):
         return None
     count, _, unit = value.partition("/")

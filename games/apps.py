@@ -11,3 +11,6 @@ class GamesConfig(AppConfig):
     name = "games"
     verbose_name = "Games"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        import games.errors  # noqa: F401  its codes join the catalogue (core.errors)

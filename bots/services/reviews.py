@@ -18,11 +18,11 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from core import dispatch
 from accounts.models import Player
 from bots import errors
 from bots.models import GameReview, ReviewStatus
 from bots.selectors.reviews import finished_rounds_get, review_seat_check
+from core import dispatch
 from games.models import Game
 from games.services.bots import review_send
 

@@ -118,7 +118,7 @@ def bot_turn_schedule(game_id: int, version: int) -> None:
     if not dispatch.is_eager():
         _bot_turn_send(game_id, version)
         return
-    # A bot turn of this thread is running: its successor waits in line.
+    # Without a broker: now, or, while a bot turn of this thread runs, in line after it.
     _eager_turns.run(_bot_turn_send, game_id, version)
 
 

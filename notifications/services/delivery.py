@@ -19,10 +19,11 @@ passed, the sweep (``deliveries_sweep``, Celery beat) sends it again, with the s
 webhook endpoint (or push subscription) whose deliveries fail ``WEBHOOK_DISABLE_AFTER_FAILURES``
 times in a row is disabled with a notice its owner sees; its pending deliveries are dropped.
 
-Tasks are sent by name (``games.tasks`` sits above the services), after the commit. Without a
-broker (eager mode) a daemon thread of this process delivers (``NOTIFICATION_DELIVERY_IN_PROCESS``,
-``make run``) or nothing does (the tests drive ``delivery_attempt`` themselves): deliveries never
-run inside a request.
+Tasks are sent by name through ``core.dispatch`` (``notifications.tasks`` sits above the
+services), after the commit. Without a broker (eager mode) a daemon thread of this process
+delivers (``NOTIFICATION_DELIVERY_IN_PROCESS``, ``make run``: a ``dispatch.InProcessWorker``) or
+nothing does (the tests drive ``delivery_attempt`` themselves): deliveries never run inside a
+request.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ import importlib
 import ipaddress
 import json
 import logging
-import queue
 import socket
 import ssl
 import threading
@@ -46,13 +46,12 @@ from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-from django import db
 from django.conf import settings
 from django.core.mail import EmailMessage
 from django.db import connection, transaction
 from django.utils import timezone
 
-from canasta_service.celery import app as celery_app
+from core import dispatch
 from notifications.models import (
     Channel,
     Delivery,
@@ -64,7 +63,7 @@ from notifications.models import (
 
 logger = logging.getLogger(__name__)
 
-# The Celery task that runs ``delivery_attempt`` (games.tasks), sent by name.
+# The Celery task that runs ``delivery_attempt`` (notifications.tasks), sent by name.
 NOTIFICATION_DELIVER_TASK = "games.notification_deliver"
 # Where Web Push is sent from (helper module; looked up by name, see ``push_deliver``).
 PUSH_MODULE = "notifications.services.push"
@@ -86,11 +85,11 @@ def backoff_seconds(attempts: int) -> float:
 
 
 # ============================================================================== sending tasks
-def task_options() -> dict[str, Any]:
-    """Routing of the delivery tasks (``NOTIFICATION_QUEUE``: a queue of their own, so that a
-    slow endpoint never holds a worker that bot turns and timers wait for)."""
-    name = _setting("NOTIFICATION_QUEUE", None)
-    return {"queue": name} if name else {}
+def delivery_queue() -> str | None:
+    """The queue of the delivery tasks (``NOTIFICATION_QUEUE``: a queue of their own, so that a
+    slow endpoint never holds a worker that bot turns and timers wait for; None: the default)."""
+    name: str | None = _setting("NOTIFICATION_QUEUE", None)
+    return name
 
 
 def deliveries_send(delivery_ids: list[int], countdown: float = 0.0) -> None:
@@ -102,67 +101,36 @@ def deliveries_send(delivery_ids: list[int], countdown: float = 0.0) -> None:
     """
     if not delivery_ids:
         return
-    if celery_app.conf.task_always_eager:
+    if dispatch.is_eager():
         if _setting("NOTIFICATION_DELIVERY_IN_PROCESS", False):
-            _in_process_queue(delivery_ids, countdown)
+            _in_process.put(delivery_ids, countdown)
         return
     if countdown > float(_setting("NOTIFICATION_RETRY_ETA_MAX", 1800)):
         return
-    options = {**task_options(), **({"countdown": countdown} if countdown > 0 else {})}
     try:
         for delivery_id in delivery_ids:
-            celery_app.send_task(NOTIFICATION_DELIVER_TASK, (delivery_id,), **options)
+            dispatch.send(
+                NOTIFICATION_DELIVER_TASK, delivery_id, countdown=countdown, queue=delivery_queue()
+            )
     except Exception:  # the rows are committed and pending: the sweep sends them
         logger.exception("could not send %d notification deliveries", len(delivery_ids))
-
-
-_in_process: queue.SimpleQueue[int] = queue.SimpleQueue()
-_in_process_lock = threading.Lock()
-_in_process_runner: list[threading.Thread] = []
-
-
-def _in_process_queue(delivery_ids: list[int], countdown: float) -> None:
-    """Eager mode: one daemon thread of this process attempts the deliveries, in order."""
-    with _in_process_lock:
-        if not _in_process_runner or not _in_process_runner[0].is_alive():
-            runner = threading.Thread(
-                target=_in_process_run, name="notification-delivery", daemon=True
-            )
-            runner.start()
-            _in_process_runner[:] = [runner]
-    if countdown > 0:
-        timer = threading.Timer(countdown, _in_process_put, (list(delivery_ids),))
-        timer.daemon = True
-        timer.start()
-    else:
-        _in_process_put(delivery_ids)
-
-
-def _in_process_put(delivery_ids: list[int]) -> None:
-    for delivery_id in delivery_ids:
-        _in_process.put(delivery_id)
 
 
 IN_PROCESS_RETRIES = 5  # an attempt that raised (a locked SQLite table) is run again
 
 
-def _in_process_run() -> None:
-    failures: dict[int, int] = {}
-    while True:
-        delivery_id = _in_process.get()
-        try:
-            delivery_attempt(delivery_id)
-            failures.pop(delivery_id, None)
-        except Exception:
-            # No sweep runs without a broker: try again shortly, a few times.
-            failures[delivery_id] = tries = failures.get(delivery_id, 0) + 1
-            logger.exception("the in-process delivery %s failed (%s)", delivery_id, tries)
-            if tries <= IN_PROCESS_RETRIES:
-                _in_process_queue([delivery_id], 0.2 * tries)
-            else:
-                failures.pop(delivery_id, None)
-        finally:
-            db.connections.close_all()
+def _in_process_attempt(delivery_id: int) -> None:
+    delivery_attempt(delivery_id)
+
+
+# Eager mode: one daemon thread of this process attempts the deliveries, in order; no sweep runs
+# without a broker, so an attempt that raised is tried again shortly, a few times.
+_in_process: dispatch.InProcessWorker[int] = dispatch.InProcessWorker(
+    "notification-delivery",
+    _in_process_attempt,
+    retries=IN_PROCESS_RETRIES,
+    retry_delay=lambda tries: 0.2 * tries,
+)
 
 
 def deliveries_sweep(*, overdue_seconds: float | None = None, limit: int = 500) -> int:

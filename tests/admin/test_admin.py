@@ -14,9 +14,9 @@ from django.forms.models import model_to_dict
 from django.test import Client
 from django.urls import reverse
 
+from accounts import errors
 from accounts.models import Player
 from accounts.services.players import player_create
-from accounts import errors
 from core.errors import ServiceError
 from games.models import Game, GameEvent, Seat
 from games.selectors.seating import seating_of

@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
+from accounts.models import Player
 from core.errors import ServiceError
 from games.engine import action_to_dict, apply, legal_actions, make_options, new_game
 from games.models import Game, GameEvent
-from accounts.models import Player
 from games.services.imports import import_plan
 from tests.api.conftest import PlayerClient, create_game, problem
 from tests.hardening.helpers import footprint, started_game

@@ -444,7 +444,7 @@ def test_the_sweep_sends_again_the_deliveries_whose_task_was_lost(
 def test_a_move_rolled_back_after_notifying_notifies_nobody(
     loopback: Any, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from games.services import moves
+    from notifications.services import game_notifications as moves  # the move's subscriber
 
     loopback.NOTIFICATION_DELIVERY_IN_PROCESS = True
     ada, bob = someone("Ada"), someone("Bob")

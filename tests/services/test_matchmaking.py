@@ -15,14 +15,24 @@ from django.utils import timezone
 from hypothesis import given
 from hypothesis import strategies as st
 
-from games import errors, tasks
-from games.models import Game, GameStatus
 from accounts.models import Player, PlayerRelation, RelationKind
+from accounts.services.players import player_create
+from competition import errors, tasks
 from competition.models import QueueEntry, Rating
 from competition.selectors.matchmaking import queue_status_get, rating_points, rating_window
+from competition.services.matchmaking import (
+    MATCH_TABLE_CREATE_TASK,
+    PairingResult,
+    Waiting,
+    groups_form,
+    match_table_create,
+    pairing_run,
+    queue_join,
+    queue_leave,
+)
+from games import errors as game_errors
+from games.models import Game, GameStatus
 from games.services.lobby import game_create, game_join
-from competition.services.matchmaking import MATCH_TABLE_CREATE_TASK, PairingResult, Waiting, groups_form, match_table_create, pairing_run, queue_join, queue_leave
-from accounts.services.players import player_create
 from games.services.table import game_concede
 from tests.api.conftest import eager_bots  # noqa: F401  (autouse: tables are dealt in-process)
 

@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 from django.db import connection, transaction
 
-from competition import errors
 from accounts.models import Player
+from accounts.services.players import player_create
+from competition import errors
 from competition.models import QueueEntry
 from competition.services import matchmaking
 from competition.services.matchmaking import PairingResult, pairing_run, queue_join, queue_leave
-from accounts.services.players import player_create
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

@@ -8,12 +8,12 @@ import time
 import pytest
 from django.conf import settings
 
+from accounts.services.players import player_create
 from canasta_service.celery import app as celery_app
-from games import tasks
-from games.models import GameStatus
+from competition import tasks
 from competition.models import QueueEntry
 from competition.services.matchmaking import queue_join
-from accounts.services.players import player_create
+from games.models import GameStatus
 from games.services.table import game_concede
 from tests.conftest import WorkerProcess
 

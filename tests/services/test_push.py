@@ -24,15 +24,21 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from notifications import errors
 from games.engine import card_text
-from notifications.models import Channel, Delivery, DeliveryStatus, NotificationKind, PushSubscription
 from games.models import Game
+from notifications import errors
+from notifications.models import (
+    Channel,
+    Delivery,
+    DeliveryStatus,
+    NotificationKind,
+    PushSubscription,
+)
 from notifications.services import push
 from notifications.services.delivery import delivery_body
 from notifications.services.notifications import notify
 from notifications.services.push import push_public_key, push_send, push_ttl, vapid_keys
-from games.tasks import notification_deliver
+from notifications.tasks import notification_deliver
 from tests.api.conftest import choose, eager_bots  # noqa: F401 - fixture
 from tests.api.notification_players import Someone, game_of_two, someone
 from tests.services.push_service import PushService, Subscriber, b64url, vapid_claims

@@ -19,24 +19,24 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 
+from accounts.models import Player
+from accounts.services.players import player_create
 from competition import errors as competition_errors
+from competition.models import QueueEntry, Rating, RatingChange
+from competition.selectors.rating_changes import game_rating_changes_get
+from competition.selectors.ratings import DEFAULT_MU, DEFAULT_SIGMA, rating_shown
+from competition.services.ratings import Skill, ranks_by_score, ranks_with_last, skills_rated
 from core.errors import ServiceError
 from games import errors
 from games.engine import GameState
 from games.engine.history import GAME_CONCEDED, RATINGS_CHANGED
 from games.models import Game, GameEvent, GameStatus, Seat, TimeoutOutcome
-from accounts.models import Player
-from competition.models import QueueEntry, Rating, RatingChange
 from games.selectors.games import game_replay_state
-from competition.selectors.rating_changes import game_rating_changes_get
-from competition.selectors.ratings import DEFAULT_MU, DEFAULT_SIGMA, rating_shown
 from games.selectors.verify import game_verify
 from games.services.actions import game_action_apply
 from games.services.bots import bot_fallback_choose
 from games.services.deadlines import TimerOptions, grace
 from games.services.lobby import BotSeatSpec, game_create, game_join, game_start
-from accounts.services.players import player_create
-from competition.services.ratings import Skill, ranks_by_score, ranks_with_last, skills_rated
 from games.services.table import game_concede, rematch_accept
 from games.services.timers import turn_timer_expire_apply
 

@@ -9,24 +9,24 @@ from typing import Any
 
 import pytest
 
-from bots.services import review_compute as bot_reviews
+from accounts.models import Player
+from accounts.services.players import player_create
+from bots import errors as bot_errors
+from bots.models import GameReview, ReviewStatus
 from bots.policies.review import ReviewSettings
+from bots.selectors.reviews import finished_rounds_get, review_game_get, review_seat_check
+from bots.services import review_compute as bot_reviews
+from bots.services.reviews import game_review_request
 from bots.tasks import game_review_compute
 from canasta_service.celery import app as celery_app
-from bots import errors as bot_errors
 from games import errors
 from games.engine import GameState, parse_card
 from games.engine.view import player_view
 from games.models import Game, GameEvent, GameStatus
-from bots.models import GameReview, ReviewStatus
-from accounts.models import Player
 from games.selectors.log import game_state_at
-from bots.selectors.reviews import finished_rounds_get, review_game_get, review_seat_check
 from games.services.actions import game_action_apply
 from games.services.bots import bot_fallback_choose, bot_player_get, bot_player_register
 from games.services.lobby import BotSeatSpec, game_create, game_start
-from accounts.services.players import player_create
-from bots.services.reviews import game_review_request
 from tests.api.conftest import eager_bots  # noqa: F401 (autouse: no broker)
 
 pytestmark = pytest.mark.django_db(transaction=True)
