@@ -14,6 +14,7 @@ api_v1: list[URLPattern | URLResolver] = [
     path("health/probe/", WorkerProbeCreateApi.as_view(), name="health-probe"),
     path("health/probe/<slug:token>/", WorkerProbeDetailApi.as_view(), name="health-probe-detail"),
     # One set of routes per app (each app's api/urls.py).
+    path("", include("accounts.api.urls")),
     path("", include("games.api.urls")),
     path("", include("competition.api.urls")),
     path("", include("notifications.api.urls")),

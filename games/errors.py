@@ -18,16 +18,7 @@ from core.errors import ServiceError as ServiceError  # the base of every error 
 from core.errors import spec_of as spec_of
 from games.engine import ERROR_CODES, EngineError, InvalidOptions
 
-
 # ------------------------------------------------------------------ players and tables
-class PlayerProfileMissing(
-    ServiceError,
-    code="player_profile_missing",
-    status=403,
-    title="Player profile missing",
-    message="This account has no player profile: sign up as a player to play.",
-):
-    pass
 
 
 class StaleVersion(
@@ -254,16 +245,6 @@ class SpectatorDelayInvalid(
     pass
 
 
-class PlayerNotFound(
-    ServiceError,
-    code="player_not_found",
-    status=404,
-    title="Player not found",
-    message="There is no such player.",
-):
-    pass
-
-
 class UpgradeRequired(
     ServiceError,
     code="upgrade_required",
@@ -272,16 +253,6 @@ class UpgradeRequired(
     message="A WebSocket endpoint: open it with a WebSocket client (Upgrade: websocket).",
 ):
     default_message = "This is the game's WebSocket: connect with a WebSocket client."
-
-
-class RelationSelf(
-    ServiceError,
-    code="relation_self",
-    status=400,
-    title="Relation to yourself",
-    message="You cannot block or favour yourself.",
-):
-    pass
 
 
 # ------------------------------------------------------------------ replay, export and import

@@ -24,7 +24,9 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
+from rest_framework.request import Request
 
+from accounts import errors
 from accounts.models import Player
 
 CACHE_MAX_ENTRIES = 10_000
@@ -125,3 +127,11 @@ class TokenAuthentication(authentication.TokenAuthentication):
         if seconds:
             token_cache.put(key, token.user, getattr(token.user, "player", None), seconds)
         return (token.user, token)
+
+
+def player_of(request: Request) -> Player:
+    """The requester's player profile (every user gets one when it is made: reads never write)."""
+    player: Player | None = getattr(request.user, "player", None)
+    if player is None:
+        raise errors.PlayerProfileMissing()
+    return player

@@ -23,7 +23,6 @@ from drf_spectacular.serializers import PolymorphicProxySerializerExtension
 from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
-from games.hooks import RATING_FORMATS
 from games.engine import ACTION_TYPES, GAME_STARTED, PRESETS
 from games.engine.history import (
     GAME_ABANDONED,
@@ -44,6 +43,7 @@ from games.engine.history import (
     TIMER_TURNED_OFF,
     TURN_TIMED_OUT,
 )
+from games.hooks import RATING_FORMATS
 from games.models import BotLevel, EventSource
 
 Base = serializers.Serializer[Any]

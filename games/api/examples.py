@@ -4,19 +4,6 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiExample
 
-PLAYER_CREATE = OpenApiExample("Sign up", value={"display_name": "Ada"}, request_only=True)
-PLAYER_CREATED = OpenApiExample(
-    "Signed up",
-    value={
-        "id": 7,
-        "display_name": "Ada",
-        "is_bot": False,
-        "token": "9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b",
-    },
-    response_only=True,
-    status_codes=["201"],
-)
-
 GAME_CREATE = OpenApiExample(
     "A public classic table",
     value={"preset": "classic", "is_public": True},

@@ -13,11 +13,11 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from games.hooks import PROVISIONAL_GAMES
 from games.api.event_schemas import GameEventField
 from games.engine import ACTION_TYPES, PRESETS, describe_options
 from games.engine.actions import MAX_CARDS_IN_ACTION
 from games.engine.history import TIMER_FACTS
+from games.hooks import PROVISIONAL_GAMES
 from games.models import BotLevel, GameStatus, TimeoutOutcome
 from games.services.deadlines import TIMEOUT_LIMIT_MAX, TURN_SECONDS_MAX, TURN_SECONDS_MIN
 
@@ -25,41 +25,11 @@ Base = serializers.Serializer[Any]
 
 
 # ============================================================================== players
-BOT_ACCOUNT_TEXT = (
-    "A bot account: a program playing through the API, shown as a bot at every table; it "
-    "plays casual tables only (no rated table, no quick-play queue)."
-)
-
-
-class PlayerCreateSerializer(Base):
-    display_name = serializers.CharField(
-        min_length=1, max_length=40, help_text="The name other players see."
-    )
-    bot = serializers.BooleanField(
-        default=False,
-        help_text=f"Sign up as a bot account (fixed at sign-up). {BOT_ACCOUNT_TEXT}",
-    )
 
 
 class PlayerRefSerializer(Base):
     id = serializers.IntegerField(help_text="The player's id (`GET /players/{id}/profile/`).")
     display_name = serializers.CharField(help_text="The name other players see.")
-
-
-class PlayerCreatedSerializer(Base):
-    id = serializers.IntegerField(help_text="Your player id.")
-    display_name = serializers.CharField(help_text="Your name, as other players see it.")
-    is_bot = serializers.BooleanField(help_text=BOT_ACCOUNT_TEXT)
-    token = serializers.CharField(
-        help_text="API token: send it as `Authorization: Token <token>` on every other call."
-    )
-
-
-class PlayerMeSerializer(Base):
-    id = serializers.IntegerField(help_text="Your player id.")
-    display_name = serializers.CharField(help_text="Your name, as other players see it.")
-    is_bot = serializers.BooleanField(help_text=BOT_ACCOUNT_TEXT)
-    created_at = serializers.DateTimeField(help_text="When you signed up.")
 
 
 # ============================================================================== options

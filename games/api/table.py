@@ -24,7 +24,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import RelationKind
 from core.problems import AUTH, BODY, problem_responses
 from games.api.live import (
     WAIT_MAX_SECONDS,
@@ -52,7 +51,6 @@ from games.selectors.table import (
     SPECTATOR_DELAY_MAX,
     muted_seats_get,
     presence_get,
-    relations_get,
     rematch_status_get,
     spectator_view_get,
     table_event_view,
@@ -64,7 +62,6 @@ from games.services.table import (
     chat_send,
     game_concede,
     presence_touch,
-    relation_set,
     rematch_accept,
     table_settings_update,
 )
@@ -233,19 +230,6 @@ class PresenceSerializer(Base):
         help_text="A seat seen within this many seconds counts as connected."
     )
     seats = PresenceSeatSerializer(many=True, help_text="Every seat, in order.")
-
-
-class RelatedPlayerSerializer(Base):
-    id = serializers.IntegerField(help_text="The player's id.")
-    display_name = serializers.CharField(help_text="The name other players see.")
-    since = serializers.DateTimeField(help_text="When you added them to the list.")
-
-
-class RelationsSerializer(Base):
-    blocked = RelatedPlayerSerializer(
-        many=True, help_text="They cannot join tables you created or sit at."
-    )
-    favourites = RelatedPlayerSerializer(many=True, help_text="Players you favour.")
 
 
 # ============================================================================== views
@@ -534,71 +518,3 @@ class PresenceApi(APIView):
         player, game = _game(request, game_id, write=True)
         presence_touch(game=game, player=player)
         return Response(PresenceSerializer(presence_get(game=game)).data)
-
-
-class RelationsApi(APIView):
-    @extend_schema(
-        operation_id="players_relations",
-        tags=["players"],
-        summary="Your block and favourite lists",
-        responses={200: RelationsSerializer, **problem_responses(AUTH)},
-    )
-    def get(self, request: Request) -> Response:
-        return Response(RelationsSerializer(relations_get(owner=player_of(request))).data)
-
-
-class _RelationApi(APIView):
-    kind: str = RelationKind.BLOCK
-
-    def put(self, request: Request, player_id: int) -> Response:
-        body = relation_set(owner=player_of(request), other_id=player_id, kind=self.kind, on=True)
-        return Response(RelationsSerializer(body).data)
-
-    def delete(self, request: Request, player_id: int) -> Response:
-        body = relation_set(owner=player_of(request), other_id=player_id, kind=self.kind, on=False)
-        return Response(RelationsSerializer(body).data)
-
-
-def _relation_schema(kind: str, on: bool) -> Any:
-    verb = ("Block" if on else "Unblock") if kind == "block" else ("Favour" if on else "Unfavour")
-    what = (
-        "A blocked player cannot join a table you created or sit at (403 `player_blocked`)."
-        if kind == "block"
-        else "Favourites are a list for you to find players again."
-    )
-    return extend_schema(
-        operation_id=f"players_{kind}_{'add' if on else 'remove'}",
-        tags=["players"],
-        summary=f"{verb} a player",
-        description=what + " Returns your lists.",
-        parameters=[PLAYER_ID],
-        request=None,
-        responses={
-            200: RelationsSerializer,
-            **problem_responses("relation_self", AUTH, "player_not_found"),
-        },
-    )
-
-
-class PlayerBlockApi(_RelationApi):
-    kind = RelationKind.BLOCK
-
-    @_relation_schema("block", True)
-    def put(self, request: Request, player_id: int) -> Response:
-        return super().put(request, player_id)
-
-    @_relation_schema("block", False)
-    def delete(self, request: Request, player_id: int) -> Response:
-        return super().delete(request, player_id)
-
-
-class PlayerFavouriteApi(_RelationApi):
-    kind = RelationKind.FAVOURITE
-
-    @_relation_schema("favourite", True)
-    def put(self, request: Request, player_id: int) -> Response:
-        return super().put(request, player_id)
-
-    @_relation_schema("favourite", False)
-    def delete(self, request: Request, player_id: int) -> Response:
-        return super().delete(request, player_id)

@@ -21,8 +21,6 @@ class JoinCodeConverter:
 register_converter(JoinCodeConverter, "join_code")
 
 urlpatterns = [
-    path("players/", views.PlayerCreateApi.as_view(), name="player-create"),
-    path("players/me/", views.PlayerMeApi.as_view(), name="player-me"),
     # Correspondence play: my games, pausing by agreement (games/api/correspondence.py).
     path("players/me/games/", correspondence.MyGamesApi.as_view(), name="player-my-games"),
     path("rules/", views.RulesApi.as_view(), name="rules"),
@@ -96,15 +94,4 @@ urlpatterns = [
     path("games/<int:game_id>/rematch/", table.RematchApi.as_view(), name="game-rematch"),
     path("games/<int:game_id>/spectate/", table.SpectatorViewApi.as_view(), name="game-spectate"),
     path("games/<int:game_id>/presence/", table.PresenceApi.as_view(), name="game-presence"),
-    path("players/me/relations/", table.RelationsApi.as_view(), name="player-relations"),
-    path(
-        "players/me/blocked/<int:player_id>/",
-        table.PlayerBlockApi.as_view(),
-        name="player-block",
-    ),
-    path(
-        "players/me/favourites/<int:player_id>/",
-        table.PlayerFavouriteApi.as_view(),
-        name="player-favourite",
-    ),
 ]

@@ -18,13 +18,12 @@ from drf_spectacular.utils import (
 from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.pagination import PageNumberPagination
-from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.api.authentication import player_of
 from accounts.models import Player
-from accounts.services.players import player_create
 from core.problems import AUTH, BODY, problem_responses
 from games import errors
 from games.api import examples
@@ -40,9 +39,6 @@ from games.api.serializers import (
     GameListParamsSerializer,
     GameStartSerializer,
     GameSummarySerializer,
-    PlayerCreatedSerializer,
-    PlayerCreateSerializer,
-    PlayerMeSerializer,
     RulesSerializer,
     ScorecardSerializer,
 )
@@ -126,14 +122,6 @@ ACTION_PROBLEMS = (
 EVENTS_PROBLEMS = ("invalid_request", AUTH, "not_found")
 
 
-def player_of(request: Request) -> Player:
-    """The requester's player profile (every user gets one when it is made: reads never write)."""
-    player: Player | None = getattr(request.user, "player", None)
-    if player is None:
-        raise errors.PlayerProfileMissing()
-    return player
-
-
 def game_for_write(game_id: int, player: Player) -> Game:
     """The game a write request acts on: visible to ``player`` (else 404), with the turn
     timer's due work applied first. Reads never apply it; the next write does."""
@@ -143,57 +131,6 @@ def game_for_write(game_id: int, player: Player) -> Game:
 GAME_ID = OpenApiParameter(
     "game_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="Game id"
 )
-
-
-# ============================================================================== players
-class PlayerCreateApi(APIView):
-    authentication_classes: list[Any] = []
-    permission_classes = [AllowAny]
-    throttle_scope = "signup"
-
-    @extend_schema(
-        operation_id="players_create",
-        tags=["players"],
-        summary="Sign up as a guest",
-        description="Creates a player with a display name and returns its API token. With "
-        "`bot: true` the player is a bot account: a program that plays through this API, shown "
-        "as a bot (`bot_account`) at every seat it holds, kept from rated tables (422 "
-        "`rated_humans_only`) and the quick-play queue (403 `bot_account_not_allowed`).",
-        request=PlayerCreateSerializer,
-        responses={201: PlayerCreatedSerializer, **problem_responses(BODY, "throttled")},
-        examples=[examples.PLAYER_CREATE, examples.PLAYER_CREATED],
-    )
-    def post(self, request: Request) -> Response:
-        data = PlayerCreateSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        player, token = player_create(
-            display_name=data.validated_data["display_name"], bot=data.validated_data["bot"]
-        )
-        body = {
-            "id": player.pk,
-            "display_name": player.display_name,
-            "is_bot": player.is_bot,
-            "token": token,
-        }
-        return Response(PlayerCreatedSerializer(body).data, status=status.HTTP_201_CREATED)
-
-
-class PlayerMeApi(APIView):
-    @extend_schema(
-        operation_id="players_me",
-        tags=["players"],
-        summary="Who am I",
-        responses={200: PlayerMeSerializer, **problem_responses(AUTH)},
-    )
-    def get(self, request: Request) -> Response:
-        player = player_of(request)
-        body = {
-            "id": player.pk,
-            "display_name": player.display_name,
-            "is_bot": player.is_bot,
-            "created_at": player.created_at,
-        }
-        return Response(PlayerMeSerializer(body).data)
 
 
 # ============================================================================== rules

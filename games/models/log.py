@@ -2,8 +2,8 @@
 
 from django.db import models
 
-from games.models.game import Game
 from accounts.models.players import Player
+from games.models.game import Game
 
 
 class EventSource(models.TextChoices):

@@ -3,8 +3,8 @@ games.presence)."""
 
 from django.db import models
 
-from games.models.game import Game
 from accounts.models.players import Player
+from games.models.game import Game
 
 
 class GameTable(models.Model):

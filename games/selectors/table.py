@@ -9,7 +9,7 @@ from typing import Any
 from django.utils import timezone
 
 from accounts.models import Player, PlayerRelation, RelationKind
-from games import errors
+from accounts.selectors.players import player_get
 from games.engine.history import GAME_CONCEDED
 from games.engine.view import player_view
 from games.models import (
@@ -197,30 +197,10 @@ def presence_get(*, game: Game) -> dict[str, Any]:
     return {"game": game.pk, "window_seconds": PRESENCE_WINDOW_SECONDS, "seats": out}
 
 
-def player_get(player_id: int) -> Player:
-    found = Player.objects.filter(pk=player_id).first()
-    if found is None:
-        raise errors.PlayerNotFound()
-    return found
-
-
-def relations_get(*, owner: Player) -> dict[str, Any]:
-    rows = (
-        PlayerRelation.objects.filter(owner=owner).select_related("other").order_by("-created_at")
-    )
-    out: dict[str, Any] = {"blocked": [], "favourites": []}
-    for r in rows:
-        key = "blocked" if r.kind == RelationKind.BLOCK else "favourites"
-        out[key].append(
-            {"id": r.other.pk, "display_name": r.other.display_name, "since": r.created_at}
-        )
-    return out
-
-
 def player_record_get(*, player_id: int, viewer: Player) -> dict[str, Any]:
-    """A player's profile as the tables know it: their record (finished games won and lost, concessions) and their latest finished
-    games with links to the replays. Only games played on this service count: an imported game
-    (``Game.imported_from``) replays someone's cards at whichever seat the importer chose, so it
+    """A player's profile as the tables know it: their record (finished games won and lost,
+    concessions) and their latest finished games with links to the replays. Only games played
+    on this service count: an imported game (``Game.imported_from``) replays someone's cards at whichever seat the importer chose, so it
     is neither counted nor listed. Private games count in the record but are listed only to
     someone who sat at them (competition adds the ratings: ``competition.selectors.profiles``)."""
     player = player_get(player_id)

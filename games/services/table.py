@@ -16,7 +16,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import Player, PlayerRelation
+from accounts.models import Player
 from games import errors, hooks, live
 from games.engine import RULES_VERSION
 from games.engine.history import GAME_CONCEDED
@@ -39,8 +39,6 @@ from games.selectors.table import (
     QUICK_CHAT,
     SPECTATOR_DELAY_MAX,
     muted_seats_get,
-    player_get,
-    relations_get,
     rematch_get,
     rematch_status_get,
 )
@@ -339,15 +337,3 @@ def presence_touch(*, game: Game, player: Player) -> None:
     the cache, not the database)."""
     if seat_index_of(game, player.pk) is not None:
         presence_note(game.pk, player.pk, timezone.now())
-
-
-def relation_set(*, owner: Player, other_id: int, kind: str, on: bool) -> dict[str, Any]:
-    """Block / favour ``other_id`` (``on``) or undo it; returns the owner's lists."""
-    if other_id == owner.pk:
-        raise errors.RelationSelf()
-    other = player_get(other_id)
-    if on:
-        PlayerRelation.objects.get_or_create(owner=owner, other=other, kind=kind)
-    else:
-        PlayerRelation.objects.filter(owner=owner, other=other, kind=kind).delete()
-    return relations_get(owner=owner)

@@ -12,13 +12,24 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games import errors
-from games.models import Game
+from accounts import errors
 from accounts.models import Player
-from competition.models import Rating, RatingChange, RatingFormat
-from competition.selectors.ratings import DEFAULT_MU, DEFAULT_SIGMA, PROVISIONAL_GAMES, leaderboard_around, leaderboard_page, player_rated_games, player_ratings_get, rating_history_get, rating_rank, rating_shown
-from games.services.lobby import game_create
 from accounts.services.players import player_create
+from competition.models import Rating, RatingChange, RatingFormat
+from competition.selectors.ratings import (
+    DEFAULT_MU,
+    DEFAULT_SIGMA,
+    PROVISIONAL_GAMES,
+    leaderboard_around,
+    leaderboard_page,
+    player_rated_games,
+    player_ratings_get,
+    rating_history_get,
+    rating_rank,
+    rating_shown,
+)
+from games.models import Game
+from games.services.lobby import game_create
 
 TWO = RatingFormat.TWO_PLAYER
 FOUR = RatingFormat.PARTNERSHIP

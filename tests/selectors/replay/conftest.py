@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from accounts.models import Player
 from games.engine import GameState, action_to_dict, legal_actions
 from games.models import Game
-from accounts.models import Player
 from games.services.actions import game_action_apply
 from games.services.bots import bot_fallback_choose
 from games.services.lobby import BotSeatSpec, game_create, game_start

@@ -25,18 +25,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from accounts.models import Player
+from accounts.services.players import player_create
 from games.engine import GameState, make_options, replay_log, state_digest
 from games.engine.cards import cards_text
 from games.engine.fairness import check_game, published_deals
 from games.engine.view import player_view
 from games.models import Game
-from accounts.models import Player
 from games.selectors.games import game_replay_state
 from games.selectors.log import entries_of
 from games.selectors.replay import game_export, game_fairness_get, game_replay_get
 from games.selectors.verify import game_verify
 from games.services.imports import game_import
-from accounts.services.players import player_create
 from games.services.seating import seat_save
 from tests.selectors.replay.conftest import advance, started_game
 
