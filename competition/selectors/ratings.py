@@ -16,7 +16,6 @@ from django.db.models import Count, Q, QuerySet
 from accounts import errors
 from accounts.models import Player
 from competition.models import Rating, RatingChange, RatingFormat
-from games import errors
 
 # A rating is provisional until this many rated games in its format (the games' documents say so).
 from games.hooks import PROVISIONAL_GAMES
