@@ -153,11 +153,11 @@ def _wait(condition: Callable[[], bool], timeout: float, what: str) -> float:
 def throughput(count: int, receiver: Receiver, worker_pids: list[int]) -> None:
     from django.db import transaction
 
-    from canasta_service.celery import app as celery_app
-    from notifications.models import Delivery, DeliveryStatus, NotificationKind
-    from games.models import WorkerProbe
-    from notifications.services.notifications import notify, webhook_register
     from accounts.services.players import player_create
+    from canasta_service.celery import app as celery_app
+    from games.models import WorkerProbe
+    from notifications.models import Delivery, DeliveryStatus, NotificationKind
+    from notifications.services.notifications import notify, webhook_register
 
     player, _ = player_create(display_name="bench-receiver")
     receiver.secret_add(webhook_register(player.pk, url=receiver.url).secret)
@@ -211,8 +211,8 @@ def throughput(count: int, receiver: Receiver, worker_pids: list[int]) -> None:
 
 # ============================================================================== cost per move
 def cost_per_move(moves: int, receiver: Receiver) -> None:
-    from notifications.models import Notification, WebhookEndpoint
     from games.services import moves as move_service
+    from notifications.models import Notification, WebhookEndpoint
 
     original = move_service.move_notify
 

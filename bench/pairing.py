@@ -69,10 +69,10 @@ def queues_fill(players: int, spread: float, rng: random.Random) -> Any:
     from django.contrib.auth import get_user_model
     from django.utils import timezone
 
-    from games.engine import PRESETS as ENGINE_PRESETS
-    from games.models import BotLevel
     from accounts.models import Player
     from competition.models import QueueEntry, rating_format_of
+    from games.engine import PRESETS as ENGINE_PRESETS
+    from games.models import BotLevel
 
     now = timezone.now()
     user_model = get_user_model()

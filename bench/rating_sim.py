@@ -4,8 +4,8 @@ Players of each level (``--per-level``, 2 by default, of ``easy``, ``medium`` an
 ``bots.policies``) each play by their level's policy, and play rated two-player games against
 each other THROUGH THE SERVICES, as people at a rated table do: ``game_create(rated=True)``,
 ``game_join``, ``game_start``, then ``move_apply`` for the player to act until the game is over;
-a policy sees what its seat may (``bots.services.turns.bot_observation_build``: the seat's player view
-and the round's events as it saw them). The ratings change in the game's final transaction (the
+a policy sees what its seat may (``bots.services.turns.bot_observation_build``: the seat's player
+view and the round's events as it saw them). The ratings change in the game's final transaction (the
 rating service, ``competition.services.ratings``), exactly as for people. Each round of the schedule
 pairs the players at random (same-level pairs included). ``--seed`` fixes the pairing and the
 policies' choices; the deals are the service's own (random), so two runs differ.
@@ -134,8 +134,8 @@ def pairs_right_share(shown: dict[int, int], players: list[SimPlayer], levels: l
 def players_make(
     levels: list[str], per_level: int, seed: int, hard_budget: float
 ) -> list[SimPlayer]:
-    from bots.policies import make_policy
     from accounts.services.players import player_create
+    from bots.policies import make_policy
 
     out: list[SimPlayer] = []
     for level in levels:

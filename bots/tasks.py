@@ -9,7 +9,12 @@ from celery import shared_task
 from django.conf import settings
 
 from bots.services.review_compute import review_compute
-from bots.services.turns import bot_action_choose, bot_discard_choose, bot_turn_play_now, stalled_bot_turns
+from bots.services.turns import (
+    bot_action_choose,
+    bot_discard_choose,
+    bot_turn_play_now,
+    stalled_bot_turns,
+)
 from games.engine import Action
 from games.models import Game
 

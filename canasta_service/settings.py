@@ -304,8 +304,8 @@ BOT_TURN_STALL_SECONDS = env_int("BOT_TURN_STALL_SECONDS", default=75, minimum=1
 # web process when a player joins a queue and while they read their queue status.
 MATCHMAKING_PAIR_SECONDS = env_int("MATCHMAKING_PAIR_SECONDS", default=2, minimum=1, maximum=60)
 MATCHMAKING_IN_PROCESS = env_bool("MATCHMAKING_IN_PROCESS", default=CELERY_TASK_ALWAYS_EAGER)
-# Notifications (notifications/services/delivery.py): each delivery is a task, retried with exponential
-# backoff (NOTIFICATION_RETRY_BASE_SECONDS * 2**(attempt - 1), at most
+# Notifications (notifications/services/delivery.py): each delivery is a task, retried with
+# exponential backoff (NOTIFICATION_RETRY_BASE_SECONDS * 2**(attempt - 1), at most
 # NOTIFICATION_RETRY_MAX_SECONDS) up to NOTIFICATION_MAX_ATTEMPTS times; beat sweeps every
 # NOTIFICATION_SWEEP_SECONDS for deliveries due for NOTIFICATION_SWEEP_GRACE_SECONDS whose task was
 # lost. An attempt holds its delivery for NOTIFICATION_DELIVERY_LEASE_SECONDS (more than a task's

@@ -11,8 +11,8 @@ settings (``engine``): it can always be computed again.
 
 from django.db import models
 
-from games.models.game import Game
 from accounts.models.players import Player
+from games.models.game import Game
 
 
 class ReviewStatus(models.TextChoices):

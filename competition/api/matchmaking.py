@@ -1,7 +1,7 @@
 """Quick play over HTTP: join a queue, read (and wait on) your queue status, leave the queue.
 
-Thin views over ``competition.services.matchmaking`` and ``competition.selectors.matchmaking``. The status
-read long-polls like the move log: it holds the request while you wait for a match and
+Thin views over ``competition.services.matchmaking`` and ``competition.selectors.matchmaking``.
+The status read long-polls like the move log: it holds the request while you wait for a match and
 answers as soon as your table is dealt (a wake-up on your player channel, ``games.live``).
 Without a broker (no Celery beat), the view runs a pairing pass before each read
 (``pairing_nudge``; ``MATCHMAKING_IN_PROCESS``), as the module docstring of the service says.

@@ -1,8 +1,8 @@
 """A rated game's result as players see it: each player's rating before and after the game.
 
 Read from the ``RatingChange`` rows the game's final transaction wrote
-(``competition.services.ratings``). Ratings are public: nothing here depends on who asks, and no card
-is in it.
+(``competition.services.ratings``). Ratings are public: nothing here depends on who asks, and no
+card is in it.
 """
 
 from __future__ import annotations

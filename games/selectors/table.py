@@ -200,9 +200,10 @@ def presence_get(*, game: Game) -> dict[str, Any]:
 def player_record_get(*, player_id: int, viewer: Player) -> dict[str, Any]:
     """A player's profile as the tables know it: their record (finished games won and lost,
     concessions) and their latest finished games with links to the replays. Only games played
-    on this service count: an imported game (``Game.imported_from``) replays someone's cards at whichever seat the importer chose, so it
-    is neither counted nor listed. Private games count in the record but are listed only to
-    someone who sat at them (competition adds the ratings: ``competition.selectors.profiles``)."""
+    on this service count: an imported game (``Game.imported_from``) replays someone's cards at
+    whichever seat the importer chose, so it is neither counted nor listed. Private games count
+    in the record but are listed only to someone who sat at them (competition adds the ratings:
+    ``competition.selectors.profiles``)."""
     player = player_get(player_id)
     seats = list(
         Seat.objects.filter(

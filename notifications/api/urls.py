@@ -38,7 +38,7 @@ urlpatterns = [
         notifications.GameNotificationMuteApi.as_view(),
         name="game-notifications-mute",
     ),
-    # Web Push: the server's VAPID key, a player's browser subscriptions (notifications/api/push.py).
+    # Web Push: the VAPID key, a player's browser subscriptions (notifications/api/push.py).
     path("push/key/", push.PushKeyApi.as_view(), name="push-key"),
     path(
         "players/me/push-subscriptions/",

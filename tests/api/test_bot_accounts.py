@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from games.models import Game, Seat
 from accounts.models import Player
-from competition.models import QueueEntry
 from accounts.services.players import player_create
+from competition.models import QueueEntry
+from games.models import Game, Seat
 from tests.api.conftest import (
     PlayerClient,
     SchemaCheckedClient,

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from games.models import Game
 from accounts.models import Player
 from competition.models import Rating, RatingChange, RatingFormat
 from competition.selectors.ratings import PROFILE_RATED_GAMES_MAX
+from games.models import Game
 from games.services.lobby import game_create
 from tests.api.conftest import PlayerClient, SchemaCheckedClient
 

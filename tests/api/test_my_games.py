@@ -11,8 +11,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from games.models import Game
 from accounts.models import Player
+from games.models import Game
 from games.selectors.my_games import my_games_get
 from games.services.deadlines import TimerOptions
 from games.services.lobby import BotSeatSpec, game_create, game_join, game_start

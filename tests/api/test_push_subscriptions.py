@@ -13,8 +13,14 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from django.db import transaction
 from rest_framework.test import APIClient
 
-from notifications.models import Channel, Delivery, DeliveryStatus, NotificationKind, PushSubscription
 from games.models import Game
+from notifications.models import (
+    Channel,
+    Delivery,
+    DeliveryStatus,
+    NotificationKind,
+    PushSubscription,
+)
 from notifications.services.notifications import notify
 from tests.api.conftest import eager_bots, problem  # noqa: F401 - fixture
 from tests.api.notification_players import Someone, game_of_two, someone

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from games.models import Game, GameEvent, Seat
 from competition.models import QueueEntry, Rating, RatingChange
+from games.models import Game, GameEvent, Seat
 from tests.api.conftest import PlayerClient, create_game, problem
 
 pytestmark = pytest.mark.django_db

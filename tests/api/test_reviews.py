@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from bots.services import review_compute as bot_reviews
-from bots.policies.review import ReviewSettings
 from bots.models import GameReview
+from bots.policies.review import ReviewSettings
+from bots.services import review_compute as bot_reviews
 from tests.api.conftest import PlayerClient, create_game, play_until, problem
 
 pytestmark = pytest.mark.django_db(transaction=True)

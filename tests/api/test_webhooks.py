@@ -15,8 +15,14 @@ from drf_spectacular.generators import SchemaGenerator
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 from rest_framework.test import APIClient
 
-from notifications.models import Channel, Delivery, DeliveryStatus, NotificationKind, WebhookEndpoint
 from games.models import Game
+from notifications.models import (
+    Channel,
+    Delivery,
+    DeliveryStatus,
+    NotificationKind,
+    WebhookEndpoint,
+)
 from notifications.services.delivery import SendOutcome, delivery_attempt
 from notifications.services.notifications import notify
 from tests.api.conftest import eager_bots, problem  # noqa: F401 - fixture

@@ -9,22 +9,22 @@ from typing import Any
 
 import pytest
 
-from bots.services import turns as bot_services
+from accounts.models import Player
+from accounts.services.players import player_create
 from bots import tasks
+from bots.models import GameReview, ReviewStatus
+from bots.services import turns as bot_services
+from bots.services.reviews import game_review_request
 from bots.services.turns import bot_observation_build
 from bots.tasks import bot_turn_play
 from canasta_service.celery import app as celery_app
 from games.engine import GameState, card_text
 from games.models import EventSource, Game, GameStatus
-from bots.models import GameReview, ReviewStatus
-from accounts.models import Player
 from games.selectors.games import game_replay_state
 from games.services import bots as game_bots
 from games.services.actions import game_action_apply
 from games.services.lobby import BotSeatSpec, game_create, game_start
 from games.services.moves import bot_action_apply
-from accounts.services.players import player_create
-from bots.services.reviews import game_review_request
 from tests.conftest import WorkerProcess
 
 # Bots play after each commit (transaction.on_commit): the tests must really commit.

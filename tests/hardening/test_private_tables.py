@@ -18,9 +18,9 @@ from django.db.models import Max
 from django.urls import URLPattern
 from rest_framework.test import APIClient
 
+from accounts.models import Player
 from games.api import urls
 from games.models import Game
-from accounts.models import Player
 from games.services.lobby import BotSeatSpec, game_create, game_start
 from games.services.table import game_concede
 from tests.api.conftest import PlayerClient

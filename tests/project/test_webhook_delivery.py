@@ -33,8 +33,15 @@ from django.utils import timezone
 
 from canasta_service.celery import app as celery_app
 from games.engine import card_text
-from notifications.models import Delivery, DeliveryStatus, Notification, NotificationKind, PushSubscription, WebhookEndpoint
 from games.models import Game
+from notifications.models import (
+    Delivery,
+    DeliveryStatus,
+    Notification,
+    NotificationKind,
+    PushSubscription,
+    WebhookEndpoint,
+)
 from notifications.services import delivery as delivery_service
 from notifications.services.delivery import Attempt, deliveries_sweep, delivery_attempt, http_post
 from notifications.services.notifications import notify, preferences_set, webhook_register

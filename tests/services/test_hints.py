@@ -11,13 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from accounts.models import Player
+from accounts.services.players import player_create
+from bots.services.hints import hint_get
 from games.engine import GameState, card_text
 from games.models import Game, GameEvent
-from accounts.models import Player
 from games.services.actions import game_action_apply
-from bots.services.hints import hint_get
 from games.services.lobby import game_create, game_join, game_start
-from accounts.services.players import player_create
 
 pytestmark = pytest.mark.django_db
 

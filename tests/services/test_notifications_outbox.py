@@ -9,11 +9,16 @@ from typing import Any
 import pytest
 from django.db import transaction
 
-from notifications.models import Channel, Delivery, DeliveryStatus, Notification, NotificationKind
 from games.models import Game
+from notifications.models import Channel, Delivery, DeliveryStatus, Notification, NotificationKind
 from notifications.services import delivery as delivery_service
 from notifications.services import outbox_sql
-from notifications.services.notifications import game_mute_set, notify, preferences_set, webhook_register
+from notifications.services.notifications import (
+    game_mute_set,
+    notify,
+    preferences_set,
+    webhook_register,
+)
 from tests.api.conftest import eager_bots  # noqa: F401 - fixture
 from tests.api.notification_players import Someone, game_of_two, someone
 

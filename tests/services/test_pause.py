@@ -11,20 +11,20 @@ from typing import Any
 import pytest
 from rest_framework.authtoken.models import Token
 
+from accounts.models import Player
+from accounts.services.players import player_create
 from games import errors
 from games.engine.history import GAME_PAUSED, GAME_RESUMED, PAUSE_FACTS
 from games.models import EventSource, Game, GameEvent, GameStatus, GameTable
-from notifications.models import Notification
-from accounts.models import Player
 from games.services.actions import game_action_apply
 from games.services.deadlines import TimerOptions
 from games.services.lobby import BotSeatSpec, game_create, game_join, game_start
 from games.services.moves import bot_action_apply
-from notifications.services.notifications import preferences_set
 from games.services.pause import game_pause_decline, game_pause_propose, game_resume
-from accounts.services.players import player_create
 from games.services.table import game_concede
 from games.services.timers import timer_off_accept, timer_off_propose, turn_timers_sweep
+from notifications.models import Notification
+from notifications.services.notifications import preferences_set
 from tests.api.conftest import (
     SchemaCheckedClient,
     eager_bots,  # noqa: F401 - fixture: bots play in-process

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
+from accounts.models import Player
+from competition.models import Rating, RatingChange
 from games import errors, tasks
 from games.engine import GameState, action_from_dict, apply
 from games.engine.history import RATINGS_CHANGED
 from games.models import Game, GameEvent, GameStatus
-from accounts.models import Player
-from competition.models import Rating, RatingChange
 from games.services.actions import game_action_apply
 from games.services.bots import bot_fallback_choose
 from games.services.deadlines import TimerOptions

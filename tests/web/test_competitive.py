@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from games.models import Game
 from accounts.models import Player
+from accounts.services.players import player_create
 from competition.models import QueueEntry, Rating
 from competition.selectors.ratings import rating_shown
-from accounts.services.players import player_create
+from games.models import Game
 from tests.web.test_client import expect, fits_the_phone, sign_up
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -24,9 +24,9 @@ from typing import Any
 
 import pytest
 
+from accounts.models import Player
 from games.models import Game
 from notifications.models import GameMute, NotificationSettings, PushSubscription, WebhookEndpoint
-from accounts.models import Player
 from tests.web.test_client import expect, fits_the_phone, sign_up
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

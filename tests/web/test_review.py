@@ -20,13 +20,13 @@ from typing import Any
 
 import pytest
 
+from accounts.models import Player
+from accounts.services.players import player_create
 from games.engine import GameState, action_to_dict, legal_actions
 from games.models import Game, GameStatus
-from accounts.models import Player
 from games.services.actions import game_action_apply
 from games.services.bots import bot_fallback_choose
 from games.services.lobby import game_create, game_join, game_start
-from accounts.services.players import player_create
 from games.services.table import game_concede
 from tests.web.conftest import axe_violations, describe_violations
 from tests.web.test_client import expect, fits_the_phone, sign_up

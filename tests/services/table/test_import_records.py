@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from competition.api.profiles import PlayerRecordSerializer
-from games.models import Game
 from accounts.models import Player
+from competition.api.profiles import PlayerRecordSerializer
 from competition.selectors.profiles import player_profile_get
+from games.models import Game
 from tests.api.conftest import PlayerClient
 from tests.selectors.replay.conftest import advance, player_of, started_game
 

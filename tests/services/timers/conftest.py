@@ -9,16 +9,16 @@ from datetime import datetime, timedelta
 import pytest
 from django.utils import timezone
 
+from accounts.models import Player
+from accounts.services.players import player_create
 from canasta_service.celery import app as celery_app
 from games.engine import GameState, action_to_dict, legal_actions
 from games.engine.history import TABLE_FACTS, TURN_TIMED_OUT
 from games.models import EventSource, Game, GameEvent
-from accounts.models import Player
 from games.selectors.games import game_replay_state
 from games.services.actions import game_action_apply
 from games.services.deadlines import TimerOptions, grace
 from games.services.lobby import game_create, game_join, game_start
-from accounts.services.players import player_create
 
 
 @pytest.fixture(autouse=True)

@@ -11,21 +11,21 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from accounts.services.players import player_create
 from canasta_service.celery import app as celery_app
 from games import tasks
 from games.models import Game, Seat
-from notifications.models import Notification, NotificationKind, NotificationSettings
 from games.services.actions import game_action_apply
 from games.services.deadlines import REMINDER_FRACTION_DEFAULT, TimerOptions
 from games.services.lobby import BotSeatSpec, game_create, game_start
-from notifications.services.notifications import preferences_set
-from accounts.services.players import player_create
 from games.services.timer_schedule import (
     TURN_SECONDS_ETA_MAX,
     TURN_TIMER_EXPIRE_TASK,
     turn_timer_schedule,
 )
 from games.services.timers import turn_reminder_send, turn_reminders_send, turn_timers_sweep
+from notifications.models import Notification, NotificationKind, NotificationSettings
+from notifications.services.notifications import preferences_set
 from tests.api.test_race import race
 from tests.services.timers.clock import FakeClock
 from tests.services.timers.conftest import (

@@ -10,16 +10,16 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from accounts.models import Player
+from accounts.services.players import player_create
 from games import errors
 from games.engine import GameState, action_to_dict, legal_actions
 from games.engine.history import TIMER_FACTS
 from games.models import EventSource, Game, GameEvent, GameStatus, Seat
-from accounts.models import Player
 from games.selectors.timers import timer_log_get
 from games.services.actions import game_action_apply
 from games.services.deadlines import TimerOptions, grace, turn_timer_arm
 from games.services.lobby import BotSeatSpec, game_create, game_start
-from accounts.services.players import player_create
 from games.services.timers import Expiry, minimal_choose, turn_timer_expire_apply, turn_timers_sweep
 from tests.services.timers.conftest import (
     after_deadline,
