@@ -247,8 +247,11 @@ class Listener:
     async def wait(self, timeout: float) -> bool:
         if timeout <= 0:
             return False
+        # asyncio.timeout, not wait_for: on Python 3.11 wait_for drops a cancellation that
+        # arrives as the event is set, and a cancelled feed then ran on until idle.
         try:
-            await asyncio.wait_for(self._event.wait(), timeout=timeout)
+            async with asyncio.timeout(timeout):
+                await self._event.wait()
         except TimeoutError:
             return False
         self._event.clear()

@@ -3,18 +3,19 @@
 from django.urls import path
 
 from accounts.api import players
+from core import converters  # noqa: F401  <id:...> (core.converters)
 
 urlpatterns = [
     path("players/", players.PlayerCreateApi.as_view(), name="player-create"),
     path("players/me/", players.PlayerMeApi.as_view(), name="player-me"),
     path("players/me/relations/", players.RelationsApi.as_view(), name="player-relations"),
     path(
-        "players/me/blocked/<int:player_id>/",
+        "players/me/blocked/<id:player_id>/",
         players.PlayerBlockApi.as_view(),
         name="player-block",
     ),
     path(
-        "players/me/favourites/<int:player_id>/",
+        "players/me/favourites/<id:player_id>/",
         players.PlayerFavouriteApi.as_view(),
         name="player-favourite",
     ),

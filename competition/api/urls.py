@@ -4,6 +4,7 @@
 from django.urls import path, register_converter
 
 from competition.api import matchmaking, profiles, ratings
+from core import converters  # noqa: F401  <id:...> (core.converters)
 
 # A rating format (competition/api/ratings.py): any other value is no such URL, 404 not_found.
 register_converter(ratings.RatingFormatConverter, "rating_format")
@@ -12,7 +13,7 @@ urlpatterns = [
     # Quick play: join, read (long-poll) and leave the queue (competition/api/matchmaking.py).
     path("queue/", matchmaking.QueueApi.as_view(), name="queue"),
     path(
-        "players/<int:player_id>/profile/",
+        "players/<id:player_id>/profile/",
         profiles.PlayerProfileApi.as_view(),
         name="player-profile",
     ),
@@ -28,7 +29,7 @@ urlpatterns = [
         name="leaderboard-around-me",
     ),
     path(
-        "players/<int:player_id>/ratings/<rating_format:rating_format>/history/",
+        "players/<id:player_id>/ratings/<rating_format:rating_format>/history/",
         ratings.RatingHistoryApi.as_view(),
         name="player-rating-history",
     ),

@@ -588,6 +588,17 @@ def feed_get(game_id: int) -> GameFeed:
     return feed
 
 
+async def feeds_stop() -> None:
+    """Stop this event loop's feeds and wait until they have: for a loop about to close (a
+    server shutting down, a test's loop), whose closing would otherwise cancel them late."""
+    feeds = list(_feeds.get(asyncio.get_running_loop(), {}).values())
+    tasks = [f.task for f in feeds if f.task is not None and not f.task.done()]
+    for task in tasks:
+        task.cancel()
+    if tasks:
+        await asyncio.wait(tasks)
+
+
 def feed_stats() -> dict[str, int]:
     """Feeds, followers and reads of this event loop (for the benchmark and tests)."""
     feeds = _feeds.get(asyncio.get_running_loop(), {})

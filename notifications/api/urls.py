@@ -3,6 +3,7 @@
 
 from django.urls import path
 
+from core import converters  # noqa: F401  <id:...> (core.converters)
 from notifications.api import notifications, push
 
 urlpatterns = [
@@ -14,17 +15,17 @@ urlpatterns = [
         name="player-webhooks",
     ),
     path(
-        "players/me/webhooks/<int:webhook_id>/",
+        "players/me/webhooks/<id:webhook_id>/",
         notifications.WebhookDetailApi.as_view(),
         name="player-webhook",
     ),
     path(
-        "players/me/webhooks/<int:webhook_id>/deliveries/",
+        "players/me/webhooks/<id:webhook_id>/deliveries/",
         notifications.WebhookDeliveriesApi.as_view(),
         name="player-webhook-deliveries",
     ),
     path(
-        "players/me/webhooks/<int:webhook_id>/enable/",
+        "players/me/webhooks/<id:webhook_id>/enable/",
         notifications.WebhookEnableApi.as_view(),
         name="player-webhook-enable",
     ),
@@ -34,7 +35,7 @@ urlpatterns = [
         name="player-notifications",
     ),
     path(
-        "games/<int:game_id>/notifications/mute/",
+        "games/<id:game_id>/notifications/mute/",
         notifications.GameNotificationMuteApi.as_view(),
         name="game-notifications-mute",
     ),
@@ -46,7 +47,7 @@ urlpatterns = [
         name="player-push-subscriptions",
     ),
     path(
-        "players/me/push-subscriptions/<int:subscription_id>/",
+        "players/me/push-subscriptions/<id:subscription_id>/",
         push.PushSubscriptionDetailApi.as_view(),
         name="player-push-subscription",
     ),

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games.models import Game
-from games.realtime.feed import End, Subscriber, Sync, follow, subscribe
+from games.realtime.feed import End, Subscriber, Sync, feeds_stop, follow, subscribe
 from games.selectors.live import Cursor, LiveItem
 from tests.api.conftest import PlayerClient, create_game, move, to_act
 from tests.api.test_leak import cards_in, states_of, visible, within
@@ -25,7 +25,16 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def run(scenario: Callable[[], Awaitable[Any]]) -> Any:
-    return async_to_sync(scenario)()
+    """Run ``scenario`` on a loop of its own, stopping the feeds it started before the loop
+    closes (a feed left to the loop's closing would end only when idle)."""
+
+    async def then_stop() -> Any:
+        try:
+            return await scenario()
+        finally:
+            await feeds_stop()
+
+    return async_to_sync(then_stop)()
 
 
 async def _until(sub: Subscriber, count: int) -> list[LiveItem]:
