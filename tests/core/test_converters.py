@@ -15,7 +15,7 @@ HUGE = "487549700207416770560"  # more than a 64-bit key holds
         f"/api/v1/games/{HUGE}/",
         f"/api/v1/games/{HUGE}/table/",
         f"/api/v1/players/{HUGE}/profile/",
-        f"/api/v1/players/me/webhooks/{HUGE}/",
+        f"/api/v1/players/me/webhooks/{HUGE}/deliveries/",
         f"/api/v1/games/{HUGE}/review/",
     ],
 )
