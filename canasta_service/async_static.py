@@ -4,7 +4,8 @@ Under ASGI, Django runs the whole request in a thread as soon as one middleware 
 and that thread stays taken while the view waits: a long-poll or an event stream would hold a
 thread per client (games/api/live.py). WhiteNoise 6 is sync-only; this subclass serves static
 files the same way and otherwise passes the request on without leaving the event loop.
-tests/services/table/test_serving.py checks that every middleware in MIDDLEWARE is async-capable.
+tests/games/services/table/test_serving.py checks that every middleware in MIDDLEWARE is
+async-capable.
 """
 
 from __future__ import annotations

@@ -3,9 +3,9 @@
 A game's truth is its move log, and what is stored beside it (the snapshot, the seats and their
 copy on the game row, the projections, the table) is kept equal to the log by the services, in
 the transaction of each change. So the admin shows all of it and changes none of it: every model
-of the app is here read-only (no add, change or delete), except a player's display name, which
-is saved through ``games.services.players.player_rename`` (it also renames the player in the
-seating of every game they sit at).
+of the app is here read-only (no add, change or delete; ``core.admin``), except a player's display
+name, which is saved through ``games.services.players.player_rename`` (it also renames the player
+in the seating of every game they sit at, so the player's admin is here rather than in accounts).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.apps import apps
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
@@ -21,34 +20,9 @@ from django.http import HttpRequest
 from accounts import errors as account_errors
 from accounts.models import Player
 from accounts.services.players import display_name_clean
+from core.admin import ReadOnlyAdmin, ReadOnlyInline, read_only_register
 from games.models import Game, GameEvent, IdempotencyRecord, Meld, RoundScore, Seat
 from games.services.players import player_rename
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Shown, never written: no add, change or delete (a POST to a change view is refused)."""
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
-class ReadOnlyInline(admin.TabularInline):
-    extra = 0
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 # ------------------------------------------------------------------------------ players
@@ -128,7 +102,5 @@ class IdempotencyRecordAdmin(ReadOnlyAdmin):
     list_display = ("player", "game", "key", "response_status", "created_at")
 
 
-# Every other model of the app (the table, chat, relations, probes...): read-only as it is.
-for _model in apps.get_app_config("games").get_models():
-    if not admin.site.is_registered(_model):
-        admin.site.register(_model, ReadOnlyAdmin)
+# Every other model of the app (the table, chat, probes...): read-only as it is.
+read_only_register("games")

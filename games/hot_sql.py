@@ -23,7 +23,7 @@ documented hooks, as ``Model.save`` and ``QuerySet`` pass them: ``pre_save`` (``
 (compilers, query internals) is touched.
 
 Databases: PostgreSQL (production) and SQLite (tests, development); on any other database
-each function runs the equivalent ORM call instead. ``tests/services/test_hot_sql.py``
+each function runs the equivalent ORM call instead. ``tests/games/services/test_hot_sql.py``
 compares every function with the ORM on both.
 """
 

@@ -44,7 +44,7 @@ from hypothesis import settings as hypothesis_settings
 ROOT = Path(__file__).resolve().parent.parent
 
 # After every test that used the database, every game it left must replay from its move log.
-pytest_plugins = ["tests.selectors.replay.verify_plugin"]
+pytest_plugins = ["tests.games.selectors.replay.verify_plugin"]
 
 # Hypothesis: the CI machine is small and shared, so no per-example deadline; the CI profile
 # prints the blob needed to reproduce a failure. HYPOTHESIS_PROFILE picks one explicitly.

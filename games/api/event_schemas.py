@@ -5,7 +5,7 @@ component of its own, and the unions over them (``Effect``, a ``oneOf`` discrimi
 The selectors build events as plain dicts; the fields here describe them for the schema and
 pass them through unchanged when rendered. An effect is what a viewer may see of one engine
 event (``games.engine.view.event_view``): its public members plus the viewer's own private ones,
-which others never receive (their descriptions say so). tests/api/test_event_schemas.py checks
+which others never receive (their descriptions say so). tests/games/api/test_event_schemas.py checks
 the components against the engine and against played games.
 """
 

@@ -62,7 +62,7 @@ ACTIONS = [
 
 
 # A two-player table right after Ada (seat 0) drew: her view (JSON-ready, checked against the
-# schema by tests/api/test_schema_examples.py).
+# schema by tests/games/api/test_schema_examples.py).
 GAME_DETAIL_VALUE = {
     "id": 42,
     "preset": "two_player",

@@ -16,7 +16,8 @@ took a savepoint, an insert and a bulk insert besides. Here:
 Table and column names come from the models' ``_meta`` (``db_table``, ``Field.column``), values
 go through the fields' ``get_db_prep_save`` and rows become instances through
 ``Model.from_db``. PostgreSQL and SQLite (3.35 and later: ``RETURNING``) run the SQL; any other
-database runs the equivalent ORM calls. tests/services/test_notifications_outbox.py checks both
+database runs the equivalent ORM calls. tests/notifications/services/test_notifications.py
+checks both
 paths on the database it runs on.
 """
 

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from games.api.event_schemas import EFFECTS, camel
-from tests.api.conftest import choose
 from tests.clients.conftest import PACKAGE
+from tests.games.api.conftest import choose
 
 pytestmark = pytest.mark.python_client
 

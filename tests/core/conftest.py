@@ -1,1 +1,1 @@
-from tests.api.conftest import *  # noqa: F403  the API tests' players (ada, bob, make_player)
+from tests.games.api.conftest import *  # noqa: F403  the API tests' players and clients

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.conftest import PlayerClient, problem
+from tests.games.api.conftest import PlayerClient, problem
 
 HUGE = "487549700207416770560"  # more than a 64-bit key holds
 

@@ -34,7 +34,7 @@ from notifications.models import (
     PushSubscription,
     WebhookEndpoint,
 )
-from tests.services.timers.conftest import timed_table
+from tests.games.services.timers.conftest import timed_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -2,4 +2,4 @@
 
 from __future__ import annotations
 
-from tests.api.conftest import ada, bob, eager_bots, make_player  # noqa: F401  (fixtures)
+from tests.games.api.conftest import ada, bob, eager_bots, make_player  # noqa: F401  (fixtures)

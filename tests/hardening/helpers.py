@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from games.models import Game, GameEvent
-from tests.api.conftest import PlayerClient, create_game
+from tests.games.api.conftest import PlayerClient, create_game
 
 
 def started_game(

@@ -18,8 +18,8 @@ from rest_framework.test import APIClient
 from rest_framework.throttling import ScopedRateThrottle
 
 from core.proxies import client_address, trusted_proxies_parse
-from tests.api.conftest import PlayerClient, problem
 from tests.conftest import cache_empty
+from tests.games.api.conftest import PlayerClient, problem
 from tests.hardening.helpers import footprint, started_game
 
 pytestmark = pytest.mark.django_db

@@ -28,7 +28,7 @@ from django.db import connection
 
 from games.models import Game, GameEvent
 from games.selectors.games import game_replay_state
-from tests.api.conftest import PlayerClient, snapshot_of
+from tests.games.api.conftest import PlayerClient, snapshot_of
 from tests.hardening.helpers import started_game
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

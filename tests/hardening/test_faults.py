@@ -30,8 +30,8 @@ from bots.tasks import bot_turns_sweep
 from canasta_service.celery import app as celery_app
 from games.models import Game, GameEvent
 from games.selectors.games import game_replay_state
-from tests.api.conftest import PlayerClient, choose, create_game, snapshot_of
 from tests.conftest import ROOT, database_url, in_ci, process_stop, worker_environment
+from tests.games.api.conftest import PlayerClient, choose, create_game, snapshot_of
 from tests.hardening.helpers import footprint, started_game
 
 # ============================================================================== helpers

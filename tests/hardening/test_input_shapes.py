@@ -24,7 +24,7 @@ from core.errors import ServiceError
 from games.engine import action_to_dict, apply, legal_actions, make_options, new_game
 from games.models import Game, GameEvent
 from games.services.imports import import_plan
-from tests.api.conftest import PlayerClient, create_game, problem
+from tests.games.api.conftest import PlayerClient, create_game, problem
 from tests.hardening.helpers import footprint, started_game
 
 NUL = "\x00"

@@ -31,8 +31,8 @@ import pytest
 
 from games.engine import GameState, card_text
 from games.models import Game, GameEvent
-from tests.api.conftest import PlayerClient, choose, snapshot_of
-from tests.api.test_leak import _game_get_paths, cards_in, states_of, visible, within
+from tests.games.api.conftest import PlayerClient, choose, snapshot_of
+from tests.games.api.test_leak import _game_get_paths, cards_in, states_of, visible, within
 from tests.hardening.helpers import started_game
 
 pytestmark = pytest.mark.django_db

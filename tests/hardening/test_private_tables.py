@@ -23,7 +23,7 @@ from games.api import urls
 from games.models import Game
 from games.services.lobby import BotSeatSpec, game_create, game_start
 from games.services.table import game_concede
-from tests.api.conftest import PlayerClient
+from tests.games.api.conftest import PlayerClient
 from tests.hardening.helpers import footprint
 
 pytestmark = pytest.mark.django_db

@@ -33,7 +33,7 @@ from games.engine.view import player_view
 from games.models import Game, GameEvent
 from games.services.actions import game_action_apply
 from games.services.projections import meld_rows
-from tests.api.conftest import PlayerClient, choose, snapshot_of
+from tests.games.api.conftest import PlayerClient, choose, snapshot_of
 from tests.hardening.helpers import started_game
 
 pytestmark = pytest.mark.django_db

@@ -17,7 +17,7 @@ import pytest
 from django.core.wsgi import get_wsgi_application
 from hypothesis import HealthCheck, settings
 
-from tests.api.conftest import PlayerClient, create_game
+from tests.games.api.conftest import PlayerClient, create_game
 from tests.hardening.fuzzing import connection_kept, excluded_checks, load_schema
 
 schema = load_schema()

@@ -39,8 +39,8 @@ from schemathesis.generation.stateful.state_machine import normalize_name
 from games.models import Game, GameStatus, Seat
 from games.selectors.verify import game_verify
 from games.services import lobby
-from tests.api.conftest import PlayerClient, snapshot_of
 from tests.conftest import cache_empty
+from tests.games.api.conftest import PlayerClient, snapshot_of
 from tests.hardening.fuzzing import MAX_EXAMPLES, connection_kept, excluded_checks, load_schema
 
 SCENARIOS = max(MAX_EXAMPLES, 25)

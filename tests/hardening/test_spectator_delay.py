@@ -36,10 +36,16 @@ from games.engine import LogEntry, make_options, replay_log
 from games.engine.history import TABLE_FACTS
 from games.engine.view import player_view
 from games.models import Game, GameStatus
-from tests.api.conftest import PlayerClient, SchemaCheckedClient, create_game, move, play_until
-from tests.api.test_leak import _game_get_paths
-from tests.api.test_live_fast_path import Call, data, fetch
-from tests.api.test_socket import Socket
+from tests.games.api.conftest import (
+    PlayerClient,
+    SchemaCheckedClient,
+    create_game,
+    move,
+    play_until,
+)
+from tests.games.api.test_leak import _game_get_paths
+from tests.games.api.test_live_fast_path import Call, data, fetch
+from tests.games.api.test_socket import Socket
 
 DELAY = 12
 PATHS = _game_get_paths()

@@ -34,8 +34,8 @@ from canasta_service.celery import app as celery_app
 from games.models import WorkerProbe
 from games.services.timers import timer_off_accept, timer_off_propose
 from tests.conftest import ROOT, in_ci, process_stop, worker_environment
+from tests.games.services.timers.conftest import Table, assert_log_consistent, timed_table, timeouts
 from tests.project.redis_server import RedisServer
-from tests.services.timers.conftest import Table, assert_log_consistent, timed_table, timeouts
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -121,7 +121,7 @@ def stack(request: pytest.FixtureRequest, tmp_path: Path, django_db_setup: None)
         log_path = tmp_path / f"{kind}.log"
         with log_path.open("wb") as log:
             process = subprocess.Popen(
-                [sys.executable, "-m", "tests.services.timers.celery_main", kind, *args],
+                [sys.executable, "-m", "tests.games.services.timers.celery_main", kind, *args],
                 cwd=ROOT,
                 env=env,
                 stdout=log,

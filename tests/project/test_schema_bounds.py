@@ -21,7 +21,7 @@ from asgiref.sync import async_to_sync
 from rest_framework.test import APIClient
 
 from games.engine import InvalidAction, action_from_dict
-from tests.api.conftest import PlayerClient, SchemaCheckedClient, create_game
+from tests.games.api.conftest import PlayerClient, SchemaCheckedClient, create_game
 
 ROOT = Path(__file__).resolve().parents[2]
 REF = "#/components/schemas/"

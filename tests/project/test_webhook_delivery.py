@@ -45,10 +45,10 @@ from notifications.models import (
 from notifications.services import delivery as delivery_service
 from notifications.services.delivery import Attempt, deliveries_sweep, delivery_attempt, http_post
 from notifications.services.notifications import notify, preferences_set, webhook_register
-from tests.api.conftest import choose, eager_bots  # noqa: F401 - fixture
-from tests.api.notification_players import Someone, game_of_two, someone
-from tests.api.test_leak import cards_in, states_of, visible, within
 from tests.conftest import ROOT, process_stop, worker_environment
+from tests.games.api.conftest import choose, eager_bots  # noqa: F401 - fixture
+from tests.games.api.test_leak import cards_in, states_of, visible, within
+from tests.notifications.notification_players import Someone, game_of_two, someone
 from tests.project.webhook_receiver import Receiver
 
 T = TypeVar("T")

@@ -2,7 +2,7 @@
 
 It is generated from the one catalogue (``core.errors``), once every installed app has
 registered its codes; docs/api.md holds a copy between ``<!-- errors:start -->`` and
-``<!-- errors:end -->`` (``tests/test_errors.py`` fails when the copy differs).
+``<!-- errors:end -->`` (``tests/core/test_errors.py`` fails when the copy differs).
 """
 
 from __future__ import annotations

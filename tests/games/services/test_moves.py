@@ -17,7 +17,7 @@ from games import errors, hooks, live
 from games.models import Game, GameEvent
 from games.services.lobby import game_create, game_join, game_start
 from games.services.moves import move_apply
-from tests.api.conftest import choose, snapshot_of
+from tests.games.api.conftest import choose, snapshot_of
 
 pytestmark = pytest.mark.django_db
 

@@ -1,0 +1,1 @@
+from tests.games.api.conftest import *  # noqa: F403  the API tests' players and clients

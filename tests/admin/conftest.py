@@ -1,3 +1,0 @@
-"""Service tests share the API tests' fixtures (bots run in-process)."""
-
-from tests.api.conftest import eager_bots  # noqa: F401  (autouse fixture)

@@ -1,0 +1,1 @@
+from tests.games.services.conftest import *  # noqa: F403  the service tests' clock and outbox
