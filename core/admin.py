@@ -16,7 +16,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class ReadOnlyAdmin(admin.ModelAdmin):
     """Shown, never written: no add, change or delete (a POST to a change view is refused)."""
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
@@ -29,7 +29,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         return False
 
 
-class ReadOnlyInline(admin.TabularInline):  # type: ignore[type-arg]
+class ReadOnlyInline(admin.TabularInline):
     extra = 0
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:

@@ -38,8 +38,9 @@ from tests.games.services.timers.conftest import timed_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-OLD = [
-    ("games", "0012_bots_review_hints_accounts"),
+OLD_GAMES = ("games", "0012_bots_review_hints_accounts")
+OLD: list[tuple[str, str | None]] = [
+    OLD_GAMES,
     ("accounts", None),
     ("competition", None),
     ("notifications", None),
@@ -134,7 +135,7 @@ def test_the_moved_models_keep_every_row_and_every_game_verifies() -> None:
     executor = MigrationExecutor(connection)
     executor.migrate(OLD)
     executor.loader.build_graph()
-    old_apps = executor.loader.project_state(OLD[0]).apps
+    old_apps = executor.loader.project_state(OLD_GAMES).apps
     for model in MODELS:  # the same tables, read through the old layout
         old_model = old_apps.get_model("games", model.__name__)
         assert old_model._meta.db_table == model._meta.db_table
@@ -154,6 +155,6 @@ def test_the_moved_models_keep_every_row_and_every_game_verifies() -> None:
         assert game_verify(game).ok, game.pk
     for app, models in MOVED.items():
         for model in models:
-            name = model._meta.model_name
+            name = str(model._meta.model_name)
             assert ContentType.objects.filter(app_label=app, model=name).exists()
             assert not ContentType.objects.filter(app_label="games", model=name).exists()

@@ -52,6 +52,7 @@ def test_an_accepted_action_appends_one_event_and_publishes_the_move(
     game, players = table
     woken: list[int] = []
     monkeypatch.setattr(live, "notify", woken.append)
+    assert game.to_act is not None
     actor = players[game.to_act]
     with django_capture_on_commit_callbacks(execute=True):
         result = move_apply(
@@ -83,6 +84,7 @@ def test_a_refused_action_changes_nothing_and_publishes_nothing(
 ) -> None:
     game, players = table
     before = list(GameEvent.objects.filter(game=game).values_list("seq", "type", "payload"))
+    assert game.to_act is not None
     actor = players[game.to_act]
     other = players[1 - game.to_act]
     stranger = player_create(display_name="Eve")[0]
@@ -111,6 +113,7 @@ def test_the_same_idempotency_key_replays_the_first_answer_and_appends_once(
     table: tuple[Game, list[Any]], published: list[object]
 ) -> None:
     game, players = table
+    assert game.to_act is not None
     actor = players[game.to_act]
     action = choose(_actions(game))
     first = move_apply(
