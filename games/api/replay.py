@@ -1,7 +1,8 @@
 """Replay, export, import and fairness endpoints: thin views and their serializers.
 
-The views parse and authorise; ``games.replay`` rebuilds states from the move log and decides
-what the requester may see (their seat's view while the game runs, every hand once it is over).
+The views parse and authorise; ``games.selectors.replay`` rebuilds states from the move log and
+decides what the requester may see (their seat's view while the game runs, every hand once it is
+over).
 """
 
 from __future__ import annotations

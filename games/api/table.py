@@ -1,7 +1,7 @@
 """At the table over HTTP: settings, quick chat and mutes, concession, rematch, spectators,
 presence and block / favourite lists (a player's profile, which shows ratings too, is
 competition's: ``competition.api.profiles``). Thin views: parse, authorise, call
-``games.table``, render; refusals are problem documents from the central handler.
+``games.services.table``, render; refusals are problem documents from the central handler.
 
 Asking the partner to go out needs no endpoint of its own: it is the actions ``ask_partner``
 and ``answer_partner`` of ``POST /games/{id}/actions/`` (a bot partner answers by itself), and

@@ -60,8 +60,8 @@ class Game(models.Model):
         help_text="For a game imported from an export document: where the document came from "
         "(its format, source game id and export time); null for a game played here.",
     )
-    # Turn timer (games.timers). turn_seconds null: no timer. turn_deadline is when the seat to
-    # act loses its turn to the timer (null: nothing is running).
+    # Turn timer (games.services.timers). turn_seconds null: no timer. turn_deadline is when the
+    # seat to act loses its turn to the timer (null: nothing is running).
     turn_seconds = models.PositiveIntegerField(
         null=True, blank=True, help_text="Seconds per turn; null: no turn timer."
     )

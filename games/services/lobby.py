@@ -145,7 +145,7 @@ def game_create(
             if seat in bot_levels:
                 raise errors.SeatTaken(f"Seat {seat} is given to a bot.")
             creator_seat = seat
-    timer_fields = (timer or TimerOptions()).fields()  # the turn timer (games.timers)
+    timer_fields = (timer or TimerOptions()).fields()  # the turn timer (games.services.deadlines)
     now = timezone.now()
     with transaction.atomic():
         queued_check(creator)
@@ -314,7 +314,7 @@ def game_start(
         game.started_at = now
         game.version = 1
         projections_write(game, state)
-        turn_timer_arm(game, seats)  # the first turn's deadline (games.timers)
+        turn_timer_arm(game, seats)  # the first turn's deadline (games.services.deadlines)
         game.save()
         hooks.publish(hooks.GameStarted(game))
         bot_turn_register(game, seats)

@@ -118,7 +118,7 @@ def move_apply(
     try:
         with transaction.atomic():
             game = game_lock(game_id)
-            seats = seats_of(game)  # from the game row (games.seating)
+            seats = seats_of(game)  # from the game row (Game.seating)
             mine = [s for s in seats if player is not None and s.player_id == player.pk]
             if (
                 player is not None
@@ -186,7 +186,7 @@ def move_apply(
                 game.status = GameStatus.FINISHED
                 game.finished_at = timezone.now()
             projections_write(game, state)
-            turn_timer_arm(game, seats, acted=seat, source=source)  # next deadline (games.timers)
+            turn_timer_arm(game, seats, acted=seat, source=source)  # the next deadline
             row_update(game, MOVE_FIELDS)  # game.save(update_fields=MOVE_FIELDS), the same
             # The move, then the game's end if it ended it (a rated result is rated once:
             # this move ended the game), published in this transaction (games.hooks).
