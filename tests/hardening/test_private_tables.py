@@ -1,6 +1,6 @@
 """A private table does not exist for whoever is not at it.
 
-Every route of games/api/urls.py that names a game, with every method its view answers, is
+Every route of every app's api/urls.py that names a game, with every method its view answers, is
 tried by an outsider (neither the creator nor seated) on a private table in the lobby, being
 played and finished. The answer must be the one a game id that does not exist gets (404
 ``not_found``, or for the socket the 426 every plain request gets): a 403 such as
@@ -18,11 +18,15 @@ from django.db.models import Max
 from django.urls import URLPattern
 from rest_framework.test import APIClient
 
+from accounts.api import urls as accounts_urls
 from accounts.models import Player
-from games.api import urls
+from bots.api import urls as bots_urls
+from competition.api import urls as competition_urls
+from games.api import urls as games_urls
 from games.models import Game
 from games.services.lobby import BotSeatSpec, game_create, game_start
 from games.services.table import game_concede
+from notifications.api import urls as notifications_urls
 from tests.games.api.conftest import PlayerClient
 from tests.hardening.helpers import footprint
 
@@ -43,10 +47,15 @@ NOT_404 = {"game-socket": (426, "upgrade_required")}
 def game_routes() -> list[tuple[str, str, str]]:
     """(name, route, method) of every game route of the API."""
     found = []
-    for pattern in urls.urlpatterns:
+    patterns = [
+        pattern
+        for urls in (accounts_urls, games_urls, competition_urls, notifications_urls, bots_urls)
+        for pattern in urls.urlpatterns
+    ]
+    for pattern in patterns:
         assert isinstance(pattern, URLPattern)
         route = str(pattern.pattern)
-        if "<int:game_id>" not in route:
+        if "<id:game_id>" not in route:
             continue
         view = pattern.callback.view_class  # type: ignore[attr-defined]
         for method in METHODS:
@@ -63,6 +72,7 @@ def test_the_routes_are_found() -> None:
     assert {"game-detail", "game-join", "game-leave", "game-start", "game-actions"} <= names
     assert {"game-table", "game-chat", "game-timer", "game-replay", "game-export"} <= names
     assert {"game-events", "game-stream", "game-socket", "game-presence"} <= names
+    assert {"game-review", "game-hint", "game-notifications-mute"} <= names  # other apps' routes
 
 
 def private_games(creator: Player) -> dict[str, int]:
@@ -86,7 +96,7 @@ def private_games(creator: Player) -> dict[str, int]:
 
 
 def answer(client: APIClient, name: str, route: str, method: str, game_id: int) -> Any:
-    path = "/api/v1/" + route.replace("<int:game_id>", str(game_id))
+    path = "/api/v1/" + route.replace("<id:game_id>", str(game_id))
     call: Callable[..., Any] = getattr(client, method)
     if method == "get":
         return call(path)
