@@ -4,12 +4,8 @@ with public APIs only.
 Why this module exists: a move runs three statements (lock and read the game row with its
 creator, insert the ``GameEvent``, update the game row's moved columns), and building them
 through the ORM (queryset -> ``SQLCompiler``) costs more CPU than the database spends running
-them. Measured on PostgreSQL, CPU per call in one process: the ORM's
-``select_for_update().select_related().get()`` 0.64-0.78 ms against 0.18 ms here,
-``save(update_fields=...)`` 0.34-0.43 ms (``QuerySet.update()`` 0.30-0.36 ms) against
-0.17-0.25 ms, ``save(force_insert=True)`` 0.26-0.28 ms against 0.16 ms. With
-``python -m bench.profile`` a move through HTTP went from 4.1-4.4 ms CPU to 2.4-3.2 ms (the
-baseline request: 1.3-1.6 ms).
+them (the figures, per statement and per move: bench/README.md, "Why the hot statements are
+SQL").
 
 How: the SQL is written once per model and database vendor from the model's fields
 (``Model._meta.get_fields()``: every concrete field, so a field added to a model is read and

@@ -405,8 +405,8 @@ def _matches_write(matches: list[MatchMade], now: datetime) -> None:
     """Mark every matched entry with its match and ``now``, only where it is still waiting.
 
     PostgreSQL: one ``UPDATE ... FROM unnest(ids, matches)``, two array parameters whatever
-    the number of entries (as a ``VALUES`` list, the 20,000 parameters of 10,000 players cost
-    ~200 ms of client CPU to bind; as arrays ~20 ms). Elsewhere (SQLite, in process: no round
+    the number of entries (a ``VALUES`` list of two parameters per player costs ten times the
+    client CPU to bind: bench/README.md, "Quick play"). Elsewhere (SQLite, in process: no round
     trips) ``UPDATE ... WHERE id IN (...)`` per match, sent with ``executemany``.
 
     Written as SQL from the model's fields (public APIs: ``_meta.get_field``, the fields'

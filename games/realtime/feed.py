@@ -1,8 +1,9 @@
 """The feed of one game in one server process: one read per change, one redaction per kind of
 viewer, shared by every client that follows the game there.
 
-Why. A client following a game (event stream, WebSocket, long-poll) used to re-read the game
-on its own at every change: 5 queries and ~10 ms of server CPU per client per move. Here a
+Why. A client following a game (event stream, WebSocket, long-poll) that re-read the game on
+its own at every change would cost queries and server CPU per client per move (figures:
+bench/README.md, "Live updates"). Here a
 server process keeps one ``GameFeed`` per game that has followers. A committed change wakes it
 (``games.live``: Redis pub/sub between processes, in-process without Redis); it reads what is
 new ONCE, builds the ``LiveItem``s once per kind of viewer present (each seat, the spectators

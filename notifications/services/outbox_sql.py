@@ -3,9 +3,9 @@ APIs only (as ``games.hot_sql`` does for the move's own statements, and for the 
 
 Every move that hands the turn to a person calls ``notify``. Through the ORM, finding what to
 send (the game's mute, the kind's switches, the webhooks, the push subscriptions, the e-mail
-address: five querysets) cost ~1.5 ms of CPU per call on PostgreSQL, more than the move's own
-statements, for a player who has no endpoint at all (most players); writing a notification
-took a savepoint, an insert and a bulk insert besides. Here:
+address: five querysets) costs more CPU than the move's own statements, for a player who has no
+endpoint at all (most players; figures: bench/README.md, "Notifications"); writing a
+notification took a savepoint, an insert and a bulk insert besides. Here:
 
 - ``endpoints_read``: one statement (a ``UNION ALL`` of five indexed lookups) answers whether
   the game is muted, which channels are off for the kind, and the enabled endpoints;
