@@ -211,8 +211,8 @@ def throughput(count: int, receiver: Receiver, worker_pids: list[int]) -> None:
 
 # ============================================================================== cost per move
 def cost_per_move(moves: int, receiver: Receiver) -> None:
-    from games.services import moves as move_service
     from notifications.models import Notification, WebhookEndpoint
+    from notifications.services import game_notifications as move_service  # the move's subscriber
 
     original = move_service.move_notify
 

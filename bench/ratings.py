@@ -46,12 +46,12 @@ class Measured:
 
 @contextmanager
 def rating_update_watch() -> Iterator[Measured]:
-    """Time every rating update the concession service makes, with its queries: the service
-    module's reference to ``ratings_apply`` is wrapped for the block."""
+    """Time every rating update a concession makes, with its queries: the reference to
+    ``ratings_apply`` of competition's subscriber to a game's end is wrapped for the block."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from games.services import table
+    from competition import subscriptions as table  # calls ratings_apply at a game's end
 
     measured = Measured()
     original: Callable[..., Any] = table.ratings_apply
