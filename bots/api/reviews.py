@@ -41,9 +41,10 @@ REASON_TEXT = (
 )
 ACCESS_TEXT = (
     "While the game is running only a seated player may review, their own seat only (403 "
-    "`review_seat_not_allowed` for another seat); once it is over every player seated at it "
-    "may review any seat, and at a public table so may everyone. A private table is 404 to "
-    "anyone not seated at it."
+    "`review_seat_not_allowed` for another seat); once it is finished every player seated at "
+    "it may review any seat, and at a public table so may everyone (an abandoned game is "
+    "reviewed as while it ran: its hands stay hidden, as in its replay). A private table is "
+    "404 to anyone not seated at it."
 )
 
 

@@ -5,8 +5,9 @@ A review names the cards of the seat it reviews (its moves and the alternatives)
 - while the game runs, only a player seated at it may ask for or read a review, of their own
   seat only (403 ``review_seat_not_allowed`` for another seat, 403 ``not_seated`` for a player
   without a seat at a public table);
-- once it is over (finished or abandoned), every player seated at it may review any seat, and
-  at a public table so may everyone;
+- once it is finished, every player seated at it may review any seat, and at a public table so
+  may everyone; an abandoned game is as one still running, as its replay and export are (they
+  reveal every hand of a finished game only);
 - a private table is 404 ``not_found`` to anyone not seated at it, as elsewhere in the API
   (its creator, who may see the table, is not seated: 403 ``not_seated``).
 
@@ -25,7 +26,8 @@ from games.models import Game, GameStatus
 from games.selectors.games import game_get_visible
 from games.selectors.seating import seat_index_of
 
-GAME_OVER = (GameStatus.FINISHED, GameStatus.ABANDONED)
+# The games whose every hand anyone who may see the game may see (games.selectors.replay).
+REVEALED = (GameStatus.FINISHED,)
 
 
 def review_game_get(*, game_id: int, player: Player) -> Game:
@@ -39,7 +41,7 @@ def review_seat_check(*, game: Game, player: Player, seat: int) -> None:
     mine = seat_index_of(game, player.pk)
     if not 0 <= seat < len(game.seating):
         raise game_errors.InvalidSeat()
-    if game.status in GAME_OVER:
+    if game.status in REVEALED:
         if mine is None and not game.is_public:
             raise game_errors.NotSeated()
         return

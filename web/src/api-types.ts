@@ -444,13 +444,13 @@ export interface paths {
         };
         /**
          * The latest review of a seat's play
-         * @description The review of the seat covering the most rounds (pending, ready or failed); 404 `review_not_found` when nobody has asked for one. While the game is running only a seated player may review, their own seat only (403 `review_seat_not_allowed` for another seat); once it is over every player seated at it may review any seat, and at a public table so may everyone. A private table is 404 to anyone not seated at it.
+         * @description The review of the seat covering the most rounds (pending, ready or failed); 404 `review_not_found` when nobody has asked for one. While the game is running only a seated player may review, their own seat only (403 `review_seat_not_allowed` for another seat); once it is finished every player seated at it may review any seat, and at a public table so may everyone (an abandoned game is reviewed as while it ran: its hands stay hidden, as in its replay). A private table is 404 to anyone not seated at it.
          */
         get: operations["games_review_retrieve"];
         put?: never;
         /**
          * Ask for the review of a seat's play
-         * @description The reviewer replays the move log and, at each decision of the seat in the finished rounds, searches from that seat's information at the time (never the hidden cards) how many points the chosen move cost against the best candidate. 202 with the pending review when this request made it (or sent a failed one again), 200 with the review when it exists (asking again changes nothing until another round has finished). 409 `review_no_finished_round` before the first round ends. While the game is running only a seated player may review, their own seat only (403 `review_seat_not_allowed` for another seat); once it is over every player seated at it may review any seat, and at a public table so may everyone. A private table is 404 to anyone not seated at it.
+         * @description The reviewer replays the move log and, at each decision of the seat in the finished rounds, searches from that seat's information at the time (never the hidden cards) how many points the chosen move cost against the best candidate. 202 with the pending review when this request made it (or sent a failed one again), 200 with the review when it exists (asking again changes nothing until another round has finished). 409 `review_no_finished_round` before the first round ends. While the game is running only a seated player may review, their own seat only (403 `review_seat_not_allowed` for another seat); once it is finished every player seated at it may review any seat, and at a public table so may everyone (an abandoned game is reviewed as while it ran: its hands stay hidden, as in its replay). A private table is 404 to anyone not seated at it.
          */
         post: operations["games_review_create"];
         delete?: never;

@@ -13,7 +13,9 @@ import pytest
 from bots.models import GameReview
 from bots.policies.review import ReviewSettings
 from bots.services import review_compute as bot_reviews
+from games.services.timers import turn_timers_sweep
 from tests.games.api.conftest import PlayerClient, create_game, play_until, problem
+from tests.games.services.timers.conftest import overdue
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -165,3 +167,33 @@ def test_a_review_needs_a_token(ada: PlayerClient) -> None:
     anonymous.credentials()
     problem(ask(anonymous, game_id, {"seat": 0}), 401, "not_authenticated")
     problem(read(anonymous, game_id, 0), 401, "not_authenticated")
+
+
+def test_an_abandoned_game_is_reviewed_as_one_still_running(
+    ada: PlayerClient, make_player: Callable[..., PlayerClient]
+) -> None:
+    """An abandoned game reveals no hand (its replay and export show each seat its own view), so
+    its reviews are as while it ran: the seat's own player only, of that seat only."""
+    game = create_game(
+        ada,
+        preset="classic",
+        seat=0,
+        turn_seconds=30,
+        timeout_limit=1,
+        timeout_outcome="abandon",
+        bots=[{"seat": s, "level": "medium"} for s in (1, 2, 3)],
+    )
+    game_id = int(game["id"])
+    assert ada.post(f"/api/v1/games/{game_id}/start/", {}, format="json").status_code == 200
+    play_until([ada], game_id, lambda g: g["state"]["round"] >= 2)
+    overdue(game_id)
+    turn_timers_sweep()
+    assert ada.game(game_id)["status"] == "abandoned"
+
+    eve = make_player("Eve")
+    problem(ask(eve, game_id, {"seat": 1}), 403, "not_seated")
+    problem(read(eve, game_id, 1), 403, "not_seated")
+    problem(ask(ada, game_id, {"seat": 1}), 403, "review_seat_not_allowed")
+    assert GameReview.objects.filter(game_id=game_id).count() == 0
+    own = ask(ada, game_id, {"seat": 0})
+    assert own.status_code == 202 and own.json()["seat"] == 0
