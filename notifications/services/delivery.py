@@ -34,7 +34,6 @@ import hashlib
 import hmac
 import http.client
 import importlib
-import ipaddress
 import json
 import logging
 import socket
@@ -60,6 +59,7 @@ from notifications.models import (
     PushSubscription,
     WebhookEndpoint,
 )
+from notifications.services.addresses import address_is_public
 
 logger = logging.getLogger(__name__)
 
@@ -403,7 +403,7 @@ def address_pick(host: str, port: int) -> str:
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     for info in infos:
         address = str(info[4][0])
-        if ipaddress.ip_address(address).is_global or _host_allowed_privately(host):
+        if address_is_public(address) or _host_allowed_privately(host):
             return address
     raise OSError("the host resolves to no public address")
 

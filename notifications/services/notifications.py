@@ -14,7 +14,6 @@ every attempt.
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import secrets
 from datetime import datetime
 from typing import Any
@@ -39,6 +38,7 @@ from notifications.models import (
     WebhookEndpoint,
 )
 from notifications.services import outbox_sql
+from notifications.services.addresses import address_is_public
 from notifications.services.delivery import deliveries_send
 
 # ============================================================================== payloads
@@ -205,7 +205,7 @@ def webhook_url_check(url: str) -> None:
     allowed = {h.lower() for h in getattr(settings, "WEBHOOK_ALLOW_HTTP_HOSTS", [])}
     if host not in allowed:
         with contextlib.suppress(ValueError):  # a name, not an address: checked when sending
-            if not ipaddress.ip_address(host).is_global:
+            if not address_is_public(host):
                 raise errors.WebhookUrlRefused("A webhook URL must reach a public address.")
     if parts.scheme == "https" or (parts.scheme == "http" and host in allowed):
         return

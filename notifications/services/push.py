@@ -22,7 +22,6 @@ import binascii
 import contextlib
 import hashlib
 import hmac
-import ipaddress
 import json
 import logging
 import socket
@@ -52,6 +51,7 @@ from notifications.models import (
     NotificationKind,
     PushSubscription,
 )
+from notifications.services.addresses import address_is_public
 
 logger = logging.getLogger(__name__)
 
@@ -250,7 +250,7 @@ def push_endpoint_check(endpoint: str) -> None:
         raise errors.PushEndpointRefused("A push endpoint needs a host and no credentials.")
     if not _allowed_plainly(host):
         with contextlib.suppress(ValueError):  # a name, not an address: checked when sending
-            if not ipaddress.ip_address(host).is_global:
+            if not address_is_public(host):
                 raise errors.PushEndpointRefused("A push endpoint must be at a public address.")
     if parts.scheme == "https" or (parts.scheme == "http" and _allowed_plainly(host)):
         return
@@ -366,7 +366,7 @@ def _addresses_check(host: str, port: int) -> str | None:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except OSError as exc:
         return f"cannot resolve the push service's host: {type(exc).__name__}"
-    if not infos or not all(ipaddress.ip_address(str(i[4][0])).is_global for i in infos):
+    if not infos or not all(address_is_public(str(i[4][0])) for i in infos):
         return "the push service's host resolves to an address that is not public"
     return None
 
