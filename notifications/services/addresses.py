@@ -12,6 +12,11 @@ from __future__ import annotations
 
 import ipaddress
 
+# What a delivery log says of a host it may not send to, whether its name is unknown or resolves
+# only to addresses that are not public: one text, so that the log tells a receiver's owner
+# nothing of which names exist inside the service's network.
+NO_PUBLIC_ADDRESS = "the host has no public address"
+
 # NAT64's well-known prefix and the local-use one (RFC 6052, RFC 8215): the IPv4 address is
 # the last 32 bits.
 NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))

@@ -59,7 +59,7 @@ from notifications.models import (
     PushSubscription,
     WebhookEndpoint,
 )
-from notifications.services.addresses import address_is_public
+from notifications.services.addresses import NO_PUBLIC_ADDRESS, address_is_public
 
 logger = logging.getLogger(__name__)
 
@@ -405,7 +405,7 @@ def address_pick(host: str, port: int) -> str:
         address = str(info[4][0])
         if address_is_public(address) or _host_allowed_privately(host):
             return address
-    raise OSError("the host resolves to no public address")
+    raise OSError(NO_PUBLIC_ADDRESS)
 
 
 class _PinnedConnection(http.client.HTTPConnection):
@@ -453,8 +453,8 @@ def http_post(
     deadline = time.monotonic() + total_timeout
     try:
         address = address_pick(host, port)
-    except OSError as exc:
-        return SendOutcome(ok=False, error=f"cannot resolve the host: {exc}")
+    except OSError:  # an unknown name and an internal one alike (addresses.NO_PUBLIC_ADDRESS)
+        return SendOutcome(ok=False, error=NO_PUBLIC_ADDRESS)
     conn = _PinnedConnection(host, port, address, tls, deadline, connect_timeout)
     watchdog = threading.Timer(total_timeout, _socket_shutdown, (conn,))
     watchdog.daemon = True

@@ -51,7 +51,7 @@ from notifications.models import (
     NotificationKind,
     PushSubscription,
 )
-from notifications.services.addresses import address_is_public
+from notifications.services.addresses import NO_PUBLIC_ADDRESS, address_is_public
 
 logger = logging.getLogger(__name__)
 
@@ -364,10 +364,10 @@ def _addresses_check(host: str, port: int) -> str | None:
         return None
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except OSError as exc:
-        return f"cannot resolve the push service's host: {type(exc).__name__}"
+    except OSError:  # an unknown name and an internal one alike
+        return NO_PUBLIC_ADDRESS
     if not infos or not all(address_is_public(str(i[4][0])) for i in infos):
-        return "the push service's host resolves to an address that is not public"
+        return NO_PUBLIC_ADDRESS
     return None
 
 

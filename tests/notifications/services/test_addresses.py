@@ -1,11 +1,13 @@
-"""notifications.services.addresses: a private IPv4 address in an IPv6 form is not public."""
+"""notifications.services.addresses: a private IPv4 address in an IPv6 form is not public, and
+the delivery log says one thing of every host it may not send to."""
 
 from __future__ import annotations
 
 import pytest
 
 from notifications import errors
-from notifications.services.addresses import address_is_public
+from notifications.services.addresses import NO_PUBLIC_ADDRESS, address_is_public
+from notifications.services.delivery import http_post
 from notifications.services.notifications import webhook_url_check
 from notifications.services.push import push_endpoint_check
 
@@ -44,3 +46,10 @@ def test_webhooks_and_push_endpoints_at_such_an_address_are_refused(address: str
         webhook_url_check(f"https://[{address}]/hook")
     with pytest.raises(errors.PushEndpointRefused):
         push_endpoint_check(f"https://[{address}]/push/1")
+
+
+@pytest.mark.parametrize("host", ["localhost", "no-such-host.invalid"])
+def test_the_delivery_log_says_the_same_of_an_internal_and_an_unknown_name(host: str) -> None:
+    """A receiver's owner learns nothing of which names exist inside the service's network."""
+    outcome = http_post(f"https://{host}/hook", b"{}", {}, connect_timeout=1, total_timeout=2)
+    assert not outcome.ok and outcome.error == NO_PUBLIC_ADDRESS
