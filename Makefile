@@ -49,7 +49,7 @@ install: $(STAMP)
 run: $(STAMP)
 	$(DEV_ENV) $(BIN)/python manage.py migrate --noinput
 	$(DEV_ENV) $(BIN)/uvicorn canasta_service.asgi:application --host 0.0.0.0 --port $(PORT) \
-		--ws-per-message-deflate false --no-proxy-headers --reload --reload-dir canasta_service --reload-dir core --reload-dir accounts \
+		--ws-per-message-deflate false --ws-max-size 65536 --no-proxy-headers --reload --reload-dir canasta_service --reload-dir core --reload-dir accounts \
 		--reload-dir games --reload-dir competition --reload-dir notifications --reload-dir bots
 
 test: $(STAMP)

@@ -26,6 +26,7 @@ from rest_framework.exceptions import Throttled
 from rest_framework.throttling import ScopedRateThrottle
 
 from accounts.models import Player
+from core import messages as message_limits
 from core.exceptions import problem_exception_handler
 from core.parsers import nul_found
 from core.problems import problem_body
@@ -37,7 +38,7 @@ from games.selectors.live import Cursor, LiveItem, json_text
 from games.services.actions import game_action_apply
 
 AUTH_SECONDS = 10
-MESSAGE_MAX_BYTES = 64 * 1024
+MESSAGE_MAX_BYTES = message_limits.MESSAGE_MAX_BYTES  # a text message, JSON
 REQUEST_ID_MAX = 100
 KEY_MAX = 255
 

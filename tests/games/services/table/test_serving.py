@@ -24,9 +24,11 @@ from asgiref.sync import async_to_sync, sync_to_async
 from django.conf import settings
 from django.utils.module_loading import import_string
 from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
 from bench import harness
 from bench import live as live_bench
+from core.messages import MESSAGE_MAX_BYTES
 from games import live
 from games.realtime.feed import feed_stats
 from tests.conftest import in_ci
@@ -106,6 +108,7 @@ def test_the_live_worker_is_uvicorns_without_compression_or_forwarded_headers() 
         **UvicornWorker.CONFIG_KWARGS,
         "ws_per_message_deflate": False,
         "proxy_headers": False,
+        "ws_max_size": MESSAGE_MAX_BYTES,
     }
 
 
@@ -204,6 +207,18 @@ def test_the_live_server_command_serves_waiting_clients_and_the_rest() -> None:
             assert json.loads(await socket.recv())["type"] == "sync"
             assert socket.response is not None
             assert "Sec-WebSocket-Extensions" not in socket.response.headers
+        # A message over the limit closes the socket as it arrives (1009), unbuffered.
+        async with connect(
+            f"ws://127.0.0.1:{target.port}/api/v1/games/{game.id}/socket/",
+            additional_headers={"Authorization": f"Token {tokens[0]}"},
+        ) as socket:
+            assert json.loads(await socket.recv())["type"] == "sync"
+            await socket.send("x" * (MESSAGE_MAX_BYTES + 1))
+            with pytest.raises(ConnectionClosed) as closed:  # (buffered, then refused by the
+                async with asyncio.timeout(10):  # consumer, it would stay open: a timeout)
+                    while True:
+                        assert json.loads(await socket.recv())["type"] != "error"
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
         return result
 
     with live_bench.sqlite_server(command[1:], workers=1) as target:
