@@ -66,7 +66,7 @@ def join_block_check(game: Game, player: Player) -> None:
         raise errors.PlayerBlocked()
 
 
-def queued_check(player: Player) -> None:
+def seat_wanted_check(player: Player) -> None:
     """Let the other apps refuse ``player`` a seat (``SeatWanted``: competition refuses, 409
     ``queued_for_match``, a player waiting in a quick-play queue, whom the pairing run may
     seat at any moment). Holds the player's row lock, as ``queue_join`` does, so a table and
@@ -148,7 +148,7 @@ def game_create(
     timer_fields = (timer or TimerOptions()).fields()  # the turn timer (games.services.deadlines)
     now = timezone.now()
     with transaction.atomic():
-        queued_check(creator)
+        seat_wanted_check(creator)
         game = Game.objects.create(
             preset=preset,
             options=opts.to_dict(),
@@ -206,7 +206,7 @@ def game_join(
         seats = list(game.seats.select_for_update().order_by("index"))
         if any(s.player_id == player.pk for s in seats):
             raise errors.AlreadySeated()
-        queued_check(player)
+        seat_wanted_check(player)
         join_block_check(game, player)
         if game.rated and player.is_bot:
             raise errors.RatedHumansOnly("A bot account cannot sit at a rated table.")

@@ -150,11 +150,6 @@ def chat_notify(
         )
 
 
-def chat_recipients(game: Game, seat: int) -> list[int]:
-    """The players a chat message of ``seat`` may be told to (before chat mutes)."""
-    return [e["player"] for e in _humans(game) if e["index"] != seat]
-
-
 def reminder_notify(game: Game) -> bool:
     """The player to act is reminded of their deadline (once per turn: the caller clears
     ``reminder_at``); False when nobody is (a bot, a stand-in, no deadline)."""

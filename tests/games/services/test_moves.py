@@ -78,7 +78,7 @@ def _actions(game: Game) -> list[dict[str, Any]]:
     return [action_to_dict(a) for a in legal_actions(snapshot_of(game.pk))]
 
 
-@pytest.mark.parametrize("refusal", ["stale", "not_seated", "not_your_turn"])
+@pytest.mark.parametrize("refusal", ["stale_version", "not_seated", "not_your_turn"])
 def test_a_refused_action_changes_nothing_and_publishes_nothing(
     table: tuple[Game, list[Any]], published: list[object], refusal: str
 ) -> None:
@@ -88,14 +88,9 @@ def test_a_refused_action_changes_nothing_and_publishes_nothing(
     actor = players[game.to_act]
     other = players[1 - game.to_act]
     stranger = player_create(display_name="Eve")[0]
-    version = game.version - 1 if refusal == "stale" else game.version
-    who = {"stale": actor, "not_seated": stranger, "not_your_turn": other}[refusal]
-    expected: type[Exception] = {
-        "stale": errors.StaleVersion,
-        "not_seated": errors.NotSeated,
-        "not_your_turn": errors.ServiceError,
-    }[refusal]
-    with pytest.raises(expected):
+    version = game.version - 1 if refusal == "stale_version" else game.version
+    who = {"stale_version": actor, "not_seated": stranger, "not_your_turn": other}[refusal]
+    with pytest.raises(errors.ServiceError) as refused:
         move_apply(
             game_id=game.pk,
             seat=None,
@@ -103,6 +98,7 @@ def test_a_refused_action_changes_nothing_and_publishes_nothing(
             expected_version=version,
             player=who,
         )
+    assert refused.value.code == refusal
     stored = Game.objects.get(pk=game.pk)
     assert stored.version == game.version and stored.snapshot == game.snapshot
     after = list(GameEvent.objects.filter(game=game).values_list("seq", "type", "payload"))
