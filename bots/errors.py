@@ -49,3 +49,15 @@ class ReviewNotFound(
     after="review_seat_not_allowed",
 ):
     pass
+
+
+class ReviewsPending(
+    ServiceError,
+    code="reviews_pending",
+    status=429,
+    title="Reviews waiting",
+    message="Your earlier reviews are still waiting for the reviewer: ask for another once one "
+    "of them is ready.",
+    after="review_not_found",
+):
+    pass

@@ -8,13 +8,15 @@ from typing import Any
 from celery import shared_task
 from django.conf import settings
 
-from bots.services.review_compute import review_compute
+from bots.services.review_compute import review_next_compute
+from bots.services.reviews import reviews_unclaimed
 from bots.services.turns import (
     bot_action_choose,
     bot_discard_choose,
     bot_turn_play_now,
     stalled_bot_turns,
 )
+from core import dispatch
 from games.engine import Action
 from games.models import Game
 
@@ -46,11 +48,20 @@ def bot_turns_sweep(stall_seconds: float | None = None) -> int:
 
 
 # A review searches every decision of a seat: up to a minute of CPU for a whole classic game
-# (bench/review.py), more than the default task limits allow.
+# (bench/review.py), more than the default task limits allow. One task is sent per review asked
+# for; each computes the waiting review whose turn it is (players served in turn), not
+# necessarily the one it was sent for, so every review is computed once, in fair order.
 @shared_task(name="bots.game_review_compute", acks_late=True, soft_time_limit=240, time_limit=300)
 def game_review_compute(review_id: int) -> bool:
-    """Compute the pending review ``review_id`` (idempotent: a ready review is left as it is)."""
-    return review_compute(review_id)
+    """Compute the waiting review whose turn it is; when every waiting review's requester has
+    one being computed, try again in ``REVIEW_RETRY_SECONDS``. True when one was computed."""
+    if review_next_compute() is not None:
+        return True
+    if reviews_unclaimed():
+        dispatch.send(
+            "bots.game_review_compute", review_id, countdown=settings.REVIEW_RETRY_SECONDS
+        )
+    return False
 
 
 class CeleryBotPlayer:

@@ -16,6 +16,24 @@ at once:
   wait in line and run one after another in the outermost call, at constant stack depth;
 - ``InProcessWorker``: one daemon thread works through the items put to it, in order, and tries
   an item that failed again a few times (no sweep runs without a broker).
+
+**Queues.** With a broker every task travels on one of three queues, chosen here and nowhere
+else (``TASK_KINDS``; the project's Celery app routes by ``route``, so beat's schedule and a
+task's ``delay`` go the same way as ``send``):
+
+- ``interactive``: what a player at a table waits for: bot turns, turn timers, the sweeps that
+  resend them, quick-play pairing. Short tasks (a bot thinks at most 0.45 s); its workers run
+  nothing else, so no bulk work or slow receiver ever stands in front of a bot's turn;
+- ``bulk``: CPU-heavy work nobody at a table waits for (post-game reviews): its own workers,
+  at a lower CPU priority, one task at a time each; the reviewer serves players in turn
+  (``bots.services.reviews``), so one player's backlog waits behind itself only;
+- ``deliveries``: notifications to webhooks, Web Push and e-mail: I/O-bound, on a worker of
+  threads, each attempt bounded in time and each endpoint behind a circuit breaker
+  (``notifications.services.delivery``).
+
+A task not in ``TASK_KINDS`` goes to the interactive queue (Celery's default queue here). The
+queue names are settings (``TASK_QUEUES``), so that a test or a second deployment sharing one
+Redis can use queues of its own.
 """
 
 from __future__ import annotations
@@ -30,11 +48,48 @@ from typing import Any, Generic, TypeVar
 
 from celery import current_app
 from django import db
+from django.conf import settings
 from django.utils import timezone
 
 logger = logging.getLogger(__name__)
 
 Item = TypeVar("Item", bound=Hashable)
+
+
+INTERACTIVE = "interactive"
+BULK = "bulk"
+DELIVERIES = "deliveries"
+KINDS = (INTERACTIVE, BULK, DELIVERIES)
+
+# Every task of the project, by name, and the kind of queue it travels on.
+TASK_KINDS: dict[str, str] = {
+    "bots.bot_turn_play": INTERACTIVE,
+    "bots.bot_turns_sweep": INTERACTIVE,
+    "games.turn_timer_expire": INTERACTIVE,
+    "games.turn_timers_sweep": INTERACTIVE,
+    "games.matchmaking_pair": INTERACTIVE,
+    "games.match_table_create": INTERACTIVE,
+    "games.record_worker_probe": INTERACTIVE,
+    # Cheap (it only sends the deliveries due): with the sweeps, never behind a slow receiver.
+    "games.notifications_sweep": INTERACTIVE,
+    "games.notification_deliver": DELIVERIES,
+    "bots.game_review_compute": BULK,
+}
+
+
+def queue_of(task: str) -> str:
+    """The queue the task named ``task`` is sent to (``TASK_QUEUES`` names each kind's)."""
+    kind = TASK_KINDS.get(task, INTERACTIVE)
+    names: dict[str, str] = getattr(settings, "TASK_QUEUES", {})
+    return names.get(kind, kind)
+
+
+def route(
+    name: str, args: Any = None, kwargs: Any = None, options: Any = None, **_: Any
+) -> dict[str, str]:
+    """Celery's router (``task_routes``): the queue of every message the app sends, by task
+    name. A queue given with the message (``send(queue=...)``) wins."""
+    return {"queue": queue_of(name)}
 
 
 def is_eager() -> bool:
@@ -50,7 +105,7 @@ def send(
     queue: str | None = None,
 ) -> None:
     """Have the task named ``task`` run with ``args``: ``countdown`` seconds from now or at
-    ``eta`` (at once if neither), on ``queue`` (None or empty: the default queue).
+    ``eta`` (at once if neither), on ``queue`` (None or empty: its kind's, ``queue_of``).
 
     With a broker, the message is sent (what the broker raises propagates: the caller decides
     whether a sweep sends it again). Eager, the task runs in this process: at once in this

@@ -249,6 +249,9 @@ def celery_worker_process(django_db_setup: None) -> Iterator[WorkerProcess]:
         "worker",
         "--pool=solo",
         "--concurrency=1",
+        # Every queue (core.dispatch): one worker stands in for the interactive, bulk and
+        # deliveries workers of the production layout.
+        "--queues=" + ",".join(settings.TASK_QUEUES.values()),
         "--loglevel=INFO",
         f"--hostname={hostname}",
         "--without-gossip",

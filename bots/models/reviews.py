@@ -42,6 +42,9 @@ class GameReview(models.Model):
     result = models.JSONField(
         null=True, blank=True, help_text="The decisions reviewed (null until ready)."
     )
+    started_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a reviewer took it (null: waiting its turn)."
+    )
     cpu_seconds = models.FloatField(null=True, blank=True)
     error = models.CharField(max_length=200, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -50,6 +53,7 @@ class GameReview(models.Model):
     class Meta:
         db_table = "games_gamereview"  # the table it had in games, kept
         ordering = ("game", "seat", "-through_round")
+        indexes = [models.Index(fields=["status", "created_at"], name="review_status_created")]
         constraints = [
             models.UniqueConstraint(
                 fields=["game", "seat", "through_round"], name="review_unique_game_seat_round"

@@ -1,6 +1,8 @@
 """A post-game review computed: the seat's decisions of the finished rounds, searched again.
 
-``review_compute(review_id)`` (the ``bots.game_review_compute`` task) loads the game's move log
+``review_next_compute()`` (the ``bots.game_review_compute`` task) claims the waiting review whose
+turn it is (``bots.services.reviews.review_claim_next``: players served in turn) and computes it
+with ``review_compute(review_id)``, which loads the game's move log
 up to the event that ended the review's last round, replays it with the engine (not the
 snapshot) and hands every decision of the seat to the pure reviewer
 (``bots.policies.review.review_log``): at each, the seat's observation is built as a bot's is
@@ -25,7 +27,11 @@ from typing import Any
 
 from bots.models import GameReview, ReviewStatus
 from bots.policies.review import LogDecision, ReviewSettings, review_log
-from bots.services.reviews import game_review_failure_save, game_review_result_save
+from bots.services.reviews import (
+    game_review_failure_save,
+    game_review_result_save,
+    review_claim_next,
+)
 from core.errors import ServiceError
 from games.engine import action_to_dict
 from games.selectors.log import entries_of, game_options, rules_version_check
@@ -108,3 +114,13 @@ def review_compute(review_id: int, settings: ReviewSettings | None = None) -> bo
     return game_review_result_save(
         review_id, engine=settings.engine, result=result, cpu_seconds=cpu
     )
+
+
+def review_next_compute(settings: ReviewSettings | None = None) -> int | None:
+    """Claim the waiting review whose turn it is and compute it; its id, or None when there
+    was none to claim."""
+    review_id = review_claim_next()
+    if review_id is None:
+        return None
+    review_compute(review_id, settings)
+    return review_id

@@ -8,14 +8,25 @@ failed one asked for again) is pending and sent to the registered ``BotPlayer``
 
 The reviewer writes its result with ``game_review_result_save``: a conditional update from
 pending to ready, so a task delivered twice computes the same result and writes it once.
+
+**Fair turns.** A review costs many seconds of CPU on the bulk workers, so the reviewer serves
+players in turn rather than in the order the requests came: a player has at most
+``REVIEWS_PENDING_PER_PLAYER_MAX`` reviews waiting (more is refused, 429 ``reviews_pending``),
+each task computes the waiting review that ``review_claim_next`` picks (the requester served
+least lately first; a requester with a review being computed waits for it), and a review is claimed (``started_at``) before it is computed, so no two
+workers compute it at once. One player's backlog thus waits behind itself only: another
+player's review waits for at most one review of each other requester.
 """
 
 from __future__ import annotations
 
 import logging
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from accounts.models import Player
@@ -41,6 +52,11 @@ def game_review_request(*, game: Game, player: Player, seat: int) -> tuple[GameR
     if through_round == 0:
         raise errors.ReviewNoFinishedRound()
     with transaction.atomic():
+        # This player's requests one at a time (the row lock), so the cap below counts right.
+        list(Player.objects.select_for_update().filter(pk=player.pk).values_list("pk"))
+        existing = GameReview.objects.filter(game=game, seat=seat, through_round=through_round)
+        if not existing.exclude(status=ReviewStatus.FAILED).exists():
+            _pending_cap_check(player)
         review, created = GameReview.objects.get_or_create(
             game=game,
             seat=seat,
@@ -49,7 +65,12 @@ def game_review_request(*, game: Game, player: Player, seat: int) -> tuple[GameR
         )
         if not created and review.status == ReviewStatus.FAILED:
             retried = GameReview.objects.filter(pk=review.pk, status=ReviewStatus.FAILED).update(
-                status=ReviewStatus.PENDING, error="", finished_at=None
+                status=ReviewStatus.PENDING,
+                error="",
+                finished_at=None,
+                started_at=None,
+                requested_by=player,
+                created_at=timezone.now(),  # waits its turn from now, as a new request
             )
             created = retried == 1
             review.refresh_from_db()
@@ -59,6 +80,71 @@ def game_review_request(*, game: Game, player: Player, seat: int) -> tuple[GameR
     if created:
         review.refresh_from_db()  # an in-process reviewer (no broker) has run by now
     return review, created
+
+
+def _pending_cap_check(player: Player) -> None:
+    """429 ``reviews_pending`` when ``player`` already has the most reviews waiting."""
+    waiting = GameReview.objects.filter(requested_by=player, status=ReviewStatus.PENDING).count()
+    if waiting >= settings.REVIEWS_PENDING_PER_PLAYER_MAX:
+        raise errors.ReviewsPending()
+
+
+def _lease_start(now: datetime) -> datetime:
+    """Claims made before this have lapsed (their worker died): the review may be taken again."""
+    return now - timedelta(seconds=settings.REVIEW_LEASE_SECONDS)
+
+
+def review_claim_next(now: datetime | None = None) -> int | None:
+    """Claim the waiting review whose turn it is and return its id; None when no review waits
+    or every waiting one belongs to a requester whose earlier review is being computed.
+
+    The turn: each requester's waiting reviews ranked oldest first, after the reviews computed
+    for that requester in the last ``REVIEW_FAIR_WINDOW_SECONDS``; the lowest rank goes first,
+    the oldest request among equal ranks. A claim is a conditional update (it wins once, on
+    SQLite and PostgreSQL alike); a claim older than ``REVIEW_LEASE_SECONDS`` has lapsed.
+    """
+    now = now or timezone.now()
+    lease_start = _lease_start(now)
+    pending = GameReview.objects.filter(status=ReviewStatus.PENDING)
+    free = Q(started_at__isnull=True) | Q(started_at__lte=lease_start)
+    busy = set(pending.filter(started_at__gt=lease_start).values_list("requested_by_id", flat=True))
+    waiting = list(
+        pending.filter(free)
+        .order_by("created_at", "pk")
+        .values_list("pk", "requested_by_id")[: settings.REVIEW_CLAIM_WINDOW]
+    )
+    served = dict(
+        GameReview.objects.filter(
+            started_at__gte=now - timedelta(seconds=settings.REVIEW_FAIR_WINDOW_SECONDS),
+            requested_by__isnull=False,
+        )
+        .exclude(status=ReviewStatus.PENDING)
+        .values_list("requested_by_id")
+        .annotate(n=Count("pk"))
+        .values_list("requested_by_id", "n")
+    )
+    ranks: dict[object, int] = {}
+    turns: list[tuple[int, int, int]] = []
+    for index, (review_id, requester) in enumerate(waiting):
+        if requester is not None and requester in busy:
+            continue
+        key: object = requester if requester is not None else ("review", review_id)
+        ranks[key] = ranks.get(key, served.get(requester, 0)) + 1
+        turns.append((ranks[key], index, review_id))
+    for _rank, _index, review_id in sorted(turns):
+        if pending.filter(free, pk=review_id).update(started_at=now) == 1:
+            return review_id
+    return None
+
+
+def reviews_unclaimed(now: datetime | None = None) -> bool:
+    """Whether a review waits that no reviewer has claimed (or whose claim has lapsed)."""
+    lease_start = _lease_start(now or timezone.now())
+    return (
+        GameReview.objects.filter(status=ReviewStatus.PENDING)
+        .filter(Q(started_at__isnull=True) | Q(started_at__lte=lease_start))
+        .exists()
+    )
 
 
 def _review_send(review_id: int) -> None:

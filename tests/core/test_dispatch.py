@@ -3,8 +3,10 @@ send, and the two ways of running work in this process without a broker."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -148,3 +150,64 @@ def test_the_in_process_worker_handles_items_in_order_and_tries_failures_again()
     time.sleep(0.2)  # item 3's last retry
     assert handled == [1, 4, 2] or handled == [1, 2, 4]
     assert tries[2] == 3 and tries[3] == 3  # the first try and two retries
+
+
+# ============================================================================== queues
+def test_every_task_of_the_project_has_a_queue_kind() -> None:
+    current_app.loader.import_default_modules()
+    ours = {
+        name
+        for name in current_app.tasks
+        if not name.startswith(("celery.", "tests.", "policy_probe."))
+    }
+    assert ours == set(dispatch.TASK_KINDS)
+    assert set(dispatch.TASK_KINDS.values()) == set(dispatch.KINDS)
+
+
+def test_the_celery_app_routes_every_message_by_its_kind(settings: Any) -> None:
+    """The router Celery consults for every message (``send``, ``delay``, beat's schedule):
+    reviews on the bulk queue, deliveries on theirs, everything a table waits for on the
+    interactive one; a queue named with the message wins."""
+    settings.TASK_QUEUES = {"interactive": "i-1", "bulk": "b-1", "deliveries": "d-1"}
+    router = current_app.amqp.router
+
+    def queue(name: str, **options: Any) -> str:
+        return str(router.route(options, name, (), {}, None)["queue"].name)
+
+    assert queue("bots.game_review_compute") == "b-1"
+    assert queue("games.notification_deliver") == "d-1"
+    for name in ("bots.bot_turn_play", "games.turn_timer_expire", "games.matchmaking_pair"):
+        assert queue(name) == "i-1"
+    for entry in settings.CELERY_BEAT_SCHEDULE.values():
+        assert queue(entry["task"]) in {"i-1", "d-1"}
+    assert queue("bots.game_review_compute", queue="elsewhere") == "elsewhere"
+
+
+@pytest.mark.worker
+def test_with_the_broker_each_kind_of_message_waits_on_its_own_queue(settings: Any) -> None:
+    """Sent through Redis: a review's message is on the bulk list, a bot turn's on the
+    interactive one, a delivery's on the deliveries one (queues of this test's own, which no
+    worker consumes)."""
+    from redis import Redis
+
+    tag = uuid.uuid4().hex[:8]
+    names = {kind: f"{kind}-routing-{tag}" for kind in dispatch.KINDS}
+    settings.TASK_QUEUES = names
+    redis = Redis.from_url(str(settings.CELERY_BROKER_URL))
+    saved = current_app.conf.task_always_eager
+    current_app.conf.task_always_eager = False
+    try:
+        dispatch.send("bots.game_review_compute", 0)
+        dispatch.send("bots.bot_turn_play", 0, 0)
+        dispatch.send("games.notification_deliver", 0)
+        current_app.send_task("games.turn_timers_sweep")  # as beat sends it
+
+        def tasks_on(kind: str) -> list[str]:
+            return [json.loads(m)["headers"]["task"] for m in redis.lrange(names[kind], 0, -1)]
+
+        assert tasks_on("bulk") == ["bots.game_review_compute"]
+        assert sorted(tasks_on("interactive")) == ["bots.bot_turn_play", "games.turn_timers_sweep"]
+        assert tasks_on("deliveries") == ["games.notification_deliver"]
+    finally:
+        current_app.conf.task_always_eager = saved
+        redis.delete(*names.values())

@@ -8,6 +8,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from accounts.models import Player
 from accounts.services.players import player_create
@@ -131,7 +132,9 @@ def test_a_pending_review_delivered_twice_is_written_once() -> None:
         first.cpu_seconds,
     )
     # The same seeds: computed again from scratch, the same decisions.
-    GameReview.objects.filter(pk=review.pk).update(status=ReviewStatus.PENDING, result=None)
+    GameReview.objects.filter(pk=review.pk).update(
+        status=ReviewStatus.PENDING, result=None, started_at=None
+    )
     assert game_review_compute(review.pk) is True
     assert GameReview.objects.get(pk=review.pk).result == first.result
 
@@ -231,3 +234,28 @@ def test_a_review_the_broker_did_not_take_is_failed_and_sent_again_when_asked() 
     review, created = game_review_request(game=game, player=ada, seat=0)
     assert created and review.status == ReviewStatus.READY
     assert GameReview.objects.filter(game=game).count() == 1
+
+
+def test_a_player_with_the_most_reviews_waiting_is_refused_and_nothing_is_made(
+    settings: Any,
+) -> None:
+    ada = _player("Ada")
+    game = table_after_a_round(ada)
+    for seat in range(settings.REVIEWS_PENDING_PER_PLAYER_MAX):  # with the reviewer
+        GameReview.objects.create(
+            game=game,
+            seat=seat,
+            through_round=9,
+            through_seq=1,
+            requested_by=ada,
+            started_at=timezone.now(),
+        )
+    before = list(GameReview.objects.values_list("pk", "status", "started_at"))
+    with pytest.raises(bot_errors.ReviewsPending) as refused:
+        game_review_request(game=game, player=ada, seat=0)
+    assert refused.value.code == "reviews_pending" and refused.value.status == 429
+    assert list(GameReview.objects.values_list("pk", "status", "started_at")) == before
+    # Another player is not held back by Ada's backlog.
+    bob = _player("Bob")
+    bob_review, created = game_review_request(game=table_after_a_round(bob), player=bob, seat=0)
+    assert created and bob_review.status == ReviewStatus.READY
