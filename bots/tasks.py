@@ -11,9 +11,12 @@ from django.conf import settings
 from bots.services.review_compute import review_next_compute
 from bots.services.reviews import reviews_unclaimed
 from bots.services.turns import (
+    BOT_TURN_TASK,
+    UNATTENDED_BOT_TURN_TASK,
     bot_action_choose,
     bot_discard_choose,
     bot_turn_play_now,
+    bot_turn_task,
     stalled_bot_turns,
 )
 from core import dispatch
@@ -23,10 +26,22 @@ from games.models import Game
 logger = logging.getLogger(__name__)
 
 
-@shared_task(name="bots.bot_turn_play")
+@shared_task(name=BOT_TURN_TASK)
 def bot_turn_play(game_id: int, version: int) -> bool:
     """Play the bot to act in ``game_id`` at ``version``; True when a move was applied."""
     return bot_turn_play_now(game_id, version)
+
+
+# The same, for a table where only bots sit: on the bulk queue (core.dispatch).
+@shared_task(name=UNATTENDED_BOT_TURN_TASK)
+def unattended_bot_turn_play(game_id: int, version: int) -> bool:
+    """Play the bot to act in ``game_id`` (no player seated) at ``version``."""
+    return bot_turn_play_now(game_id, version)
+
+
+def bot_turn_send(game_id: int, version: int) -> None:
+    """Send the bot turn of ``game_id`` at ``version`` to its queue (``bot_turn_task``)."""
+    dispatch.send(bot_turn_task(game_id), game_id, version)
 
 
 # A bot turn whose message was lost (a worker killed outright: Redis hands an unacknowledged
@@ -43,7 +58,7 @@ def bot_turns_sweep(stall_seconds: float | None = None) -> int:
     stalled = stalled_bot_turns(stall_seconds)
     for game_id, version in stalled:
         logger.warning("bot turn of game %s at version %s stalled: sent again", game_id, version)
-        bot_turn_play.delay(game_id, version)
+        bot_turn_send(game_id, version)
     return len(stalled)
 
 
@@ -70,7 +85,7 @@ class CeleryBotPlayer:
     over the seat's own view."""
 
     def turn_schedule(self, game_id: int, version: int) -> None:
-        bot_turn_play.delay(game_id, version)
+        bot_turn_send(game_id, version)
 
     def action_choose(self, game: Game, seat: int, level: str, seed: int) -> dict[str, Any]:
         return bot_action_choose(game, seat, level, seed)

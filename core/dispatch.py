@@ -24,7 +24,8 @@ task's ``delay`` go the same way as ``send``):
 - ``interactive``: what a player at a table waits for: bot turns, turn timers, the sweeps that
   resend them, quick-play pairing. Short tasks (a bot thinks at most 0.45 s); its workers run
   nothing else, so no bulk work or slow receiver ever stands in front of a bot's turn;
-- ``bulk``: CPU-heavy work nobody at a table waits for (post-game reviews): its own workers,
+- ``bulk``: CPU-heavy work nobody at a table waits for (post-game reviews, the bot turns of
+  tables where only bots sit): its own workers,
   at a lower CPU priority, one task at a time each; the reviewer serves players in turn
   (``bots.services.reviews``), so one player's backlog waits behind itself only;
 - ``deliveries``: notifications to webhooks, Web Push and e-mail: I/O-bound, on a worker of
@@ -74,6 +75,8 @@ TASK_KINDS: dict[str, str] = {
     "games.notifications_sweep": INTERACTIVE,
     "games.notification_deliver": DELIVERIES,
     "bots.game_review_compute": BULK,
+    # A bot's turn at a table where only bots sit: nobody waits for it.
+    "bots.unattended_bot_turn_play": BULK,
 }
 
 

@@ -127,6 +127,18 @@ def bot_turn_play_now(game_id: int, version: int) -> bool:
 SWEEP_BATCH = 200
 
 
+BOT_TURN_TASK = "bots.bot_turn_play"
+UNATTENDED_BOT_TURN_TASK = "bots.unattended_bot_turn_play"
+
+
+def bot_turn_task(game_id: int) -> str:
+    """The task that plays a bot's turn in ``game_id``: the interactive one when a player sits
+    at the table (someone waits for the bots), the bulk one when only bots do (nobody waits:
+    such tables play in the bulk workers' spare time, never in front of a player's game)."""
+    attended = Seat.objects.filter(game_id=game_id, player__isnull=False).exists()
+    return BOT_TURN_TASK if attended else UNATTENDED_BOT_TURN_TASK
+
+
 def stalled_bot_turns(stall_seconds: float) -> list[tuple[int, int]]:
     """(game id, version) of active games waiting on a bot with no event for that long (a
     paused game waits for its players, not its bots)."""

@@ -251,7 +251,7 @@ def test_sweep_sends_stalled_bot_turns_again(
     bots_game = _bot_table(ada, {s: "medium" for s in range(4)}, spectate=True)
     human_game = _bot_table(ada, {1: "easy", 2: "easy", 3: "easy"}, seat=0)
     sent: list[tuple[int, int]] = []
-    monkeypatch.setattr(tasks.bot_turn_play, "delay", lambda g, v: sent.append((g, v)))
+    monkeypatch.setattr(tasks, "bot_turn_send", lambda g, v: sent.append((g, v)))
     # nothing is stalled yet under the configured threshold
     assert tasks.bot_turns_sweep() == 0
     assert sent == []
@@ -273,10 +273,25 @@ def test_a_paused_game_is_not_swept_and_its_bot_does_not_move(
     paused = _bot_table(ada, {s: "medium" for s in range(4)}, spectate=True)
     Game.objects.filter(pk=paused.pk).update(paused_at=paused.started_at)
     sent: list[tuple[int, int]] = []
-    monkeypatch.setattr(tasks.bot_turn_play, "delay", lambda g, v: sent.append((g, v)))
+    monkeypatch.setattr(tasks, "bot_turn_send", lambda g, v: sent.append((g, v)))
     assert tasks.bot_turns_sweep(stall_seconds=0) == 0
     assert sent == []
     assert bot_services.bot_decision_compute(paused.pk, paused.version) is None
     Game.objects.filter(pk=paused.pk).update(paused_at=None)  # resumed: the bot is due again
     assert tasks.bot_turns_sweep(stall_seconds=0) == 1
     assert bot_services.bot_decision_compute(paused.pk, paused.version) is not None
+
+
+def test_a_table_of_bots_only_plays_on_the_bulk_queue_and_one_with_a_player_does_not(
+    no_scheduling: list[tuple[int, int]], settings: Any
+) -> None:
+    """Nobody waits for the bots of a table where only bots sit: their turns travel on the
+    bulk queue, never in front of the turns of a table with a player (core.dispatch)."""
+    from bots.services.turns import bot_turn_task
+    from core import dispatch
+
+    ada = _player("Ada")
+    bots_only = _bot_table(ada, {s: "medium" for s in range(4)}, spectate=True)
+    with_ada = _bot_table(ada, {1: "medium"}, preset="two_player", seat=0)
+    assert dispatch.queue_of(bot_turn_task(bots_only.pk)) == settings.TASK_QUEUES["bulk"]
+    assert dispatch.queue_of(bot_turn_task(with_ada.pk)) == settings.TASK_QUEUES["interactive"]
