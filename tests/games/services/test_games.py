@@ -210,7 +210,7 @@ def test_with_a_broker_the_bot_task_is_sent_after_commit(broker_mode: None) -> N
     sent: list[tuple[Any, ...]] = []
     ada = _player("Ada")
     game = game_create(creator=ada, preset="two_player", bots=[BotSeatSpec(seat=0)], seat=1)
-    with mock.patch("bots.tasks.bot_turn_play.delay", side_effect=lambda *a: sent.append(a)):
+    with mock.patch("bots.tasks.bot_turn_send", side_effect=lambda *a: sent.append(a)):
         with transaction.atomic():
             game_start(game_id=game.pk, player=ada)
             assert sent == []  # not before the commit
