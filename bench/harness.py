@@ -8,7 +8,18 @@ served one of three ways (``serving``):
 - ``wsgi``: gunicorn gthread on the WSGI app;
 - ``asgi``: gunicorn with uvicorn workers on the ASGI app (every request, REST ones included);
 - ``production``: as docker-compose serves it: nginx (deploy/nginx.conf) in front of a WSGI
-  gunicorn (the REST API) and an ASGI gunicorn (the live endpoints); the urls are nginx's.
+  gunicorn (the REST API) and an ASGI gunicorn (the live endpoints); the urls are nginx's; and
+  Celery beat (``beat``, on by default in this serving).
+
+Celery workers come in one of two layouts (``worker_layout``), each started ``workers`` times:
+
+- ``queues`` (the default, as docker-compose runs them): ``-Q interactive -c 2`` (bot turns,
+  timers, sweeps, pairing: the default queue), ``-Q bulk -c 1`` (reviews and other heavy work)
+  and ``-Q deliveries -P threads -c 16`` (webhooks, push, e-mail). Should the app's default
+  queue not be ``interactive`` (code before the split), the interactive worker consumes the
+  default queue too, so that nothing is left unconsumed;
+- ``single``: one worker consuming every queue, concurrency ``worker_concurrency`` (the
+  layout before the split, for a before/after comparison).
 
 ``Api`` is a keep-alive HTTP/1.1 client (standard library) that times each request. The
 ``/proc`` helpers (``process_tree``, ``cpu_seconds``, ``memory``) measure the servers.
@@ -45,6 +56,13 @@ PG_URL = os.environ.get("BENCH_PGURL", "postgres://postgres@127.0.0.1:5432")
 REDIS_BASE = os.environ.get("BENCH_REDIS", "redis://127.0.0.1:6379")
 NGINX_TEMPLATE = ROOT / "deploy" / "nginx.conf"
 SERVINGS = ("wsgi", "asgi", "production")
+WORKER_LAYOUTS = ("queues", "single")
+# The queues layout: (queue, extra arguments) per worker process, as docker-compose runs them.
+QUEUE_WORKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("interactive", ()),  # --concurrency=worker_concurrency (2)
+    ("bulk", ("--concurrency=1",)),
+    ("deliveries", ("--pool=threads", "--concurrency=16")),
+)
 # The live server's worker, as docker-compose runs it (BENCH_LIVE_WORKER_CLASS to try another).
 LIVE_WORKER = "canasta_service.live_worker.LiveWorker"
 
@@ -182,6 +200,8 @@ class Stack:
     serving: str = "wsgi"
     live_workers: int = 2  # production: uvicorn workers of the live server
     live_pool: int = 4  # production: PostgreSQL connections per live worker
+    worker_layout: str = "queues"  # WORKER_LAYOUTS
+    beat: bool | None = None  # Celery beat; None: in the production serving only
     name: str = field(default_factory=lambda: f"canasta_bench_{uuid.uuid4().hex[:8]}")
     servers: list[Server] = field(default_factory=list)
     procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
@@ -194,6 +214,11 @@ class Stack:
             self.serving = "asgi"
         if self.serving not in SERVINGS:
             raise ValueError(f"serving: one of {SERVINGS}, not {self.serving!r}")
+        if self.worker_layout not in WORKER_LAYOUTS:
+            raise ValueError(f"worker_layout: one of {WORKER_LAYOUTS}, not {self.worker_layout!r}")
+        if self.beat is None:
+            self.beat = self.serving == "production" and self.workers > 0
+        self.worker_pids: dict[str, int] = {}  # "<queue or single><i>" -> pid
 
     @property
     def urls(self) -> list[str]:
@@ -321,23 +346,7 @@ class Stack:
                 proc = self._gunicorn(asgi, port, self.web_workers, f"web{i}.log")
                 url = f"http://127.0.0.1:{port}"
                 self.servers.append(Server(url, url, url, {"live" if asgi else "api": proc.pid}))
-        for i in range(self.workers):
-            self._spawn(
-                [
-                    sys.executable,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "canasta_service",
-                    "worker",
-                    f"--concurrency={self.worker_concurrency}",
-                    "--loglevel=WARNING",
-                    f"--hostname=bench{i}-{self.name}@%h",
-                    "--without-gossip",
-                    "--without-mingle",
-                ],
-                f"worker{i}.log",
-            )
+        self._workers_start()
         deadline = time.monotonic() + 60
         for server in self.servers:
             for url in {server.url, server.api_url, server.live_url}:
@@ -353,13 +362,88 @@ class Stack:
                     time.sleep(0.2)
         self._wait_workers(deadline)
 
+    def _queue_names(self) -> tuple[str, dict[str, str]]:
+        """The app's default queue and its queue of each kind (``TASK_QUEUES``: interactive,
+        bulk, deliveries; each kind's own name where the setting does not exist yet)."""
+        found = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import json, django; django.setup(); from django.conf import settings; "
+                "from canasta_service.celery import app; "
+                "print(json.dumps([app.conf.task_default_queue or 'celery', "
+                "getattr(settings, 'TASK_QUEUES', {})]))",
+            ],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        default, names = json.loads(found.stdout.strip().splitlines()[-1])
+        return default, {kind: names.get(kind, kind) for kind, _ in QUEUE_WORKERS}
+
+    def _worker(self, name: str, extra: list[str]) -> None:
+        proc = self._spawn(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "canasta_service",
+                "worker",
+                *extra,
+                "--loglevel=WARNING",
+                f"--hostname={name}-{self.name}@%h",
+                "--without-gossip",
+                "--without-mingle",
+            ],
+            f"worker-{name}.log",
+        )
+        self.worker_pids[name] = proc.pid
+
+    def _workers_start(self) -> None:
+        default, names = self._queue_names() if self.workers else ("celery", {})
+        every = ",".join(dict.fromkeys([*names.values(), default]))
+        for i in range(self.workers):
+            if self.worker_layout == "single":
+                # One worker on every queue: the layout before the split.
+                self._worker(
+                    f"single{i}", [f"--queues={every}", f"--concurrency={self.worker_concurrency}"]
+                )
+                continue
+            for kind, extra in QUEUE_WORKERS:
+                queues = names[kind]
+                if kind == "interactive" and default != queues:
+                    queues = f"{queues},{default}"  # code before the split: its default queue
+                extra = extra or (f"--concurrency={self.worker_concurrency}",)
+                self._worker(f"{kind}{i}", [f"--queues={queues}", *extra])
+        if self.beat:
+            directory = Path(tempfile.mkdtemp(prefix=f"{self.name}-beat-"))
+            self._nginx_dirs.append(directory)  # removed at stop, as nginx's
+            proc = self._spawn(
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "canasta_service",
+                    "beat",
+                    "--loglevel=WARNING",
+                    f"--schedule={directory / 'celerybeat-schedule'}",
+                ],
+                "beat.log",
+            )
+            self.worker_pids["beat"] = proc.pid
+
     def _wait_workers(self, deadline: float) -> None:
-        if not self.workers:
+        expected = len([name for name in self.worker_pids if name != "beat"])
+        if not expected:
             return
         from celery import Celery
 
         app = Celery(broker=self.env["REDIS_URL"])
-        while len(app.control.ping(timeout=0.5) or []) < self.workers:
+        while len(app.control.ping(timeout=0.5) or []) < expected:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"workers did not answer; see {self.log_dir}")
         app.close()

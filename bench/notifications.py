@@ -281,7 +281,11 @@ def main() -> None:
     overrides = {"WEBHOOK_ALLOW_HTTP_HOSTS": "127.0.0.1", "LOG_LEVEL": "WARNING"}
     try:
         with stack(
-            web=0, workers=1, worker_concurrency=args.concurrency, env_overrides=overrides
+            web=0,
+            workers=1,
+            worker_layout="single",  # one worker on every queue: --concurrency is its children
+            worker_concurrency=args.concurrency,
+            env_overrides=overrides,
         ) as s:
             for key in ("THROTTLE_SIGNUP", "THROTTLE_ACTIONS", "LOG_LEVEL", "CACHE_URL"):
                 os.environ[key] = s.env[key]

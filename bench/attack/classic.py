@@ -1,7 +1,4 @@
-"""The hardening attacks, driven against a running server: ``python -m bench.attack``.
-
-Each attack replays one finding of the hardening reviews as an attacker or a flaky client
-would, over real HTTP, and prints what it tried, how often, and whether the server held:
+"""The attacks of the earlier hardening rounds (input shapes, privacy, records, sessions):
 
     chunked_body      a create-game body sent chunked is read (or refused), never taken as empty
     oversized_body    a huge declared or streamed body is refused with 413 while it streams in
@@ -14,174 +11,34 @@ would, over real HTTP, and prints what it tried, how often, and whether the serv
                       503 with Retry-After, never 500; keyed retries apply each move once
     forwarded_for     sign-ups with a new X-Forwarded-For each time still meet the rate limit
 
-Usage::
-
-    python -m bench.attack --url http://127.0.0.1:8000            # a server you started
-    python -m bench.attack --serve production                     # starts nginx + WSGI + ASGI
-    python -m bench.attack --url ... --only chunked_body,oversized_body
-
-``--serve production`` starts the production serving of bench.harness (nginx, gunicorn WSGI
-API, gunicorn+uvicorn live server, a Celery worker, a database of its own) with the rate
-limits on, and passes its database to ``killed_session``. Loopback only: any other address is
-refused. Bounded: each attack sends at most a few dozen requests (the oversized ones stop at
-64 MiB) and the whole run stops after ``--time-limit`` seconds. ``forwarded_for`` uses up the
-sign-up quota of 127.0.0.1 for an hour, so it runs last. Exit status 1 if any attack got
-through.
+Each sends at most a few dozen requests (the oversized ones stop at 64 MiB).
 """
 
 from __future__ import annotations
 
-import argparse
-import http.client
-import ipaddress
 import json
 import socket
-import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-TIMEOUT = 15.0
+from bench.attack.common import (
+    TIMEOUT,
+    Outcome,
+    Player,
+    Target,
+    detail,
+    game_of_two,
+    play_one,
+    problem,
+)
+
 STREAM_LIMIT = 64 * 1024 * 1024  # the most an oversized-body attack sends
 CHUNK = 64 * 1024
-
-
-# ============================================================================== HTTP
-@dataclass
-class Answer:
-    status: int
-    headers: dict[str, str]
-    body: Any
-
-    @property
-    def code(self) -> str | None:
-        return self.body.get("code") if isinstance(self.body, dict) else None
-
-
-class Target:
-    """A server at ``url`` (loopback only), spoken to over plain HTTP/1.1."""
-
-    def __init__(self, url: str) -> None:
-        parts = urlsplit(url)
-        if parts.scheme != "http" or not parts.hostname:
-            raise SystemExit(f"--url must be http://host:port, not {url!r}")
-        self.host, self.port = parts.hostname, parts.port or 80
-        for info in socket.getaddrinfo(self.host, self.port, proto=socket.IPPROTO_TCP):
-            if not ipaddress.ip_address(info[4][0]).is_loopback:
-                raise SystemExit(f"refused: {self.host} is not a loopback address")
-
-    def connection(self) -> http.client.HTTPConnection:
-        return http.client.HTTPConnection(self.host, self.port, timeout=TIMEOUT)
-
-    def call(
-        self,
-        method: str,
-        path: str,
-        body: Any = None,
-        token: str | None = None,
-        chunked: bool = False,
-        headers: dict[str, str] | None = None,
-    ) -> Answer:
-        sent = {"Accept": "application/json", **(headers or {})}
-        if token:
-            sent["Authorization"] = f"Token {token}"
-        data: Any = None
-        if body is not None:
-            raw = body if isinstance(body, bytes) else json.dumps(body).encode()
-            sent["Content-Type"] = "application/json"
-            data = iter([raw[: len(raw) // 2], raw[len(raw) // 2 :]]) if chunked else raw
-        conn = self.connection()
-        try:
-            conn.request(method, "/api/v1" + path, body=data, headers=sent, encode_chunked=chunked)
-            response = conn.getresponse()
-            text = response.read()
-            headers_in = {k.lower(): v for k, v in response.getheaders()}
-        finally:
-            conn.close()
-        try:
-            parsed = json.loads(text) if text else None
-        except ValueError:
-            parsed = text.decode(errors="replace")[:200]
-        return Answer(response.status, headers_in, parsed)
-
-
-@dataclass
-class Player:
-    id: int
-    token: str
-    name: str
-
-
-def sign_up(target: Target, name: str) -> Player:
-    answer = target.call("POST", "/players/", {"display_name": name})
-    if answer.status != 201:
-        raise RuntimeError(f"sign-up answered {answer.status} {answer.code}")
-    return Player(answer.body["id"], answer.body["token"], name)
-
-
-def game_of_two(target: Target, ada: Player, bob: Player, **create: Any) -> dict[str, Any]:
-    """A two-player game Ada created and Bob joined (by its join code when private)."""
-    created = target.call(
-        "POST", "/games/", {"preset": "two_player", **create}, token=ada.token
-    ).body
-    if created.get("is_public", True):
-        target.call("POST", f"/games/{created['id']}/join/", {}, token=bob.token)
-    else:
-        target.call("POST", f"/games/join/{created['join_code']}/", {}, token=bob.token)
-    return dict(created)
-
-
-def detail(target: Target, game_id: int, player: Player) -> dict[str, Any]:
-    return dict(target.call("GET", f"/games/{game_id}/", token=player.token).body)
-
-
-def play_one(
-    target: Target, game_id: int, players: list[Player], headers: dict[str, str] | None = None
-) -> Answer:
-    """The seat to act plays its first legal action."""
-    for player in players:
-        view = detail(target, game_id, player)
-        legal = (view.get("state") or {}).get("legal_actions") or []
-        if legal:
-            return target.call(
-                "POST",
-                f"/games/{game_id}/actions/",
-                {"action": legal[0], "expected_version": view["version"]},
-                token=player.token,
-                headers=headers,
-            )
-    raise RuntimeError(f"nobody can act in game {game_id}")
-
-
-# ============================================================================== outcomes
-@dataclass
-class Outcome:
-    name: str
-    attempts: int = 0
-    failures: list[str] = field(default_factory=list)
-    note: str = ""
-    skipped: str = ""
-
-    def check(self, ok: bool, what: str) -> None:
-        self.attempts += 1
-        if not ok:
-            self.failures.append(what)
-
-    @property
-    def result(self) -> str:
-        if self.skipped:
-            return f"skipped: {self.skipped}"
-        if self.failures:
-            return f"GOT THROUGH {len(self.failures)}/{self.attempts}: " + "; ".join(
-                self.failures[:3]
-            )
-        return f"held ({self.attempts}/{self.attempts}){': ' + self.note if self.note else ''}"
 
 
 @dataclass
@@ -189,12 +46,10 @@ class Context:
     target: Target
     players: list[Player]
     database_url: str | None
-
-
-def problem(answer: Answer, status: int) -> bool:
-    return answer.status == status and answer.headers.get("content-type", "").startswith(
-        "application/problem+json"
-    )
+    # A finished game's export (the bot table of import_records), for the attacks that import.
+    finished_document: dict[str, Any] | None = None
+    finished_game: int | None = None
+    shared: dict[str, Any] = field(default_factory=dict)
 
 
 # ============================================================================== attacks
@@ -465,12 +320,15 @@ def import_records(ctx: Context, out: Outcome) -> None:
         return
     winner_seat = next(s["index"] for s in view["seats"] if s["team"] == view["winner_team"])
     document = t.call("GET", f"/games/{game_id}/export/", token=ada.token).body
+    ctx.finished_document, ctx.finished_game = document, game_id
     before = t.call("GET", f"/players/{ada.id}/profile/", token=ada.token).body["record"]
     for _ in range(5):
         imported = t.call(
             "POST", "/games/import/", {"document": document, "seat": winner_seat}, ada.token
         )
-        out.check(imported.status == 201, f"import answered {imported.status} {imported.code}")
+        out.check(
+            imported.status in (201, 202), f"import answered {imported.status} {imported.code}"
+        )
     after = t.call("GET", f"/players/{ada.id}/profile/", token=ada.token).body["record"]
     out.check(after == before, f"the record went from {before} to {after}")
 
@@ -554,7 +412,7 @@ def forwarded_for(ctx: Context, out: Outcome) -> None:
     out.note = f"{accepted} of 40 accepted, {len(limited)} answered 429 with Retry-After"
 
 
-ATTACKS: dict[str, Callable[[Context, Outcome], None]] = {
+CLASSIC: dict[str, Callable[[Context, Outcome], None]] = {
     "chunked_body": chunked_body,
     "oversized_body": oversized_body,
     "malformed_action": malformed_action,
@@ -565,92 +423,3 @@ ATTACKS: dict[str, Callable[[Context, Outcome], None]] = {
     "killed_session": killed_session,
     "forwarded_for": forwarded_for,  # last: it uses up the sign-up quota
 }
-
-
-# ============================================================================== running
-PLAYERS_FILE = Path(__file__).resolve().parents[1] / ".ci" / "logs" / "attack-players.json"
-
-
-def players_get(target: Target, count: int) -> list[Player]:
-    """``count`` players: those of an earlier run against the same server when their tokens
-    still work (sign-ups are rate limited: a rerun must not need new ones), else new ones."""
-    where = f"{target.host}:{target.port}"
-    try:
-        kept = json.loads(PLAYERS_FILE.read_text()).get(where, [])
-    except (OSError, ValueError):
-        kept = []
-    players = [
-        Player(**p)
-        for p in kept
-        if target.call("GET", "/players/me/", token=p["token"]).status == 200
-    ][:count]
-    players += [sign_up(target, f"Attacker{i}") for i in range(len(players), count)]
-    try:
-        saved = json.loads(PLAYERS_FILE.read_text())
-    except (OSError, ValueError):
-        saved = {}
-    saved[where] = [vars(p) for p in players]
-    PLAYERS_FILE.parent.mkdir(parents=True, exist_ok=True)
-    PLAYERS_FILE.write_text(json.dumps(saved))
-    return players
-
-
-def attacks_run(
-    target: Target, names: list[str], database_url: str | None, time_limit: float
-) -> list[Outcome]:
-    players = players_get(target, 6)
-    ctx = Context(target, players, database_url)
-    outcomes: list[Outcome] = []
-    deadline = time.monotonic() + time_limit
-    for name in names:
-        out = Outcome(name)
-        if time.monotonic() > deadline:
-            out.skipped = "the run's time limit was reached"
-        else:
-            t0 = time.monotonic()
-            try:
-                ATTACKS[name](ctx, out)
-            except Exception as exc:  # noqa: BLE001 - an attack that breaks is a failure
-                out.failures.append(f"the attack broke: {type(exc).__name__}: {exc}")
-            out.note = (out.note + " " if out.note else "") + f"[{time.monotonic() - t0:.1f} s]"
-        outcomes.append(out)
-        print(f"{name:17} {out.result}", flush=True)
-    return outcomes
-
-
-@contextmanager
-def served(serving: str) -> Iterator[tuple[str, str]]:
-    """The production serving of bench.harness with the rate limits on: (url, database url)."""
-    from bench import harness
-
-    limits = {"THROTTLE_SIGNUP": "30/hour", "THROTTLE_ACTIONS": "240/minute"}
-    with harness.stack(serving=serving, env_overrides=limits) as stack:
-        yield stack.urls[0], stack.env["DATABASE_URL"].replace("postgres://", "postgresql://")
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.attack", description=__doc__)
-    where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--url", help="a running server, e.g. http://127.0.0.1:8000")
-    where.add_argument("--serve", choices=("production", "asgi", "wsgi"), help="start one")
-    parser.add_argument("--database-url", help="the server's database, for killed_session")
-    parser.add_argument("--only", help="comma-separated attacks (default: all)")
-    parser.add_argument("--time-limit", type=float, default=600.0, help="seconds (600)")
-    args = parser.parse_args(argv)
-    names = args.only.split(",") if args.only else list(ATTACKS)
-    unknown = [n for n in names if n not in ATTACKS]
-    if unknown:
-        parser.error(f"unknown attacks: {', '.join(unknown)} (known: {', '.join(ATTACKS)})")
-    if args.url:
-        outcomes = attacks_run(Target(args.url), names, args.database_url, args.time_limit)
-    else:
-        with served(args.serve) as (url, database_url):
-            outcomes = attacks_run(Target(url), names, database_url, args.time_limit)
-    through = [o.name for o in outcomes if o.failures]
-    print(f"\n{len(outcomes) - len(through)} of {len(outcomes)} attacks held", end="")
-    print(f"; got through: {', '.join(through)}" if through else "")
-    return 1 if through else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

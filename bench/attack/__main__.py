@@ -1,0 +1,5 @@
+import sys
+
+from bench.attack.run import main
+
+sys.exit(main())
