@@ -13,9 +13,10 @@ pending to ready, so a task delivered twice computes the same result and writes 
 players in turn rather than in the order the requests came: a player has at most
 ``REVIEWS_PENDING_PER_PLAYER_MAX`` reviews waiting (more is refused, 429 ``reviews_pending``),
 each task computes the waiting review that ``review_claim_next`` picks (the requester served
-least lately first; a requester with a review being computed waits for it), and a review is claimed (``started_at``) before it is computed, so no two
-workers compute it at once. One player's backlog thus waits behind itself only: another
-player's review waits for at most one review of each other requester.
+least lately first; a requester with a review being computed waits for it), and a review is
+claimed (``started_at``) before it is computed, so no two workers compute it at once. One
+player's backlog thus waits behind itself only: another player's review waits for at most one
+review of each other requester.
 """
 
 from __future__ import annotations
