@@ -67,5 +67,17 @@ class PushSubscriptionLimitReached(
     pass
 
 
+class PushEndpointTaken(
+    ServiceError,
+    code="push_endpoint_taken",
+    status=409,
+    title="Push endpoint taken",
+    message="This push endpoint is registered already, and not by you: unsubscribe the browser "
+    "and subscribe it again for an endpoint of its own.",
+    after="push_subscription_limit_reached",
+):
+    pass
+
+
 class PushSubscriptionNotFound(ServiceError, code="not_found"):
     default_message = "You have no push subscription with that id."

@@ -162,8 +162,10 @@ class PushSubscriptionListCreateApi(APIView):
         tags=["notifications"],
         summary="Subscribe a browser to Web Push",
         description="The body is the browser's `PushSubscription.toJSON()`. 201 with a new "
-        "subscription; 200 when the endpoint was subscribed before (its keys are updated, it "
-        "is yours and enabled again). An endpoint that is not https at a public address is "
+        "subscription; 200 when you subscribed that endpoint before (its keys are updated, it "
+        "is enabled again). An endpoint another player registered is refused, never taken "
+        "over (409 `push_endpoint_taken`: unsubscribe the browser and subscribe it again for "
+        "an endpoint of its own). An endpoint that is not https at a public address is "
         "refused (400 `push_endpoint_refused`); malformed keys are 400 `invalid_request`. At "
         f"most {settings.WEBPUSH_SUBSCRIPTIONS_PER_PLAYER_MAX} per player: disabled ones make "
         "room, else 409 `push_subscription_limit_reached`. 503 `web_push_unavailable` when "
@@ -176,6 +178,7 @@ class PushSubscriptionListCreateApi(APIView):
                 BODY,
                 "push_endpoint_refused",
                 AUTH,
+                "push_endpoint_taken",
                 "push_subscription_limit_reached",
                 "web_push_unavailable",
                 "database_unavailable",

@@ -107,7 +107,30 @@ class Delivery(models.Model):
         return f"{self.notification_id} -> {self.channel}:{self.endpoint_id} ({self.status})"
 
 
-class WebhookEndpoint(models.Model):
+class EndpointHealth(models.Model):
+    """What every worker must see of an endpoint the outbox sends to (a webhook, a push
+    subscription): its circuit breaker and the attempt in flight
+    (``notifications.services.breaker``)."""
+
+    failed_attempts = models.PositiveIntegerField(
+        default=0, help_text="Delivery attempts in a row that failed (0 after a success)."
+    )
+    open_until = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="The breaker is open until then: attempts due before are postponed to it.",
+    )
+    busy_until = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="An attempt to the endpoint is in flight (its lease): others wait for it.",
+    )
+
+    class Meta:
+        abstract = True
+
+
+class WebhookEndpoint(EndpointHealth):
     """An HTTPS URL a player (or a bot developer) registered; deliveries are signed with
     ``secret`` (HMAC-SHA256 over the timestamp and the body)."""
 
@@ -129,7 +152,7 @@ class WebhookEndpoint(models.Model):
         return f"webhook {self.pk} of {self.player_id}"
 
 
-class PushSubscription(models.Model):
+class PushSubscription(EndpointHealth):
     """A browser's Web Push subscription (RFC 8030/8291): where to push and its keys."""
 
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="push_subscriptions")

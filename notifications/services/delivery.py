@@ -5,14 +5,20 @@ An attempt (``delivery_attempt``) has three steps, none of which holds a databas
 across the network:
 
 1. **claim**, in a short transaction: the row is locked (``SKIP LOCKED`` on PostgreSQL, so two
-   workers never claim it at once), checked still pending and due, its attempt counted and its
-   next attempt moved past a lease (``NOTIFICATION_DELIVERY_LEASE_SECONDS``, longer than a task
-   may run), so no other worker takes it while this one sends;
-2. **send**, with timeouts (a webhook: 3 s to connect, 10 s in all), the idempotency key in
-   every attempt;
-3. **record**, in a short transaction: delivered, or the error and the next attempt at
-   ``NOTIFICATION_RETRY_BASE_SECONDS * 2**(attempts - 1)`` (at most
-   ``NOTIFICATION_RETRY_MAX_SECONDS``), or failed after ``NOTIFICATION_MAX_ATTEMPTS``.
+   workers never claim it at once), checked still pending and due, and its endpoint asked
+   (``breaker``): while the endpoint's breaker is open the delivery is postponed to its end,
+   while another attempt to the endpoint is in flight it is deferred (neither counts an
+   attempt nor sends). Otherwise the endpoint is held, the attempt counted and the next attempt
+   moved past a lease (``NOTIFICATION_DELIVERY_LEASE_SECONDS``, longer than a task may run), so
+   no other worker takes it while this one sends;
+2. **send** (``outbound``: to the address checked, within ``NOTIFICATION_ATTEMPT_SECONDS`` for
+   the lookup, connecting, sending and the answer, a few KiB of the answer read), the
+   idempotency key in every attempt;
+3. **record**, in a short transaction: the endpoint released (its breaker closed, or the
+   failure counted) and the next delivery waiting for it sent on; the delivery delivered, or
+   the error and the next attempt at ``NOTIFICATION_RETRY_BASE_SECONDS * 2**(attempts - 1)``
+   (at most ``NOTIFICATION_RETRY_MAX_SECONDS``; not before the breaker's cooldown ends), or
+   failed after ``NOTIFICATION_MAX_ATTEMPTS``.
 
 A worker killed between the claim and the record leaves the row pending: once the lease has
 passed, the sweep (``deliveries_sweep``, Celery beat) sends it again, with the same key. A
@@ -28,22 +34,16 @@ request.
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import hashlib
 import hmac
-import http.client
 import importlib
 import json
 import logging
-import socket
-import ssl
-import threading
 import time
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.mail import EmailMessage
@@ -59,7 +59,8 @@ from notifications.models import (
     PushSubscription,
     WebhookEndpoint,
 )
-from notifications.services.addresses import NO_PUBLIC_ADDRESS, address_is_public
+from notifications.services import breaker
+from notifications.services.outbound import SendOutcome, http_post
 
 logger = logging.getLogger(__name__)
 
@@ -68,8 +69,6 @@ NOTIFICATION_DELIVER_TASK = "games.notification_deliver"
 # Where Web Push is sent from (helper module; looked up by name, see ``push_deliver``).
 PUSH_MODULE = "notifications.services.push"
 
-WEBHOOK_CONNECT_TIMEOUT = 3.0
-WEBHOOK_TOTAL_TIMEOUT = 10.0
 ERROR_MAX = 300  # Delivery.last_error's length
 
 
@@ -157,16 +156,11 @@ class Attempt(enum.Enum):
     FAILED = "failed"  # failed for the last time
     DROPPED = "dropped"  # the endpoint is gone or disabled
     SKIPPED = "skipped"  # not pending, not due, or being attempted by another worker
+    POSTPONED = "postponed"  # the endpoint's breaker is open: rescheduled, no attempt counted
+    DEFERRED = "deferred"  # another attempt to the endpoint is in flight: rescheduled
 
 
-@dataclass(frozen=True)
-class SendOutcome:
-    """What a channel answered. ``gone``: the endpoint no longer exists (stop sending)."""
-
-    ok: bool
-    status: int | None = None
-    error: str = ""
-    gone: bool = False
+Target = WebhookEndpoint | PushSubscription | str  # the e-mail address for e-mail
 
 
 @dataclass(frozen=True)
@@ -174,9 +168,10 @@ class Claim:
     delivery_id: int
     attempts: int
     channel: str
-    target: WebhookEndpoint | PushSubscription | str  # the e-mail address for e-mail
+    target: Target
     body: dict[str, Any]
     idempotency_key: str
+    hold: datetime | None = None  # the endpoint's hold (breaker.endpoint_enter); None: e-mail
 
 
 def delivery_body(delivery: Delivery) -> dict[str, Any]:
@@ -193,7 +188,8 @@ def delivery_body(delivery: Delivery) -> dict[str, Any]:
 def delivery_attempt(delivery_id: int) -> Attempt:
     """One attempt of one delivery (the ``games.notification_deliver`` task): claim, send,
     record. Idempotent: a delivery delivered, given up, being attempted elsewhere or not yet due
-    is left alone."""
+    is left alone; one to an endpoint whose breaker is open, or that another attempt holds, is
+    rescheduled without sending."""
     claim = _claim(delivery_id)
     if isinstance(claim, Attempt):
         return claim
@@ -222,6 +218,13 @@ def _claim(delivery_id: int) -> Claim | Attempt:
             delivery.last_error = "the endpoint was removed or disabled"
             delivery.save(update_fields=["status", "last_error"])
             return Attempt.DROPPED
+        hold = None
+        if not isinstance(target, str):
+            admission = breaker.endpoint_enter(type(target), target.pk, now)
+            if admission.wait_until is not None:
+                _reschedule(delivery, admission.wait_until, now)
+                return Attempt.POSTPONED if admission.open else Attempt.DEFERRED
+            hold = admission.hold
         delivery.attempts += 1
         lease = float(_setting("NOTIFICATION_DELIVERY_LEASE_SECONDS", 90))
         wait = max(lease, backoff_seconds(delivery.attempts))
@@ -234,10 +237,20 @@ def _claim(delivery_id: int) -> Claim | Attempt:
             target=target,
             body=delivery_body(delivery),
             idempotency_key=delivery.idempotency_key,
+            hold=hold,
         )
 
 
-def _target(delivery: Delivery) -> WebhookEndpoint | PushSubscription | str | None:
+def _reschedule(delivery: Delivery, at: datetime, now: datetime) -> None:
+    """Attempt ``delivery`` at ``at`` instead (no attempt counted), its task sent after the
+    commit."""
+    delivery.next_attempt_at = at
+    delivery.save(update_fields=["next_attempt_at"])
+    countdown = max(0.0, (at - now).total_seconds())
+    transaction.on_commit(lambda: deliveries_send([delivery.pk], countdown=countdown))
+
+
+def _target(delivery: Delivery) -> Target | None:
     """Where the delivery goes, if it still may: an enabled endpoint of the player."""
     player_id = delivery.notification.player_id
     if delivery.channel == Channel.WEBHOOK:
@@ -265,13 +278,18 @@ def _send(claim: Claim) -> SendOutcome:
 
 
 def _record(claim: Claim, outcome: SendOutcome) -> Attempt:
-    """Write the attempt's outcome with conditional updates (one statement, no row read): a
-    delivery no longer pending is left alone, and a failure only by the attempt that holds the
-    claim (past our lease, a later attempt's record is the one that counts)."""
+    """Write the attempt's outcome: first on the endpoint (released, its breaker closed or a
+    failure counted), then on the delivery with conditional updates (one statement, no row
+    read): a delivery no longer pending is left alone, and a failure only by the attempt that
+    holds the claim (past our lease, a later attempt's record is the one that counts). The
+    next delivery waiting for the endpoint is sent on."""
     now = timezone.now()
     pending = Delivery.objects.filter(pk=claim.delivery_id, status=DeliveryStatus.PENDING)
-    if outcome.ok:
-        with transaction.atomic():
+    with transaction.atomic():
+        open_until = _endpoint_leave(claim, outcome.ok, now)
+        if open_until is None and claim.hold is not None:
+            _hand_over(claim, now)
+        if outcome.ok:
             if not pending.update(
                 status=DeliveryStatus.DELIVERED,
                 delivered_at=now,
@@ -279,36 +297,34 @@ def _record(claim: Claim, outcome: SendOutcome) -> Attempt:
                 last_error="",
             ):
                 return Attempt.SKIPPED
-            if _endpoint_failures(claim.target):
-                _endpoint_succeeded(claim)
-        logger.info(
-            "delivery %s (%s) delivered at attempt %s",
+            logger.info(
+                "delivery %s (%s) delivered at attempt %s",
+                claim.delivery_id,
+                claim.channel,
+                claim.attempts,
+            )
+            return Attempt.DELIVERED
+        max_attempts = int(_setting("NOTIFICATION_MAX_ATTEMPTS", 8))
+        final = outcome.gone or claim.attempts >= max_attempts
+        logger.warning(
+            "delivery %s (%s) attempt %s failed (status %s)%s",
             claim.delivery_id,
             claim.channel,
             claim.attempts,
+            outcome.status,
+            "; giving up" if final else "",
         )
-        return Attempt.DELIVERED
-    max_attempts = int(_setting("NOTIFICATION_MAX_ATTEMPTS", 8))
-    final = outcome.gone or claim.attempts >= max_attempts
-    logger.warning(
-        "delivery %s (%s) attempt %s failed (status %s)%s",
-        claim.delivery_id,
-        claim.channel,
-        claim.attempts,
-        outcome.status,
-        "; giving up" if final else "",
-    )
-    failed = {"last_status_code": outcome.status, "last_error": outcome.error[:ERROR_MAX]}
-    ours = pending.filter(attempts=claim.attempts)
-    with transaction.atomic():
+        failed = {"last_status_code": outcome.status, "last_error": outcome.error[:ERROR_MAX]}
+        ours = pending.filter(attempts=claim.attempts)
         if final:
             if not ours.update(status=DeliveryStatus.FAILED, **failed):
                 return Attempt.SKIPPED
             _endpoint_failed(claim, outcome)
             return Attempt.FAILED
-        wait = backoff_seconds(claim.attempts)
-        if not ours.update(next_attempt_at=now + timedelta(seconds=wait), **failed):
+        retry_at = max(now + timedelta(seconds=backoff_seconds(claim.attempts)), open_until or now)
+        if not ours.update(next_attempt_at=retry_at, **failed):
             return Attempt.SKIPPED
+        wait = (retry_at - now).total_seconds()
         transaction.on_commit(lambda: deliveries_send([claim.delivery_id], countdown=wait))
         return Attempt.RETRY
 
@@ -322,26 +338,33 @@ def _endpoint_model(claim: Claim) -> type[WebhookEndpoint] | type[PushSubscripti
     return None
 
 
-def _endpoint_failures(target: WebhookEndpoint | PushSubscription | str) -> int:
-    """The endpoint's failure count when it was claimed (e-mail keeps none)."""
-    return 0 if isinstance(target, str) else target.consecutive_failures
-
-
-def _endpoint_succeeded(claim: Claim) -> None:
+def _endpoint_leave(claim: Claim, ok: bool, now: datetime) -> datetime | None:
+    """The endpoint's breaker after this attempt (``breaker.endpoint_leave``); e-mail has
+    none."""
     model = _endpoint_model(claim)
-    if model is not None:
-        model.objects.filter(pk=claim.target.pk).exclude(consecutive_failures=0).update(  # type: ignore[union-attr]
-            consecutive_failures=0
-        )
+    if model is None or isinstance(claim.target, str):
+        return None
+    return breaker.endpoint_leave(model, claim.target.pk, claim.hold, ok, now)
+
+
+def _hand_over(claim: Claim, now: datetime) -> None:
+    """Send on, now, the next delivery that waited for this attempt to the endpoint."""
+    assert claim.hold is not None and not isinstance(claim.target, str)
+    waiting = breaker.deliveries_waiting(
+        claim.channel, claim.target.pk, claim.hold, after=claim.delivery_id
+    )
+    if waiting is not None:
+        Delivery.objects.filter(pk=waiting).update(next_attempt_at=now)
+        transaction.on_commit(lambda: deliveries_send([waiting]))
 
 
 def _endpoint_failed(claim: Claim, outcome: SendOutcome) -> None:
     """A delivery given up on: count it against its endpoint, and disable the endpoint (with
     a notice for a webhook) when it keeps failing or is gone. Inside ``_record``'s transaction."""
     model = _endpoint_model(claim)
-    if model is None:
+    if model is None or isinstance(claim.target, str):
         return
-    endpoint = model.objects.select_for_update().filter(pk=claim.target.pk).first()  # type: ignore[union-attr]
+    endpoint = model.objects.select_for_update().filter(pk=claim.target.pk).first()
     if endpoint is None or not endpoint.enabled:
         return
     endpoint.consecutive_failures += 1
@@ -388,101 +411,8 @@ def webhook_deliver(endpoint: WebhookEndpoint, body: dict[str, Any], key: str) -
         DELIVERY_HEADER: key,
         EVENT_HEADER: str(body.get("kind", "")),
     }
-    return http_post(endpoint.url, data, headers)
-
-
-def _host_allowed_privately(host: str) -> bool:
-    allowed = {h.lower() for h in _setting("WEBHOOK_ALLOW_HTTP_HOSTS", [])}
-    return host.lower() in allowed
-
-
-def address_pick(host: str, port: int) -> str:
-    """The address to connect to: the first the name resolves to, public unless the host is in
-    ``WEBHOOK_ALLOW_HTTP_HOSTS`` (a webhook never reaches the service's own network by a name
-    that resolves there). The connection goes to this very address (no second lookup)."""
-    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    for info in infos:
-        address = str(info[4][0])
-        if address_is_public(address) or _host_allowed_privately(host):
-            return address
-    raise OSError(NO_PUBLIC_ADDRESS)
-
-
-class _PinnedConnection(http.client.HTTPConnection):
-    """http.client's connection to an address chosen beforehand, optionally over TLS (the
-    certificate checked against the host name), within a deadline."""
-
-    def __init__(
-        self, host: str, port: int, address: str, tls: bool, deadline: float, timeout: float
-    ) -> None:
-        super().__init__(host, port, timeout=timeout)
-        self.address, self.tls, self.deadline = address, tls, deadline
-        self.socket_of_watchdog: socket.socket | None = None
-
-    def connect(self) -> None:
-        sock = socket.create_connection((self.address, self.port), timeout=self.timeout)
-        self.socket_of_watchdog = sock
-        if self.tls:
-            sock.settimeout(max(0.01, self.deadline - time.monotonic()))
-            sock = ssl.create_default_context().wrap_socket(sock, server_hostname=self.host)
-            self.socket_of_watchdog = sock
-        sock.settimeout(max(0.01, self.deadline - time.monotonic()))
-        self.sock = sock
-
-
-def http_post(
-    url: str,
-    data: bytes,
-    headers: dict[str, str],
-    *,
-    connect_timeout: float = WEBHOOK_CONNECT_TIMEOUT,
-    total_timeout: float = WEBHOOK_TOTAL_TIMEOUT,
-) -> SendOutcome:
-    """POST ``data``: ``connect_timeout`` to connect, ``total_timeout`` for everything (a
-    watchdog shuts the socket at the deadline, so a receiver that trickles its answer is cut
-    off too). Redirects are not followed. Errors are described without the URL."""
-    parts = urlsplit(url)
-    tls = parts.scheme == "https"
-    host = parts.hostname or ""
-    if parts.scheme not in ("http", "https") or not host:
-        return SendOutcome(ok=False, error="not an http(s) URL")
-    if not tls and not _host_allowed_privately(host):
-        return SendOutcome(ok=False, error="plain http is not allowed to this host")
-    port = parts.port or (443 if tls else 80)
-    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    deadline = time.monotonic() + total_timeout
-    try:
-        address = address_pick(host, port)
-    except OSError:  # an unknown name and an internal one alike (addresses.NO_PUBLIC_ADDRESS)
-        return SendOutcome(ok=False, error=NO_PUBLIC_ADDRESS)
-    conn = _PinnedConnection(host, port, address, tls, deadline, connect_timeout)
-    watchdog = threading.Timer(total_timeout, _socket_shutdown, (conn,))
-    watchdog.daemon = True
-    watchdog.start()
-    try:
-        conn.request("POST", path, body=data, headers=headers)
-        response = conn.getresponse()
-        response.read(65536)  # a short look at the answer; the status is what counts
-        status = response.status
-    except (OSError, http.client.HTTPException) as exc:
-        timed_out = time.monotonic() >= deadline or isinstance(exc, TimeoutError)
-        reason = "timed out" if timed_out else f"{type(exc).__name__}: {exc}"
-        return SendOutcome(ok=False, error=reason)
-    finally:
-        watchdog.cancel()
-        conn.close()
-    if 200 <= status < 300:
-        return SendOutcome(ok=True, status=status)
-    return SendOutcome(ok=False, status=status, error=f"HTTP {status}")
-
-
-def _socket_shutdown(conn: _PinnedConnection) -> None:
-    """The deadline passed: wake the sending thread out of its blocked read or write (at the
-    socket level: an SSL socket's own shutdown would unwrap it under the reader's feet)."""
-    sock = conn.socket_of_watchdog
-    if sock is not None:
-        with contextlib.suppress(OSError):  # already closed
-            socket.socket.shutdown(sock, socket.SHUT_RDWR)
+    allowed = _setting("WEBHOOK_ALLOW_HTTP_HOSTS", [])
+    return http_post(endpoint.url, data, headers, allowed_hosts=allowed)
 
 
 # ============================================================================== e-mail, push

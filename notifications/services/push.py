@@ -4,9 +4,11 @@ browser's subscription, and a notification sent to it through its push service.
 A browser subscribes with the server's VAPID public key (``push_public_key``) and hands the
 server its ``PushSubscription.toJSON()``: the push service's ``endpoint`` URL and the keys the
 payload is encrypted for (``p256dh``, the browser's P-256 public key; ``auth``, a 16-byte
-secret). ``push_send`` encrypts the outbox payload (aes128gcm) for those keys, signs a VAPID
-JWT (``aud``: the push service's origin, ``sub``: ``WEBPUSH_VAPID_SUBJECT``) and POSTs it with
-pywebpush. Only the browser can read the payload; the push service sees its size.
+secret). ``push_send`` encrypts the outbox payload (aes128gcm, pywebpush's encoder) for those
+keys, signs a VAPID JWT (``aud``: the push service's origin, ``sub``: ``WEBPUSH_VAPID_SUBJECT``)
+and POSTs it as a webhook is sent (``outbound.http_post``: to the address checked, within the
+attempt's deadline, a bounded answer). Only the browser can read the payload; the push service
+sees its size.
 
 The keys come from the environment (``WEBPUSH_VAPID_PRIVATE_KEY``, ``WEBPUSH_VAPID_PUBLIC_KEY``).
 Without them, DEBUG uses a development pair derived from SECRET_KEY (the same in every process
@@ -24,14 +26,13 @@ import hashlib
 import hmac
 import json
 import logging
-import socket
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
-import requests
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from django.conf import settings
@@ -39,8 +40,8 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from http_ece import ECEException  # type: ignore[import-untyped]
-from py_vapid import Vapid  # type: ignore[import-untyped]
-from pywebpush import WebPushException, webpush  # type: ignore[import-untyped]
+from py_vapid import Vapid, VapidException  # type: ignore[import-untyped]
+from pywebpush import WebPusher, WebPushException  # type: ignore[import-untyped]
 
 from accounts.models import Player
 from notifications import errors
@@ -52,11 +53,13 @@ from notifications.models import (
     PushSubscription,
 )
 from notifications.services.addresses import NO_PUBLIC_ADDRESS, address_is_public
+from notifications.services.outbound import TIMED_OUT, SendOutcome, http_post
 
 logger = logging.getLogger(__name__)
 
-PUSH_CONNECT_TIMEOUT = 3.0
-PUSH_READ_TIMEOUT = 10.0
+VAPID_EXPIRY_SECONDS = 12 * 3600  # a VAPID JWT's lifetime (RFC 8292: at most 24 hours)
+# Errors that say enough as they are (not "cannot reach the push service: ...").
+QUIET_ERRORS = frozenset({TIMED_OUT, NO_PUBLIC_ADDRESS})
 # RFC 8291: a push message holds at most 4096 bytes; aes128gcm adds a 86-byte header, a 16-byte
 # tag and a padding delimiter, so 3993 bytes of plaintext fit in one record.
 PAYLOAD_MAX_BYTES = 3993
@@ -85,15 +88,9 @@ TOPIC: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class PushOutcome:
-    """What the push service answered. ``gone``: the subscription no longer exists (404 or
-    410): the outbox disables it and drops its pending deliveries."""
-
-    ok: bool
-    status: int | None = None
-    error: str = ""
-    gone: bool = False
+# What the push service answered. ``gone``: the subscription no longer exists (404 or 410):
+# the outbox disables it and drops its pending deliveries.
+PushOutcome = SendOutcome
 
 
 # ============================================================================== keys
@@ -262,11 +259,13 @@ def push_subscription_register(
 ) -> tuple[PushSubscription, bool]:
     """The browser's subscription for ``player_id``, and whether it is new.
 
-    Subscribing again with the same endpoint (a browser renews its keys, or another player
-    signs in on it) updates that subscription: its keys, its player, enabled again. A player
-    keeps at most ``WEBPUSH_SUBSCRIPTIONS_PER_PLAYER_MAX`` subscriptions: at the limit the
-    disabled ones (their push service said they are gone) make room first. Raises
-    ``WebPushUnavailable``, ``PushEndpointRefused``, ``PushSubscriptionLimitReached``;
+    Subscribing one's own endpoint again (a browser renews its keys) updates that
+    subscription: its keys, enabled again. An endpoint another player registered is refused
+    (``PushEndpointTaken``), never taken over: whoever learns an endpoint's URL must not
+    receive, or silence, its owner's pushes. A player keeps at most
+    ``WEBPUSH_SUBSCRIPTIONS_PER_PLAYER_MAX`` subscriptions: at the limit the disabled ones
+    (their push service said they are gone) make room first. Raises ``WebPushUnavailable``,
+    ``PushEndpointRefused``, ``PushEndpointTaken``, ``PushSubscriptionLimitReached``;
     ValueError for malformed keys (the view checks them first).
     """
     if vapid_keys() is None:
@@ -276,7 +275,6 @@ def push_subscription_register(
     if problems:
         raise ValueError(f"malformed subscription keys: {sorted(problems)}")
     fields = {
-        "player_id": player_id,
         "p256dh": p256dh.strip().rstrip("="),
         "auth": auth.strip().rstrip("="),
         "enabled": True,
@@ -288,7 +286,7 @@ def push_subscription_register(
         Player.objects.select_for_update().filter(pk=player_id).values_list("pk").first()
         existing = PushSubscription.objects.select_for_update().filter(endpoint=endpoint).first()
         if existing is not None:
-            return _subscription_renew(existing, fields), False
+            return _subscription_renew(existing, player_id, fields), False
         mine = PushSubscription.objects.filter(player_id=player_id)
         if mine.count() >= limit:
             mine.filter(enabled=False).delete()
@@ -298,13 +296,21 @@ def push_subscription_register(
                 )
         try:
             with transaction.atomic():
-                return PushSubscription.objects.create(endpoint=endpoint, **fields), True
+                created = PushSubscription.objects.create(
+                    endpoint=endpoint, player_id=player_id, **fields
+                )
+                return created, True
         except IntegrityError:  # the same endpoint subscribed at this very moment
             existing = PushSubscription.objects.select_for_update().get(endpoint=endpoint)
-            return _subscription_renew(existing, fields), False
+            return _subscription_renew(existing, player_id, fields), False
 
 
-def _subscription_renew(subscription: PushSubscription, fields: dict[str, Any]) -> PushSubscription:
+def _subscription_renew(
+    subscription: PushSubscription, player_id: int, fields: dict[str, Any]
+) -> PushSubscription:
+    """The player's own subscription, renewed; another player's is refused."""
+    if subscription.player_id != player_id:
+        raise errors.PushEndpointTaken()
     for name, value in fields.items():
         setattr(subscription, name, value)
     subscription.save(update_fields=list(fields))
@@ -357,80 +363,76 @@ def push_topic(payload: dict[str, Any]) -> str | None:
     return topic if len(topic) <= TOPIC_MAX else None
 
 
-def _addresses_check(host: str, port: int) -> str | None:
-    """Why the push must not go to ``host`` (None: it may): every address it resolves to is
-    public, unless the host is in ``WEBPUSH_ALLOW_HTTP_HOSTS``."""
-    if _allowed_plainly(host):
-        return None
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except OSError:  # an unknown name and an internal one alike
-        return NO_PUBLIC_ADDRESS
-    if not infos or not all(address_is_public(str(i[4][0])) for i in infos):
-        return NO_PUBLIC_ADDRESS
-    return None
+def push_request(
+    subscription: PushSubscription, payload: dict[str, Any], keys: VapidKeys
+) -> tuple[bytes, dict[str, str]]:
+    """The push message's body (``payload`` as JSON, encrypted for the subscription: aes128gcm,
+    with pywebpush's encoder) and its headers (VAPID's Authorization, TTL, Urgency, Topic).
+    Raises ValueError, TypeError, ECEException, WebPushException or VapidException for keys
+    that cannot be encrypted for or signed with."""
+    data = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
+    pusher = WebPusher(
+        {
+            "endpoint": subscription.endpoint,
+            "keys": {"p256dh": subscription.p256dh, "auth": subscription.auth},
+        }
+    )
+    body = pusher.encode(data, content_encoding="aes128gcm")["body"]
+    parts = urlsplit(subscription.endpoint)
+    claims = {
+        "aud": f"{parts.scheme}://{parts.netloc}",
+        "sub": str(settings.WEBPUSH_VAPID_SUBJECT),
+        "exp": int(time.time()) + VAPID_EXPIRY_SECONDS,
+    }
+    headers = {
+        **keys.vapid.sign(claims),
+        "Content-Encoding": "aes128gcm",
+        "Content-Type": "application/octet-stream",
+        "TTL": str(push_ttl(payload)),
+        "Urgency": URGENCY.get(str(payload.get("kind")), "normal"),
+    }
+    topic = push_topic(payload)
+    if topic:
+        headers["Topic"] = topic
+    return bytes(body), headers
 
 
 def push_send(subscription: PushSubscription, payload: dict[str, Any]) -> PushOutcome:
     """Encrypt ``payload`` (JSON) for the subscription and POST it to its push service, signed
-    with the VAPID key: 3 s to connect, 10 s to answer, no redirect followed, no proxy. A 2xx
-    answer is a delivery; 404 or 410 means the subscription is gone (``gone``). Called by the
-    outbox's worker (``notifications.services.delivery``), never in a request; changes no row."""
+    with the VAPID key, as ``outbound.http_post`` sends: to the address checked (the name
+    resolved once), within the attempt's deadline, reading a few KiB of the answer at most, no
+    redirect followed, no proxy. A 2xx answer is a delivery; 404 or 410 means the subscription
+    is gone (``gone``). Called by the outbox's worker (``notifications.services.delivery``),
+    never in a request; changes no row."""
     keys = vapid_keys()
     if keys is None:
         return PushOutcome(ok=False, error="web push is not configured on this server")
     parts = urlsplit(subscription.endpoint)
     host = parts.hostname or ""
-    tls = parts.scheme == "https"
-    if not host or not (tls or (parts.scheme == "http" and _allowed_plainly(host))):
+    if not host or not (
+        parts.scheme == "https" or (parts.scheme == "http" and _allowed_plainly(host))
+    ):
         return PushOutcome(ok=False, error="the endpoint is not an https URL")
-    refused = _addresses_check(host, parts.port or (443 if tls else 80))
-    if refused:
-        return PushOutcome(ok=False, error=refused)
-    data = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
-    if len(data.encode()) > PAYLOAD_MAX_BYTES:
+    if (
+        len(json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode())
+        > PAYLOAD_MAX_BYTES
+    ):
         return PushOutcome(ok=False, error="the payload is too large for a push message")
-    headers = {"Urgency": URGENCY.get(str(payload.get("kind")), "normal")}
-    topic = push_topic(payload)
-    if topic:
-        headers["Topic"] = topic
-    session = requests.Session()
-    session.trust_env = False  # no proxy, no .netrc: straight to the push service
-    session.max_redirects = 0  # a redirect is an error, never followed
     try:
-        response = webpush(
-            subscription_info={
-                "endpoint": subscription.endpoint,
-                "keys": {"p256dh": subscription.p256dh, "auth": subscription.auth},
-            },
-            data=data,
-            vapid_private_key=keys.vapid,
-            vapid_claims={"sub": str(settings.WEBPUSH_VAPID_SUBJECT)},
-            content_encoding="aes128gcm",
-            timeout=(PUSH_CONNECT_TIMEOUT, PUSH_READ_TIMEOUT),
-            ttl=push_ttl(payload),
-            headers=headers,
-            requests_session=session,
-        )
-    except WebPushException as exc:  # its text holds the service's answer: not repeated
-        status = exc.status_code
-        if status in (404, 410):
-            return PushOutcome(
-                ok=False, status=status, error=f"HTTP {status}: the subscription is gone", gone=True
-            )
-        if status is None:  # refused before sending (the library's words: no payload)
-            return PushOutcome(ok=False, error=f"web push failed: {exc.message}"[:200])
-        return PushOutcome(ok=False, status=status, error=f"HTTP {status}")
-    except requests.Timeout:
-        return PushOutcome(ok=False, error="timed out")
-    except requests.TooManyRedirects:
-        return PushOutcome(ok=False, error="the push service redirected (not followed)")
-    except requests.RequestException as exc:  # described without the endpoint's URL
-        return PushOutcome(ok=False, error=f"cannot reach the push service: {type(exc).__name__}")
-    except (ValueError, TypeError, ECEException) as exc:  # keys that cannot be encrypted for
+        body, headers = push_request(subscription, payload, keys)
+    except (ValueError, TypeError, ECEException, WebPushException, VapidException) as exc:
         return PushOutcome(
             ok=False, error=f"cannot encrypt for the subscription: {type(exc).__name__}"
         )
-    finally:
-        session.close()
-    return PushOutcome(ok=True, status=int(response.status_code))
+    allowed = getattr(settings, "WEBPUSH_ALLOW_HTTP_HOSTS", [])
+    outcome = http_post(subscription.endpoint, body, headers, allowed_hosts=allowed)
+    if outcome.status in (404, 410):
+        return PushOutcome(
+            ok=False,
+            status=outcome.status,
+            error=f"HTTP {outcome.status}: the subscription is gone",
+            gone=True,
+        )
+    if not outcome.ok and outcome.status is None and outcome.error not in QUIET_ERRORS:
+        return PushOutcome(ok=False, error=f"cannot reach the push service: {outcome.error}"[:200])
+    return outcome

@@ -42,9 +42,11 @@ from notifications.models import (
     PushSubscription,
     WebhookEndpoint,
 )
+from notifications.services import breaker
 from notifications.services import delivery as delivery_service
-from notifications.services.delivery import Attempt, deliveries_sweep, delivery_attempt, http_post
+from notifications.services.delivery import Attempt, deliveries_sweep, delivery_attempt
 from notifications.services.notifications import notify, preferences_set, webhook_register
+from notifications.services.outbound import http_post
 from tests.conftest import ROOT, process_stop, worker_environment
 from tests.games.api.conftest import choose, eager_bots  # noqa: F401 - fixture
 from tests.games.api.test_leak import cards_in, states_of, visible, within
@@ -214,6 +216,7 @@ def test_the_backoff_doubles_up_to_its_cap_and_the_last_attempt_gives_up(
 ) -> None:
     loopback.NOTIFICATION_MAX_ATTEMPTS = 5
     loopback.NOTIFICATION_RETRY_MAX_SECONDS = 100
+    loopback.NOTIFICATION_BREAKER_FAILURES = 10  # the breaker stays closed (see below)
     ada, bob = someone("Ada"), someone("Bob")
     game = Game.objects.get(pk=game_of_two(ada, bob))
     _hook(ada, receiver)
@@ -315,6 +318,277 @@ def test_two_workers_attempting_one_delivery_at_once_send_it_once(
     assert done.status == DeliveryStatus.DELIVERED and done.attempts == 1
 
 
+# ============================================================================== the breaker
+def _due_now(*deliveries: Delivery) -> None:
+    Delivery.objects.filter(pk__in=[d.pk for d in deliveries]).update(
+        next_attempt_at=timezone.now()
+    )
+
+
+def _cooldown_over(endpoint: WebhookEndpoint) -> None:
+    """The breaker's cooldown has passed (half-open)."""
+    WebhookEndpoint.objects.filter(pk=endpoint.pk).update(
+        open_until=timezone.now() - timedelta(seconds=1)
+    )
+
+
+def _seconds_open(endpoint: WebhookEndpoint, since: Any) -> int:
+    endpoint.refresh_from_db()
+    assert endpoint.open_until is not None
+    return round((endpoint.open_until - since).total_seconds())
+
+
+@pytest.mark.django_db
+def test_the_breaker_opens_after_failures_in_a_row_postpones_without_sending_then_tries_once(
+    loopback: Any, receiver: Receiver
+) -> None:
+    """Three attempts in a row fail: the endpoint's breaker opens for 30 s. Deliveries due
+    meanwhile are postponed to its end, counting no attempt and sending nothing. Then one trial:
+    it fails (open again, twice as long), the next succeeds (closed), and deliveries go as
+    due."""
+    ada, bob = someone("Ada"), someone("Bob")
+    game = Game.objects.get(pk=game_of_two(ada, bob))
+    endpoint = _hook(ada, receiver)
+    receiver.script = [500, 502, 503, 503]
+    first, second, third, fourth, fifth = (
+        Delivery.objects.get(notification=_notify_turn(ada, game, seq)) for seq in range(1, 6)
+    )
+    assert [delivery_attempt(d.pk) for d in (first, second, third)] == [Attempt.RETRY] * 3
+    failed_at = timezone.now()
+    assert _seconds_open(endpoint, failed_at) == 30
+    assert endpoint.failed_attempts == 3 and endpoint.busy_until is None
+    assert endpoint.consecutive_failures == 0  # no delivery has failed for good
+    # The third's retry is due no sooner than the breaker closes (its backoff is 30 s too).
+    assert endpoint.open_until is not None
+    assert Delivery.objects.get(pk=third.pk).next_attempt_at >= endpoint.open_until
+
+    # Open: due deliveries are postponed to the cooldown's end, nothing sent, nothing counted.
+    _due_now(first, fourth)
+    assert delivery_attempt(fourth.pk) is Attempt.POSTPONED
+    assert delivery_attempt(first.pk) is Attempt.POSTPONED
+    assert len(receiver.requests) == 3
+    for delivery, attempts in ((fourth, 0), (first, 1)):
+        row = Delivery.objects.get(pk=delivery.pk)
+        assert row.status == DeliveryStatus.PENDING and row.attempts == attempts
+        assert row.next_attempt_at == endpoint.open_until
+
+    # Half-open: one trial; it fails, and the breaker opens again for twice as long.
+    _cooldown_over(endpoint)
+    _due_now(fourth, fifth)
+    assert delivery_attempt(fourth.pk) is Attempt.RETRY
+    assert _seconds_open(endpoint, timezone.now()) == 60 and endpoint.failed_attempts == 4
+    assert delivery_attempt(fifth.pk) is Attempt.POSTPONED
+    assert len(receiver.requests) == 4
+
+    # The next trial succeeds: closed, and every delivery goes as it is due.
+    _cooldown_over(endpoint)
+    _due_now(fourth, fifth, first)
+    assert delivery_attempt(fourth.pk) is Attempt.DELIVERED
+    closed = WebhookEndpoint.objects.get(pk=endpoint.pk)
+    assert (closed.open_until, closed.failed_attempts, closed.busy_until) == (None, 0, None)
+    assert delivery_attempt(fifth.pk) is Attempt.DELIVERED
+    assert delivery_attempt(first.pk) is Attempt.DELIVERED
+    assert Delivery.objects.get(pk=first.pk).attempts == 2  # the postponement counted none
+    assert len(receiver.requests) == 7
+
+
+def test_the_cooldown_doubles_from_its_base_up_to_its_cap(settings: Any) -> None:
+    settings.NOTIFICATION_BREAKER_FAILURES = 3
+    settings.NOTIFICATION_BREAKER_COOLDOWN_SECONDS = 30
+    settings.NOTIFICATION_BREAKER_COOLDOWN_MAX_SECONDS = 900
+    cooldowns = [breaker.cooldown_seconds(n) for n in range(0, 11)]
+    assert cooldowns == [0, 0, 0, 30, 60, 120, 240, 480, 900, 900, 900]
+    assert breaker.cooldown_seconds(10**6) == 900
+
+
+@pytest.mark.django_db
+def test_an_endpoint_disabled_after_failing_for_good_still_notifies_its_owner_with_the_breaker(
+    loopback: Any, receiver: Receiver
+) -> None:
+    """The breaker postpones; it does not lose or disable: the delivery still fails for good at
+    its last attempt, and the endpoint is disabled with its notice after enough of those."""
+    loopback.NOTIFICATION_MAX_ATTEMPTS = 2
+    loopback.WEBHOOK_DISABLE_AFTER_FAILURES = 1
+    loopback.NOTIFICATION_BREAKER_FAILURES = 1
+    ada, bob = someone("Ada"), someone("Bob")
+    game = Game.objects.get(pk=game_of_two(ada, bob))
+    endpoint = _hook(ada, receiver)
+    receiver.script = [500, 500]
+    delivery = Delivery.objects.get(notification=_notify_turn(ada, game, 1))
+    assert delivery_attempt(delivery.pk) is Attempt.RETRY
+    _due_now(delivery)
+    assert delivery_attempt(delivery.pk) is Attempt.POSTPONED
+    _cooldown_over(endpoint)
+    _due_now(delivery)
+    assert delivery_attempt(delivery.pk) is Attempt.FAILED
+    endpoint.refresh_from_db()
+    assert not endpoint.enabled and "HTTP 500" in endpoint.disabled_reason
+    assert len(receiver.requests) == 2
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_one_attempt_at_a_time_per_endpoint_the_others_wait_for_it(
+    loopback: Any, receiver: Receiver
+) -> None:
+    """While one attempt to an endpoint is in flight (the receiver holds it), another delivery
+    to the same endpoint is deferred, not sent; when the attempt ends it hands over to the one
+    waiting."""
+    from django.db import connections
+
+    ada, bob = someone("Ada"), someone("Bob")
+    game = Game.objects.get(pk=game_of_two(ada, bob))
+    endpoint = _hook(ada, receiver)
+    receiver.script = ["hold"]
+    first = Delivery.objects.get(notification=_notify_turn(ada, game, 1))
+    second = Delivery.objects.get(notification=_notify_turn(ada, game, 2))
+    outcomes: list[Attempt] = []
+
+    def attempt() -> None:
+        try:
+            outcomes.append(delivery_attempt(first.pk))
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=attempt)
+    thread.start()
+    receiver.wait_for(1)
+    assert delivery_attempt(second.pk) is Attempt.DEFERRED
+    waiting = Delivery.objects.get(pk=second.pk)
+    endpoint.refresh_from_db()
+    assert waiting.attempts == 0 and waiting.next_attempt_at == endpoint.busy_until
+    assert len(receiver.requests) == 1
+
+    receiver.release.set()
+    thread.join(timeout=30)
+    assert outcomes == [Attempt.DELIVERED]
+    # Handed over: the one waiting is due now, not at the end of the first one's hold.
+    assert Delivery.objects.get(pk=second.pk).next_attempt_at <= timezone.now()
+    assert delivery_attempt(second.pk) is Attempt.DELIVERED
+    assert receiver.most_holding == 1 and len(receiver.requests) == 2
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_many_deliveries_to_a_dead_endpoint_cost_one_attempt_at_a_time(
+    loopback: Any, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Four workers attempt 24 deliveries to a receiver that never answers, over and over:
+    never two attempts to it at once, each ends at its deadline, and once the breaker opens
+    nothing more is sent; every delivery is still pending (nothing lost)."""
+    from django.db import connections
+
+    loopback.NOTIFICATION_ATTEMPT_SECONDS = 0.5
+    lock = threading.Lock()
+    in_flight = [0, 0]  # now, the most at once
+    post = delivery_service.http_post
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        with lock:
+            in_flight[0] += 1
+            in_flight[1] = max(in_flight)
+        try:
+            return post(*args, **kwargs)
+        finally:
+            with lock:
+                in_flight[0] -= 1
+
+    monkeypatch.setattr(delivery_service, "http_post", counted)
+    ada, bob = someone("Ada"), someone("Bob")
+    game = Game.objects.get(pk=game_of_two(ada, bob))
+    endpoint = _hook(ada, receiver)
+    receiver.script = ["hang"] * 100
+    ids = [
+        Delivery.objects.get(notification=_notify_turn(ada, game, seq)).pk for seq in range(1, 25)
+    ]
+    outcomes: list[Attempt] = []
+
+    def worker(order: list[int]) -> None:
+        try:
+            for _ in range(3):
+                _due_now(*Delivery.objects.filter(pk__in=order, attempts=0))
+                for delivery_id in order:
+                    outcome = delivery_attempt(delivery_id)
+                    with lock:
+                        outcomes.append(outcome)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=worker, args=(ids[n:] + ids[:n],)) for n in (0, 6, 12, 18)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    receiver.release.set()
+
+    assert in_flight[1] == 1
+    assert len(receiver.requests) == 3  # then the breaker opened
+    assert outcomes.count(Attempt.RETRY) == 3
+    assert Attempt.POSTPONED in outcomes and Attempt.DEFERRED in outcomes
+    endpoint.refresh_from_db()
+    assert endpoint.failed_attempts == 3 and endpoint.open_until is not None
+    rows = Delivery.objects.filter(pk__in=ids)
+    assert {r.status for r in rows} == {DeliveryStatus.PENDING}
+    assert sum(r.attempts for r in rows) == 3
+    assert {r.last_error for r in rows if r.attempts} == {"timed out"}
+
+
+# ============================================================================== deadlines
+@pytest.mark.django_db
+def test_a_receiver_that_never_answers_is_given_up_at_the_attempt_deadline(
+    loopback: Any, receiver: Receiver
+) -> None:
+    loopback.NOTIFICATION_ATTEMPT_SECONDS = 0.5
+    ada, bob = someone("Ada"), someone("Bob")
+    game = Game.objects.get(pk=game_of_two(ada, bob))
+    _hook(ada, receiver)
+    receiver.script = ["hang"]
+    delivery = Delivery.objects.get(notification=_notify_turn(ada, game, 1))
+    assert delivery_attempt(delivery.pk) is Attempt.RETRY
+    assert receiver.holding == 1  # the receiver still holds the request: the attempt ended
+    row = Delivery.objects.get(pk=delivery.pk)
+    assert row.last_error == "timed out" and row.last_status_code is None
+
+
+@pytest.mark.django_db
+def test_the_attempt_deadline_bounds_a_slow_answer_as_a_whole(loopback: Any) -> None:
+    """A receiver answering 200 a byte every 0.1 s (the whole in ~4 s, every read quick): with
+    a 1 s attempt deadline the attempt fails as timed out, before the answer is complete."""
+    loopback.NOTIFICATION_ATTEMPT_SECONDS = 1
+    stop = threading.Event()
+    sent: list[int] = []
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+
+    def serve() -> None:
+        conn, _ = server.accept()
+        with conn:
+            conn.recv(65536)
+            for byte in b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n":
+                if stop.wait(0.1):
+                    return
+                try:
+                    conn.sendall(bytes([byte]))
+                except OSError:
+                    return
+                sent.append(byte)
+
+    threading.Thread(target=serve, daemon=True).start()
+    ada, bob = someone("Ada"), someone("Bob")
+    game = Game.objects.get(pk=game_of_two(ada, bob))
+    webhook_register(ada.player_id, url=f"http://127.0.0.1:{server.getsockname()[1]}/hook")
+    delivery = Delivery.objects.get(notification=_notify_turn(ada, game, 1))
+    try:
+        outcome = delivery_attempt(delivery.pk)
+    finally:
+        stop.set()
+        server.close()
+    assert outcome is Attempt.RETRY
+    assert Delivery.objects.get(pk=delivery.pk).last_error == "timed out"
+    assert 0 < len(sent) < 38
+
+
 # ============================================================================== timeouts
 def _trickler(stop: threading.Event) -> tuple[socket.socket, int]:
     """A server that accepts and then answers one byte every 0.2 s, forever."""
@@ -345,7 +619,7 @@ def test_a_receiver_that_trickles_its_answer_is_cut_off_at_the_total_timeout(
     try:
         started = time.monotonic()
         outcome = http_post(
-            f"http://127.0.0.1:{port}/", b"{}", {}, connect_timeout=0.5, total_timeout=1.0
+            f"http://127.0.0.1:{port}/", b"{}", {}, allowed_hosts=["127.0.0.1"], total_timeout=1.0
         )
         elapsed = time.monotonic() - started
     finally:
@@ -355,11 +629,10 @@ def test_a_receiver_that_trickles_its_answer_is_cut_off_at_the_total_timeout(
     assert elapsed < 3, elapsed  # every read was quick, yet the whole is bounded
 
 
-def test_a_webhook_never_reaches_a_private_address_unless_allowed(settings: Any) -> None:
-    settings.WEBHOOK_ALLOW_HTTP_HOSTS = []
-    refused = http_post("https://127.0.0.1:9/", b"{}", {})
+def test_a_webhook_never_reaches_a_private_address_unless_allowed() -> None:
+    refused = http_post("https://127.0.0.1:9/", b"{}", {}, allowed_hosts=[])
     assert not refused.ok and "no public address" in refused.error
-    plain = http_post("http://127.0.0.1:9/", b"{}", {})
+    plain = http_post("http://127.0.0.1:9/", b"{}", {}, allowed_hosts=[])
     assert not plain.ok and "plain http" in plain.error
 
 

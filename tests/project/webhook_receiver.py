@@ -39,6 +39,7 @@ class Receiver:
     processed: list[str] = field(default_factory=list)  # keys acted on, in order
     release: threading.Event = field(default_factory=threading.Event)
     holding: int = 0
+    most_holding: int = 0  # the most requests held open at once
     server: ThreadingHTTPServer | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -84,6 +85,7 @@ class Receiver:
                         receiver.process(seen)
                     with receiver.lock:
                         receiver.holding += 1
+                        receiver.most_holding = max(receiver.most_holding, receiver.holding)
                     receiver.release.wait(60)
                     with receiver.lock:
                         receiver.holding -= 1

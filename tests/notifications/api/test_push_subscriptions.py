@@ -104,8 +104,8 @@ def test_a_browser_subscribes_and_its_subscription_is_listed_without_keys(
     assert b64url(subscriber.auth) not in str(listed) and subscriber.p256dh not in str(listed)
 
 
-def test_subscribing_the_same_endpoint_again_renews_it(
-    server_public_key: str, ada: Someone, bob: Someone
+def test_subscribing_ones_own_endpoint_again_renews_it(
+    server_public_key: str, ada: Someone
 ) -> None:
     first = checked(ada.client.post(SUBSCRIPTIONS, _body()), "post", 201)
     PushSubscription.objects.filter(pk=first["id"]).update(enabled=False, consecutive_failures=3)
@@ -114,11 +114,34 @@ def test_subscribing_the_same_endpoint_again_renews_it(
     assert again["id"] == first["id"] and again["enabled"] is True
     assert again["consecutive_failures"] == 0
     assert PushSubscription.objects.get().p256dh == renewed_keys.p256dh
-    # Another player signs in on that browser: the subscription is theirs now.
-    moved = checked(bob.client.post(SUBSCRIPTIONS, _body()), "post", 200)
-    assert moved["id"] == first["id"]
-    assert checked(ada.client.get(SUBSCRIPTIONS), "get", 200)["subscriptions"] == []
-    assert PushSubscription.objects.get().player_id == bob.player_id
+
+
+def test_another_players_endpoint_is_refused_not_taken_over(
+    server_public_key: str, ada: Someone, bob: Someone
+) -> None:
+    """Whoever learns an endpoint's URL gets neither its owner's pushes nor their silence: 409
+    with a message that says nothing of the owner, and nothing changes."""
+    subscriber = Subscriber()
+    first = checked(ada.client.post(SUBSCRIPTIONS, _body(subscriber=subscriber)), "post", 201)
+    refused = problem(
+        bob.client.post(SUBSCRIPTIONS, _body(subscriber=Subscriber()), format="json"),
+        409,
+        "push_endpoint_taken",
+    )
+    assert "Ada" not in str(refused) and str(ada.player_id) not in refused["detail"]
+    stored = PushSubscription.objects.get()
+    assert (stored.pk, stored.player_id, stored.p256dh) == (
+        first["id"],
+        ada.player_id,
+        subscriber.p256dh,
+    )
+    assert checked(bob.client.get(SUBSCRIPTIONS), "get", 200)["subscriptions"] == []
+    assert [
+        s["id"] for s in checked(ada.client.get(SUBSCRIPTIONS), "get", 200)["subscriptions"]
+    ] == [first["id"]]
+    # Once its owner removed it, the endpoint is free to register.
+    checked(ada.client.delete(f"{SUBSCRIPTIONS}{first['id']}/"), "delete", 204)
+    checked(bob.client.post(SUBSCRIPTIONS, _body()), "post", 201)
 
 
 @pytest.mark.parametrize(
