@@ -21,6 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from competition.models import UnratedReason
 from competition.selectors.ratings import (
     AROUND_SIZE_DEFAULT,
     AROUND_SIZE_MAX,
@@ -63,6 +64,18 @@ RATING_HELP = (
     "player shows 1000)."
 )
 PROVISIONAL_HELP = f"Fewer than {PROVISIONAL_GAMES} rated games in this format."
+GAME_ID_HELP = "The game's id; null for a private game you did not sit at (`private` is then true)."
+PRIVATE_HELP = "The game was a private table."
+COUNTED_HELP = (
+    "The result counted. False: the rating did not change (`unrated_reason` says why); the "
+    "game is not counted in `games`."
+)
+UNRATED_REASON_HELP = (
+    "Why the result did not count: `too_few_moves` (a side made fewer moves than a rated "
+    "result needs: a concession or abandonment at the start), `repeated_opponents` (two of "
+    "its players already had as many counted results together as the rolling window allows). "
+    "Null when it counted."
+)
 
 
 def _format_field() -> serializers.ChoiceField:
@@ -124,7 +137,8 @@ class PlayerRatingSerializer(Base):
 class RatedGameSerializer(Base):
     """What one rated game did to the player's rating."""
 
-    game_id = serializers.IntegerField(help_text="The game's id.")
+    game_id = serializers.IntegerField(allow_null=True, help_text=GAME_ID_HELP)
+    private = serializers.BooleanField(help_text=PRIVATE_HELP)
     format = _format_field()
     finished_at = serializers.DateTimeField(allow_null=True, help_text="When the game ended.")
     rank = serializers.IntegerField(
@@ -133,10 +147,15 @@ class RatedGameSerializer(Base):
     rating_before = serializers.IntegerField(help_text="The shown rating before the game.")
     rating_after = serializers.IntegerField(help_text="The shown rating after it.")
     change = serializers.IntegerField(help_text="`rating_after - rating_before`.")
+    counted = serializers.BooleanField(help_text=COUNTED_HELP)
+    unrated_reason = serializers.ChoiceField(
+        choices=list(UnratedReason.values), allow_null=True, help_text=UNRATED_REASON_HELP
+    )
 
 
 class RatingHistoryEntrySerializer(Base):
-    game_id = serializers.IntegerField(help_text="The game's id.")
+    game_id = serializers.IntegerField(allow_null=True, help_text=GAME_ID_HELP)
+    private = serializers.BooleanField(help_text=PRIVATE_HELP)
     finished_at = serializers.DateTimeField(allow_null=True, help_text="When the game ended.")
     created_at = serializers.DateTimeField(help_text="When the rating changed.")
     seat = serializers.IntegerField(help_text="The player's seat in the game.")
@@ -149,6 +168,10 @@ class RatingHistoryEntrySerializer(Base):
     change = serializers.IntegerField(help_text="`rating_after - rating_before`.")
     mu_after = serializers.FloatField(help_text="The skill estimate after the game.")
     sigma_after = serializers.FloatField(help_text="Its uncertainty after the game.")
+    counted = serializers.BooleanField(help_text=COUNTED_HELP)
+    unrated_reason = serializers.ChoiceField(
+        choices=list(UnratedReason.values), allow_null=True, help_text=UNRATED_REASON_HELP
+    )
 
 
 class RatingHistorySerializer(Base):
@@ -267,7 +290,9 @@ class RatingHistoryApi(APIView):
         summary="A player's rating history in a format",
         description="Every rated game of the player in the format, newest first, with the "
         "shown rating before and after it (and mu and sigma after): `limit` entries from "
-        "`offset`, and how many there are.",
+        "`offset`, and how many there are. A result that did not count (`counted` false) "
+        "shows the rating unchanged and why. A private game's id is shown only to its "
+        "players: to anyone else `game_id` is null.",
         parameters=[
             PLAYER_ID,
             RATING_FORMAT,
@@ -284,6 +309,10 @@ class RatingHistoryApi(APIView):
     def get(self, request: Request, player_id: int, rating_format: str) -> Response:
         v = _params(RatingHistoryParamsSerializer, request)
         body = rating_history_get(
-            player_id=player_id, format=rating_format, limit=v["limit"], offset=v["offset"]
+            player_id=player_id,
+            format=rating_format,
+            limit=v["limit"],
+            offset=v["offset"],
+            viewer=player_of(request),
         )
         return Response(RatingHistorySerializer(body).data)

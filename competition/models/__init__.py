@@ -6,6 +6,7 @@ from competition.models.ratings import (
     Rating,
     RatingChange,
     RatingFormat,
+    UnratedReason,
     rating_format_of,
 )
 
@@ -15,5 +16,6 @@ __all__ = [
     "Rating",
     "RatingChange",
     "RatingFormat",
+    "UnratedReason",
     "rating_format_of",
 ]

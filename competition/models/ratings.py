@@ -4,6 +4,9 @@ A rating is a Weng-Lin (openskill) estimate: ``mu`` the skill, ``sigma`` its unc
 ``display`` is the conservative value shown and ranked on (``mu - 3 * sigma``), kept in the row
 so the leaderboards read it from an index. A ``RatingChange`` is written in a rated game's final
 transaction, once per player (unique ``(game, player)``: a backstop behind the game row lock).
+A rated game whose result did not count (``counted`` false: too few moves, or the same players
+too often: ``competition.services.ratings``) has its rows too, with the rating unchanged and the
+reason, so the player's history says why nothing moved.
 """
 
 from django.db import models
@@ -25,6 +28,13 @@ FORMAT_OF_PLAYERS: dict[int, str] = {
     2: RatingFormat.TWO_PLAYER,
     3: RatingFormat.THREE_PLAYER,
 }
+
+
+class UnratedReason(models.TextChoices):
+    """Why a rated game's result did not count."""
+
+    TOO_FEW_MOVES = "too_few_moves"  # a side made fewer than RATED_MIN_MOVES_PER_SIDE moves
+    REPEATED_OPPONENTS = "repeated_opponents"  # two of its players met too often in the window
 
 
 def rating_format_of(players: int) -> str:
@@ -69,6 +79,16 @@ class RatingChange(models.Model):
     sigma_after = models.FloatField()
     display_before = models.FloatField()
     display_after = models.FloatField()
+    counted = models.BooleanField(
+        default=True, help_text="False: the result did not count (the rating is unchanged)."
+    )
+    unrated_reason = models.CharField(
+        max_length=24,
+        choices=UnratedReason.choices,
+        blank=True,
+        default="",
+        help_text="Why the result did not count (empty when it counted).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

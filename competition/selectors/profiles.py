@@ -16,5 +16,5 @@ def player_profile_get(*, player_id: int, viewer: Player) -> dict[str, Any]:
     profile = player_record_get(player_id=player_id, viewer=viewer)
     player = Player(pk=profile["id"])
     profile["ratings"] = player_ratings_get(player=player)
-    profile["rated_games"] = player_rated_games(player=player)
+    profile["rated_games"] = player_rated_games(player=player, viewer=viewer)
     return profile

@@ -2,7 +2,8 @@
 
 Read from the ``RatingChange`` rows the game's final transaction wrote
 (``competition.services.ratings``). Ratings are public: nothing here depends on who asks, and no
-card is in it.
+card is in it. A result that did not count shows every rating unchanged (``change`` 0); the
+players' histories and profiles say why.
 """
 
 from __future__ import annotations
@@ -22,12 +23,16 @@ def game_rating_changes_get(game: Game) -> list[dict[str, Any]] | None:
     """Each player's change by seat, once a rated game is over (None: casual, or not over):
     ``seat``, ``player_id``, ``rating_before``, ``rating_after``, ``change`` (shown rating
     points) and ``provisional`` (fewer than ``PROVISIONAL_GAMES`` rated games in the format,
-    this one included). One query, and none for a casual game or one still being played."""
+    this one included; a result that did not count is not a rated game counted). One query,
+    and none for a casual game or one still being played."""
     if not game.rated or game.status not in ENDED:
         return None
-    counted = (
+    rated_so_far = (
         RatingChange.objects.filter(
-            player=OuterRef("player"), format=OuterRef("format"), pk__lte=OuterRef("pk")
+            player=OuterRef("player"),
+            format=OuterRef("format"),
+            pk__lte=OuterRef("pk"),
+            counted=True,
         )
         .order_by()
         .values("player")
@@ -36,10 +41,16 @@ def game_rating_changes_get(game: Game) -> list[dict[str, Any]] | None:
     )
     rows = (
         RatingChange.objects.filter(game=game)
-        .annotate(counted=Subquery(counted))
+        .annotate(rated_so_far=Subquery(rated_so_far))
         .order_by("seat")
         .values(
-            "seat", "player_id", "mu_before", "sigma_before", "mu_after", "sigma_after", "counted"
+            "seat",
+            "player_id",
+            "mu_before",
+            "sigma_before",
+            "mu_after",
+            "sigma_after",
+            "rated_so_far",
         )
     )
     lines = []
@@ -53,7 +64,7 @@ def game_rating_changes_get(game: Game) -> list[dict[str, Any]] | None:
                 "rating_before": before,
                 "rating_after": after,
                 "change": after - before,
-                "provisional": (row["counted"] or 0) < PROVISIONAL_GAMES,
+                "provisional": (row["rated_so_far"] or 0) < PROVISIONAL_GAMES,
             }
         )
     return lines

@@ -5,6 +5,10 @@ low, ties by player id, read from the index ``(format, -display, player)``. A ra
 position in that order: 1 + the number of rows ahead (a higher display, or the same display
 and a lower player id), so ranks are distinct and a page's ranks follow from its offset. Every
 read here is a fixed number of queries whatever the page size.
+
+A player's rated games (history, profile) name a private game only to someone who sat at it: to
+anyone else its ``game_id`` is null and ``private`` true (ratings are public, which private
+tables a player sits at is not).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from competition.models import Rating, RatingChange, RatingFormat
 
 # A rating is provisional until this many rated games in its format (the games' documents say so).
 from games.hooks import PROVISIONAL_GAMES
+from games.models import Seat
 
 # openskill's PlackettLuce defaults: a player nobody has rated yet.
 DEFAULT_MU = 25.0
@@ -177,46 +182,71 @@ def player_ratings_get(*, player: Player) -> list[dict[str, Any]]:
     return out
 
 
-def _change(c: RatingChange) -> dict[str, Any]:
+def _change(c: RatingChange, hidden: set[int]) -> dict[str, Any]:
     before = rating_shown(c.mu_before, c.sigma_before)
     after = rating_shown(c.mu_after, c.sigma_after)
     return {
-        "game_id": c.game_id,
+        "game_id": None if c.game_id in hidden else c.game_id,
+        "private": not c.game.is_public,
         "format": c.format,
         "finished_at": c.game.finished_at,
         "rank": c.rank,
         "rating_before": before,
         "rating_after": after,
         "change": after - before,
+        "counted": c.counted,
+        "unrated_reason": c.unrated_reason or None,
     }
 
 
+def _hidden_games(rows: list[RatingChange], player_id: int, viewer: Player | None) -> set[int]:
+    """The private games among ``rows`` that ``viewer`` did not sit at (their ids are not
+    shown); none when the viewer is the player. One query, none without a private game."""
+    private = {c.game_id for c in rows if not c.game.is_public}
+    if not private or (viewer is not None and viewer.pk == player_id):
+        return set()
+    if viewer is None:
+        return private
+    sat = Seat.objects.filter(player=viewer, game_id__in=private).values_list("game_id", flat=True)
+    return private - set(sat)
+
+
 def player_rated_games(
-    *, player: Player, limit: int = PROFILE_RATED_GAMES_MAX
+    *, player: Player, viewer: Player | None = None, limit: int = PROFILE_RATED_GAMES_MAX
 ) -> list[dict[str, Any]]:
     """The player's latest rated games (any format), newest first, each with what it did to
-    the player's shown rating. One query."""
-    rows = (
+    the player's shown rating (a result that did not count: unchanged, with the reason). A
+    private game's id is shown only to someone who sat at it (``viewer``; None: nobody). Two
+    queries at most."""
+    rows = list(
         RatingChange.objects.filter(player=player)
         .select_related("game")
         .order_by("-created_at", "-id")[:limit]
     )
-    return [_change(c) for c in rows]
+    hidden = _hidden_games(rows, player.pk, viewer)
+    return [_change(c, hidden) for c in rows]
 
 
-def rating_history_get(*, player_id: int, format: str, limit: int, offset: int) -> dict[str, Any]:
+def rating_history_get(
+    *, player_id: int, format: str, limit: int, offset: int, viewer: Player | None = None
+) -> dict[str, Any]:
     """One player's rating history in ``format``, newest first: every rated game with the
-    rating before and after it (shown, and ``mu`` / ``sigma`` after). 404
-    ``player_not_found`` for a player that does not exist; a player with no rated game in
-    the format has an empty history. Three queries."""
+    rating before and after it (shown, and ``mu`` / ``sigma`` after; a result that did not
+    count: unchanged, with the reason). A private game's id is shown only to someone who sat
+    at it (``viewer``; None: nobody). 404 ``player_not_found`` for a player that does not
+    exist; a player with no rated game in the format has an empty history. Four queries at
+    most."""
     if not Player.objects.filter(pk=player_id).exists():
         raise errors.PlayerNotFound()
     changes = RatingChange.objects.filter(player_id=player_id, format=format)
     total = changes.count()
-    rows = changes.select_related("game").order_by("-created_at", "-id")[offset : offset + limit]
+    rows = list(
+        changes.select_related("game").order_by("-created_at", "-id")[offset : offset + limit]
+    )
+    hidden = _hidden_games(rows, player_id, viewer)
     entries = []
     for c in rows:
-        entry = _change(c)
+        entry = _change(c, hidden)
         del entry["format"]
         entry.update(
             seat=c.seat,

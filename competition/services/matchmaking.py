@@ -19,6 +19,11 @@ Who is paired with whom. Entries are grouped by (preset, rated) and sorted by ra
   (with the other such players of the preset, if any, at the level the longest waiting chose).
 
 Two players of whom one blocked the other are never grouped (the table would refuse the join).
+Two players who sat at a table together in the last ``QUICK_PLAY_REMATCH_AVOID_SECONDS`` are
+grouped only when neither can be grouped otherwise this run: the groups are formed first
+without such pairs, then once more over those left, with them (so two accounts of one person
+queueing together meet someone else whenever someone else fits; their rated results together
+are limited apart, ``competition.services.ratings``).
 
 Concurrency. A run reads the waiting entries with ``SELECT ... FOR UPDATE SKIP LOCKED`` on
 PostgreSQL, under a transaction-level advisory lock (a second run at the same time finds it
@@ -47,6 +52,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from itertools import combinations
 from typing import Any
 
 from django.conf import settings
@@ -282,9 +288,10 @@ def pairing_run(
                 )
             )
         blocked = _blocked_pairs() if rows else set()
+        recent = _recent_pairs(now) if rows else set()
         for (preset, rated), waiting in sorted(queues.items()):
             size = make_options(preset).players
-            for group in groups_form(waiting, size, rated, now_ts, blocked):
+            for group in groups_form(waiting, size, rated, now_ts, blocked, recent):
                 result.matches.append(
                     MatchMade(
                         match=uuid.uuid4(),
@@ -315,26 +322,49 @@ def groups_form(
     rated: bool,
     now_ts: float,
     blocked: set[frozenset[int]] | None = None,
+    recent: set[frozenset[int]] | None = None,
 ) -> list[list[Waiting]]:
     """The groups one queue (one preset, rated or casual) forms now (see the module's
-    docstring). Pure: no database."""
+    docstring): ``blocked`` pairs never, ``recent`` pairs (they just played each other) only
+    among those left after the groups without them. Pure: no database."""
     blocked = blocked or set()
+    recent = recent or set()
     if rated:
-        groups, _ = _slide(list(waiting), size, now_ts, blocked, rated=True)
+        groups, _ = _slide_avoiding(list(waiting), size, now_ts, blocked, recent, rated=True)
         return groups
     pool = sorted(waiting, key=lambda w: (w.joined, w.pk))
     spare = len(pool) % size
     # The newest wait for the next run: the groups are for the longest waiting. Those a block
     # kept apart get a second chance with the newest.
     first, held = (pool[:-spare], pool[-spare:]) if spare else (pool, [])
-    groups, left = _slide(first, size, now_ts, blocked, rated=False)
+    groups, left = _slide(first, size, now_ts, blocked | recent, rated=False)
     if left and held:
-        more, left = _slide(left + held, size, now_ts, blocked, rated=False)
+        more, left = _slide(left + held, size, now_ts, blocked | recent, rated=False)
+        groups.extend(more)
+    if recent and len(left) >= size:
+        more, left = _slide(left, size, now_ts, blocked, rated=False)
         groups.extend(more)
     else:
         left += held
     groups.extend(_bot_groups(left, size, now_ts, blocked))
     return groups
+
+
+def _slide_avoiding(
+    pool: list[Waiting],
+    size: int,
+    now_ts: float,
+    blocked: set[frozenset[int]],
+    recent: set[frozenset[int]],
+    *,
+    rated: bool,
+) -> tuple[list[list[Waiting]], list[Waiting]]:
+    """``_slide`` without the ``recent`` pairs, then over those left with them."""
+    groups, left = _slide(pool, size, now_ts, blocked | recent, rated=rated)
+    if recent and len(left) >= size:
+        more, left = _slide(left, size, now_ts, blocked, rated=rated)
+        groups.extend(more)
+    return groups, left
 
 
 def _slide(
@@ -399,6 +429,28 @@ def _blocked_pairs() -> set[frozenset[int]]:
         other__queue_entry__match__isnull=True,
     ).values_list("owner_id", "other_id")
     return {frozenset(pair) for pair in rows}
+
+
+def rematch_avoid_seconds() -> int:
+    """How long two players who sat at a table together are kept apart in quick play while
+    someone else fits (``QUICK_PLAY_REMATCH_AVOID_SECONDS``; 0: never)."""
+    return int(getattr(settings, "QUICK_PLAY_REMATCH_AVOID_SECONDS", 3600))
+
+
+def _recent_pairs(now: datetime) -> set[frozenset[int]]:
+    """The pairs of waiting players who sat at a table together that was created in the last
+    ``rematch_avoid_seconds()`` (one query over the waiting players' recent seats)."""
+    seconds = rematch_avoid_seconds()
+    if seconds <= 0:
+        return set()
+    rows = Seat.objects.filter(
+        player__queue_entry__match__isnull=True,
+        game__created_at__gte=now - timedelta(seconds=seconds),
+    ).values_list("game_id", "player_id")
+    by_game: dict[int, set[int]] = defaultdict(set)
+    for game_id, player_id in rows:
+        by_game[game_id].add(player_id)
+    return {frozenset(pair) for together in by_game.values() for pair in combinations(together, 2)}
 
 
 def _matches_write(matches: list[MatchMade], now: datetime) -> None:

@@ -15,7 +15,7 @@ from games.models import EventSource, Game, GameEvent
 from games.selectors.seating import seats_of
 from games.services.bots import bot_turn_register
 from games.services.log import log_append
-from games.services.timer_schedule import turn_timer_schedule
+from games.services.timer_schedule import DEADLINE_NEUTRAL_FACTS, turn_timer_schedule
 
 
 def fact_append(
@@ -37,9 +37,10 @@ def fact_append(
     game.updated_at = timezone.now()
     Game.objects.filter(pk=game.pk).update(version=game.version, updated_at=game.updated_at)
     # The bot's turn and the timer's task go by version: send them again for this one (the
-    # ones sent for the version before find it moved on and do nothing).
+    # ones sent for the version before find it moved on and do nothing). A fact that changes
+    # no deadline sends no timer task: the one sent stands (timer_schedule).
     bot_turn_register(game, seats_of(game))
-    if game.turn_deadline is not None:
+    if game.turn_deadline is not None and type not in DEADLINE_NEUTRAL_FACTS:
         game_id = game.pk
         transaction.on_commit(lambda: turn_timer_schedule(game_id))
     return event

@@ -11,6 +11,13 @@ restored to now plus what was left, and a bot to act plays on.
 Each step is a fact of the move log (``games.engine.history``), so the live feed carries it,
 the log alone says whether a game is paused, and the verifier compares it with the game row.
 The house rule of every service: one transaction, the game row locked first.
+
+A game has one proposal at a time (a second ``propose`` accepts it). A player whose proposal was
+declined (by anyone, themselves included) may not propose again for
+``PAUSE_PROPOSAL_COOLDOWN_SECONDS`` (429 ``pause_proposal_cooldown``, nothing written): the
+log's last proposals and declines say when, so the rule needs nothing stored besides the log.
+A proposal, an acceptance short of the pause and a decline change no deadline, so they send no
+timer task (``games.services.timer_schedule``).
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from __future__ import annotations
 import math
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -30,7 +38,7 @@ from games.engine.history import (
     PAUSE_DECLINED,
     PAUSE_PROPOSED,
 )
-from games.models import EventSource, Game, GameStatus, Seat
+from games.models import EventSource, Game, GameEvent, GameStatus, Seat
 from games.selectors.seating import seats_of
 from games.services.deadlines import reminder_time, turn_timer_arm
 from games.services.facts import fact_append
@@ -72,6 +80,10 @@ def game_pause_propose(*, game_id: int, player: Player, now: datetime | None = N
         proposal = game.pause_proposal
         if proposal and mine.index in proposal["accepted"]:
             return game
+        if not proposal:
+            wait = pause_cooldown_left(game, mine.index, now)
+            if wait:
+                raise errors.PauseProposalCooldown(wait)
         if proposal:
             proposal["accepted"] = sorted({*proposal["accepted"], mine.index})
             fact_append(game, PAUSE_ACCEPTED, seat=mine.index, source=EventSource.PLAYER)
@@ -87,6 +99,42 @@ def game_pause_propose(*, game_id: int, player: Player, now: datetime | None = N
             _pause(game, humans, now)
         game.save(update_fields=PAUSE_FIELDS)
     return game
+
+
+def pause_cooldown_seconds() -> int:
+    """How long a declined proposer waits to propose again (``PAUSE_PROPOSAL_COOLDOWN_SECONDS``)."""
+    return int(getattr(settings, "PAUSE_PROPOSAL_COOLDOWN_SECONDS", 300))
+
+
+# The proposals and declines read back to find a seat's declined proposal (a bound: the cooldown
+# keeps the log of one window far shorter).
+COOLDOWN_SCAN_MAX = 200
+
+
+def pause_cooldown_left(game: Game, seat: int, now: datetime) -> int:
+    """Whole seconds until ``seat`` may propose a pause again: a proposal of its declined less
+    than the cooldown ago (0: it may). Reads the game's latest proposals and declines, newest
+    first, back to the first decline older than the cooldown (one query)."""
+    cooldown = pause_cooldown_seconds()
+    if cooldown <= 0:
+        return 0
+    since = now - timedelta(seconds=cooldown)
+    rows = (
+        GameEvent.objects.filter(game=game, type__in=(PAUSE_PROPOSED, PAUSE_DECLINED))
+        .order_by("-seq")
+        .values_list("type", "seat", "created_at")[:COOLDOWN_SCAN_MAX]
+    )
+    declined_at: datetime | None = None  # the decline of the proposal before it, newest first
+    for kind, by, at in rows:
+        if kind == PAUSE_DECLINED:
+            if at <= since:
+                break
+            declined_at = at
+        elif declined_at is not None:
+            if by == seat:
+                return max(1, math.ceil((declined_at - since).total_seconds()))
+            declined_at = None
+    return 0
 
 
 def _pause(game: Game, humans: list[int], now: datetime) -> None:

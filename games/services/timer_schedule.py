@@ -2,7 +2,9 @@
 worker, or, without a broker, to a daemon thread of this process (``TURN_TIMER_IN_PROCESS``).
 The task is sent by name (``games.tasks`` sits above the services). Below the moves and the
 log's facts, which both move a game's version and so send the task again for the version they
-leave.
+leave, except the facts that change no deadline (``DEADLINE_NEUTRAL_FACTS``: a pause or
+timer-off proposal, an acceptance, a decline, the ratings): after them the task already sent
+stands, and ``deadline_version_current`` lets it apply at the later version.
 
 A deadline more than ``TURN_SECONDS_ETA_MAX`` away (a correspondence turn of hours or days) gets
 no task: the broker hands an unacknowledged message to another worker after its visibility
@@ -20,7 +22,16 @@ from django.conf import settings
 from django.utils import timezone
 
 from core import dispatch
-from games.models import Game, GameStatus
+from games.engine.history import (
+    PAUSE_ACCEPTED,
+    PAUSE_DECLINED,
+    PAUSE_PROPOSED,
+    RATINGS_CHANGED,
+    TIMER_OFF_ACCEPTED,
+    TIMER_OFF_DECLINED,
+    TIMER_OFF_PROPOSED,
+)
+from games.models import Game, GameEvent, GameStatus
 from games.selectors.timers import grace
 
 logger = logging.getLogger(__name__)
@@ -42,6 +53,37 @@ def timer_queue() -> str | None:
 def in_process() -> bool:
     """Without a broker, whether this process runs the expiries (``TURN_TIMER_IN_PROCESS``)."""
     return bool(getattr(settings, "TURN_TIMER_IN_PROCESS", False))
+
+
+# Facts of the log that change neither the turn nor its deadline. The step that does (the pause
+# itself, turning the timer off) is a fact of its own, outside this set.
+DEADLINE_NEUTRAL_FACTS: frozenset[str] = frozenset(
+    (
+        PAUSE_PROPOSED,
+        PAUSE_ACCEPTED,
+        PAUSE_DECLINED,
+        TIMER_OFF_PROPOSED,
+        TIMER_OFF_ACCEPTED,
+        TIMER_OFF_DECLINED,
+        RATINGS_CHANGED,
+    )
+)
+
+
+def deadline_version_current(game: Game, version: int) -> bool:
+    """Whether a timer task sent at ``version`` still stands for ``game``'s deadline: the game
+    is at that version, or every entry after it is a fact that changes no deadline (one query,
+    on the log's unique (game, seq)). A task of an earlier turn finds a move, a timeout or a
+    pause after its version, and does nothing."""
+    if game.version == version:
+        return True
+    if game.version < version:
+        return False
+    return (
+        not GameEvent.objects.filter(game=game, seq__gt=version)
+        .exclude(type__in=DEADLINE_NEUTRAL_FACTS)
+        .exists()
+    )
 
 
 _sent = threading.local()

@@ -21,10 +21,11 @@ Three paths apply an expiry, and any of them may run any number of times:
    shows the deadline as passed until one of the three paths has run.
 
 All of them end in ``turn_timer_expire_apply``, which locks the game row and re-checks, under the
-lock, that the game is at the version the deadline was set for and that the deadline (plus grace)
-has passed. Every applied action bumps the version and every real move sets a new deadline, so a
-second path (a duplicate, a redelivered message, a late task) finds nothing to do: exactly one
-expiry per turn, and none after a real move.
+lock, that the game is at the version the deadline was set for (or only facts that change no
+deadline came after it: ``timer_schedule.deadline_version_current``; such facts send no new
+task) and that the deadline (plus grace) has passed. Every applied action bumps the version and
+every real move sets a new deadline, so a second path (a duplicate, a redelivered message, a
+late task) finds nothing to do: exactly one expiry per turn, and none after a real move.
 
 A correspondence turn (longer than ``TURN_SECONDS_ETA_MAX``, up to a week) gets no ETA task:
 the sweep applies its expiry, and before that reminds the player to act once
@@ -70,6 +71,7 @@ from games.services.deadlines import grace, seat_back, turn_timer_arm
 from games.services.facts import fact_append
 from games.services.moves import move_apply
 from games.services.seating import seat_save
+from games.services.timer_schedule import deadline_version_current
 
 logger = logging.getLogger(__name__)
 
@@ -117,7 +119,9 @@ def turn_timer_expire_apply(
         game = Game.objects.select_for_update().filter(pk=game_id).first()
         if game is None or game.status != GameStatus.ACTIVE or game.to_act is None:
             return NOTHING
-        if game.turn_deadline is None or (version is not None and game.version != version):
+        if game.turn_deadline is None:
+            return NOTHING
+        if version is not None and not deadline_version_current(game, version):
             return NOTHING
         due = game.turn_deadline + grace()
         if now < due:

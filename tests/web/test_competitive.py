@@ -179,8 +179,9 @@ def test_two_players_queue_rated_and_meet(
 
 # ----------------------------------------------------------------------------- rated tables
 def test_a_rated_table_shows_the_rating_changes(
-    live_server: Any, page: Any, new_context: Any, shots: Any, js_errors: list[str]
+    live_server: Any, page: Any, new_context: Any, shots: Any, js_errors: list[str], settings: Any
 ) -> None:
+    settings.RATED_MIN_MOVES_PER_SIDE = 0  # the concession at the start counts here
     sign_up(page, live_server.url, "Ada")
     page.select_option("#preset", "two_player")
     page.get_by_test_id("rated").check()

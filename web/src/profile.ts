@@ -37,7 +37,26 @@ export function ratingsTable(ratings: ProfileRating[]): HTMLElement {
   );
 }
 
-export function ratedGamesList(games: RatedGame[]): HTMLElement {
+// A rated game's line: a private table's id is null to those who did not sit at it; a result
+// that did not count says why (the fields are optional until the client's types have them).
+type RatedGameLine = Omit<RatedGame, "game_id"> & {
+  game_id: number | null;
+  private?: boolean;
+  counted?: boolean;
+  unrated_reason?: string | null;
+};
+
+const UNRATED_REASONS: Record<string, string> = {
+  too_few_moves: "not rated: too few moves",
+  repeated_opponents: "not rated: same opponents too often",
+};
+
+function ratedGameLink(g: RatedGameLine): HTMLElement | string {
+  if (g.game_id === null) return "Private table";
+  return h("a", { href: `#/replay/${g.game_id}`, "aria-label": `Replay table #${g.game_id}` }, `#${g.game_id}`);
+}
+
+export function ratedGamesList(games: RatedGameLine[]): HTMLElement {
   if (!games.length) return h("p", { class: "muted" }, "No rated games yet.");
   return h(
     "ul",
@@ -46,9 +65,11 @@ export function ratedGamesList(games: RatedGame[]): HTMLElement {
       h(
         "li",
         {},
-        h("a", { href: `#/replay/${g.game_id}`, "aria-label": `Replay table #${g.game_id}` }, `#${g.game_id}`),
+        ratedGameLink(g),
         ` ${formatName(g.format)} · ${ordinal(g.rank)} · ${g.rating_before} → ${g.rating_after} `,
-        h("span", { class: g.change > 0 ? "change up" : g.change < 0 ? "change down" : "change", "aria-label": `rating ${changeWords(g.change)}` }, changeText(g.change)),
+        g.counted === false
+          ? h("span", { class: "change muted", testid: "unrated" }, UNRATED_REASONS[g.unrated_reason ?? ""] ?? "not rated")
+          : h("span", { class: g.change > 0 ? "change up" : g.change < 0 ? "change down" : "change", "aria-label": `rating ${changeWords(g.change)}` }, changeText(g.change)),
       ),
     ),
   );

@@ -20,7 +20,8 @@ from tests.games.api.conftest import PlayerClient, SchemaCheckedClient
 TWO = RatingFormat.TWO_PLAYER
 FOUR = RatingFormat.PARTNERSHIP
 
-pytestmark = pytest.mark.django_db
+# Every rated result counts here (tests/competition/conftest.py: every_result_counts).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("every_result_counts")]
 
 
 def rate(client: PlayerClient, display: float, format: str = TWO, games: int = 12) -> None:
@@ -208,6 +209,9 @@ def test_the_profile_shows_ratings_and_rated_games(board: list[PlayerClient]) ->
         "rating_before": 1000,
         "rating_after": 1120,
         "change": 120,
+        "private": False,
+        "counted": True,
+        "unrated_reason": None,
     }
     assert [g["game_id"] for g in rated[1:]] == games[::-1][: PROFILE_RATED_GAMES_MAX - 1]
     assert {g["change"] for g in rated[1:]} == {-20}

@@ -13,7 +13,8 @@ from competition.models import QueueEntry, Rating, RatingChange
 from games.models import Game, GameEvent, Seat
 from tests.games.api.conftest import PlayerClient, create_game, problem
 
-pytestmark = pytest.mark.django_db
+# Every rated result counts here (tests/competition/conftest.py: every_result_counts).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("every_result_counts")]
 
 
 def rated_pair(creator: PlayerClient, other: PlayerClient, **body: Any) -> int:

@@ -31,6 +31,9 @@ from competition.selectors.ratings import (
 from games.models import Game
 from games.services.lobby import game_create
 
+# The rating update itself: every result counts (see every_result_counts).
+pytestmark = pytest.mark.usefixtures("every_result_counts")
+
 TWO = RatingFormat.TWO_PLAYER
 FOUR = RatingFormat.PARTNERSHIP
 THREE = RatingFormat.THREE_PLAYER
@@ -285,6 +288,9 @@ def test_rated_games_newest_first_with_their_changes() -> None:
             "rating_before": 1060,
             "rating_after": 1040,
             "change": -20,
+            "private": False,
+            "counted": True,
+            "unrated_reason": None,
         },
         {
             "game_id": old.pk,
@@ -294,6 +300,9 @@ def test_rated_games_newest_first_with_their_changes() -> None:
             "rating_before": 1000,
             "rating_after": 1060,
             "change": 60,
+            "private": False,
+            "counted": True,
+            "unrated_reason": None,
         },
     ]
     assert player_rated_games(player=me, limit=1)[0]["game_id"] == new.pk

@@ -40,6 +40,9 @@ from games.services.lobby import BotSeatSpec, game_create, game_join, game_start
 from games.services.table import game_concede, rematch_accept
 from games.services.timers import turn_timer_expire_apply
 
+# The rating update itself: every result counts (see every_result_counts).
+pytestmark = pytest.mark.usefixtures("every_result_counts")
+
 PRESET_OF = {2: "two_player", 3: "three_player", 4: "classic"}
 FORMAT_OF = {2: "two_player", 3: "three_player", 4: "partnership"}
 

@@ -26,7 +26,11 @@ from tests.competition.services.test_ratings import players, prior, rated_game
 from tests.games.api.test_race import race
 from tests.games.services.timers.conftest import assert_log_consistent, overdue
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("every_result_counts"),  # tests/competition/conftest.py
+]
 
 
 def counted_once(game_id: int, people: list[Player], format: str) -> None:

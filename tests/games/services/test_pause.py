@@ -263,8 +263,8 @@ def test_pause_decline_and_resume_over_http() -> None:
     declined = bob.post(url + "pause/decline/")
     assert declined.status_code == 200 and declined.json()["pause"]["proposal"] is None
 
-    ada.post(url + "pause/")
-    accepted = bob.post(url + "pause/")
+    bob.post(url + "pause/")  # ada's proposal was declined: she waits for the cooldown
+    accepted = ada.post(url + "pause/")
     assert accepted.status_code == 200
     pause = accepted.json()["pause"]
     assert pause["paused"] is True and pause["proposal"] is None
