@@ -23,7 +23,8 @@ def game_rating_changes_get(game: Game) -> list[dict[str, Any]] | None:
     """Each player's change by seat, once a rated game is over (None: casual, or not over):
     ``seat``, ``player_id``, ``rating_before``, ``rating_after``, ``change`` (shown rating
     points) and ``provisional`` (fewer than ``PROVISIONAL_GAMES`` rated games in the format,
-    this one included; a result that did not count is not a rated game counted). One query,
+    this one included; a result that did not count is not a rated game counted), ``counted``
+    and ``unrated_reason`` (why it did not count, or None). One query,
     and none for a casual game or one still being played."""
     if not game.rated or game.status not in ENDED:
         return None
@@ -51,6 +52,8 @@ def game_rating_changes_get(game: Game) -> list[dict[str, Any]] | None:
             "mu_after",
             "sigma_after",
             "rated_so_far",
+            "counted",
+            "unrated_reason",
         )
     )
     lines = []
@@ -65,6 +68,8 @@ def game_rating_changes_get(game: Game) -> list[dict[str, Any]] | None:
                 "rating_after": after,
                 "change": after - before,
                 "provisional": (row["rated_so_far"] or 0) < PROVISIONAL_GAMES,
+                "counted": row["counted"],
+                "unrated_reason": row["unrated_reason"] or None,
             }
         )
     return lines

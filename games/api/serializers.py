@@ -459,6 +459,15 @@ class RatingChangeLineSerializer(Base):
         help_text=f"Fewer than {PROVISIONAL_GAMES} rated games in the format yet, this one "
         "included."
     )
+    counted = serializers.BooleanField(
+        help_text="The result counted. False: the rating did not change (`unrated_reason`)."
+    )
+    unrated_reason = serializers.CharField(
+        allow_null=True,
+        help_text="Why the result did not count: `too_few_moves` (a side made fewer moves than "
+        "a rated result needs) or `repeated_opponents` (these players already had as many "
+        "counted results together as a day allows); null when it counted.",
+    )
 
 
 class GameDetailSerializer(Base):

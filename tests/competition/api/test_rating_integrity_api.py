@@ -37,6 +37,9 @@ def test_a_rated_table_conceded_at_the_start_is_shown_as_not_counted(
     detail = ada.game(game_id)
     assert detail["rated"] is True
     assert [line["change"] for line in detail["rating_changes"]] == [0, 0]
+    assert [(line["counted"], line["unrated_reason"]) for line in detail["rating_changes"]] == [
+        (False, "too_few_moves")
+    ] * 2
     profile = ada.get(f"/api/v1/players/{ada.player_id}/profile/").json()
     assert [r["rating"] for r in profile["ratings"] if r["format"] == "two_player"] == [1000]
     [line] = profile["rated_games"]
