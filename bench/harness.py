@@ -179,6 +179,22 @@ def nginx_config(
     return re.sub(r"\$\{(CANASTA_[A-Z_]+)\}", lambda m: values[m.group(1)], template)
 
 
+# A benchmark measures throughput, not quotas: the per-player rate limits and caps off (a
+# caller that wants production's passes None for a key: the app's default then applies).
+UNLIMITED = {
+    "THROTTLE_SIGNUP": "off",
+    "THROTTLE_ACTIONS": "off",
+    "THROTTLE_CHAT": "off",
+    "THROTTLE_GAME_CREATE": "off",
+    "THROTTLE_GAME_START": "off",
+    "THROTTLE_IMPORT": "off",
+    "THROTTLE_PROPOSALS": "off",
+    "LIVE_CONNECTIONS_PER_PLAYER_MAX": "0",
+    "BOT_TABLES_ACTIVE_MAX": "0",
+    "IMPORTS_CONCURRENT_MAX": "0",
+}
+
+
 @dataclass
 class Server:
     """One serving of the stack: its address and the masters of its processes."""
@@ -206,7 +222,7 @@ class Stack:
     servers: list[Server] = field(default_factory=list)
     procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
-    env_overrides: dict[str, str] = field(default_factory=dict)  # e.g. rate limits back on
+    env_overrides: dict[str, str | None] = field(default_factory=dict)  # None: app default
     log_dir: Path = ROOT / ".ci" / "logs" / "bench"
 
     def __post_init__(self) -> None:
@@ -313,13 +329,15 @@ class Stack:
             "TRUSTED_PROXIES": "127.0.0.1",
             "WEBPUSH_VAPID_PRIVATE_KEY": _vapid_private_key(),  # Web Push on, as in production
             "BENCH_BASELINE": "1",
-            "THROTTLE_SIGNUP": "off",
-            "THROTTLE_ACTIONS": "off",
-            "THROTTLE_CHAT": "off",
+            **UNLIMITED,
             "LOG_LEVEL": "WARNING",
             "PYTHONUNBUFFERED": "1",
         }
-        self.env.update(self.env_overrides)
+        for key, value in self.env_overrides.items():
+            if value is None:  # None: the app's default
+                self.env.pop(key, None)
+            else:
+                self.env[key] = value
         subprocess.run(
             [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
             cwd=ROOT,

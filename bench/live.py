@@ -993,8 +993,7 @@ def sqlite_server(
             "ALLOWED_HOSTS": HOST,
             "DATABASE_URL": f"sqlite:///{tmp}/bench.sqlite3",
             "DATABASE_CONN_MAX_AGE": "0",
-            "THROTTLE_SIGNUP": "off",
-            "THROTTLE_ACTIONS": "off",
+            **harness_unlimited(),
             "LOG_LEVEL": "WARNING",
             "PYTHONUNBUFFERED": "1",
         }
@@ -1048,3 +1047,10 @@ def sqlite_server(
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def harness_unlimited() -> dict[str, str]:
+    """The benchmarks' environment without per-player limits (bench.harness.UNLIMITED)."""
+    from bench.harness import UNLIMITED
+
+    return dict(UNLIMITED)

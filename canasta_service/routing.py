@@ -13,7 +13,7 @@ from django.urls import re_path
 
 from core.request_bodies import AsgiBodies
 from games.api.asgi import LiveHttp
-from games.api.socket import GameSocketConsumer
+from games.api.socket import GameSocketConsumer, NoSuchSocket
 
 
 def socket_origins() -> list[str]:
@@ -36,7 +36,11 @@ class BrowserOriginValidator(OriginValidator):
 
 def application_build(django_application: Any) -> Any:
     sockets = URLRouter(
-        [re_path(r"^api/v1/games/(?P<game_id>\d{1,18})/socket/$", GameSocketConsumer.as_asgi())]
+        [
+            # With or without the trailing slash, as nginx sends both here.
+            re_path(r"^api/v1/games/(?P<game_id>\d{1,18})/socket/?$", GameSocketConsumer.as_asgi()),
+            re_path(r"", NoSuchSocket.as_asgi()),
+        ]
     )
     return ProtocolTypeRouter(
         {

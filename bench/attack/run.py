@@ -28,10 +28,8 @@ def served(serving: str, layout: str) -> Iterator[Any]:
     push allowed to reach the attacks' receivers on 127.0.0.1."""
     from bench import harness
 
-    env = {
-        "THROTTLE_SIGNUP": "30/hour",
-        "THROTTLE_ACTIONS": "240/minute",
-        "THROTTLE_CHAT": "30/minute",
+    env: dict[str, str | None] = {
+        **{key: None for key in harness.UNLIMITED},  # every limit at its production default
         "WEBHOOK_ALLOW_HTTP_HOSTS": "127.0.0.1",
         "WEBPUSH_ALLOW_HTTP_HOSTS": "127.0.0.1",
     }

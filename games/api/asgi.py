@@ -10,6 +10,10 @@ KiB. The fast path takes only what it fully understands: a ``GET`` with a token 
 values, a game the player may see. Anything else (an error to report, a session cookie, a
 long-poll that can answer at once) is handed to Django unchanged, which answers it exactly as
 before: the same views, the same problem documents.
+
+Paths are taken with or without their trailing slash (nginx sends both here). A waiting stream
+or long-poll holds one of its player's live connections (``games.realtime.limits``); over the
+cap it is answered 429 ``too_many_live_connections`` with ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -22,9 +26,11 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from accounts.api.authentication import TokenAuthentication, token_cache
+from core.problems import PROBLEM_CONTENT_TYPE, problem_body
 from games import errors
 from games.api.live import SSE_RETRY, sse_messages, sse_of, stream_seconds_max, wait_bound
 from games.realtime.feed import MOVES_ONLY, db_call, feed_get, follow, news_wait
+from games.realtime.limits import Lease, connection_acquire
 from games.selectors.live import Cursor, json_text
 
 Scope = MutableMapping[str, Any]
@@ -32,8 +38,8 @@ Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-STREAM_PATH = re.compile(r"^/api/v1/games/(\d{1,18})/stream/$")
-EVENTS_PATH = re.compile(r"^/api/v1/games/(\d{1,18})/events/$")
+STREAM_PATH = re.compile(r"^/api/v1/games/(\d{1,18})/stream/?$")
+EVENTS_PATH = re.compile(r"^/api/v1/games/(\d{1,18})/events/?$")
 STREAM_PARAMS = {"after", "table_after", "last_event_id", "timeout"}
 EVENTS_PARAMS = {"after", "wait"}
 EVENTS_PAGE_DEFAULT = 200  # as GET .../events/ without ``limit``
@@ -104,6 +110,33 @@ async def _start(send: Send, status: int, content_type: bytes, extra: list[Any])
     )
 
 
+class Refused(Exception):
+    """The fast path answered the request with a refusal already."""
+
+
+async def _lease(player_id: int, scope: Scope, send: Send) -> Lease:
+    """One of the player's live connections, or ``Refused`` once the 429 is sent."""
+    try:
+        return await connection_acquire(player_id)
+    except errors.TooManyLiveConnections as exc:
+        body = json_text(
+            problem_body(
+                code=exc.code, detail=exc.message, instance=scope.get("path"), extra=exc.extra
+            )
+        ).encode()
+        await _start(
+            send,
+            exc.status,
+            PROBLEM_CONTENT_TYPE.encode(),
+            [
+                (b"content-length", str(len(body)).encode()),
+                (b"retry-after", str(exc.extra["retry_after"]).encode()),
+            ],
+        )
+        await send({"type": "http.response.body", "body": body, "more_body": False})
+        raise Refused() from exc
+
+
 def _cancel_on_disconnect(receive: Receive, gone: asyncio.Event) -> asyncio.Task[None]:
     """A watcher that cancels the current task when the client goes away (then sets
     ``gone``): a waiting client that left stops waiting at once, at no cost per frame."""
@@ -137,6 +170,8 @@ class LiveHttp:
                         await serve(int(found.group(1)), scope, receive, send)
                     except Handoff:
                         break
+                    except Refused:
+                        pass
                     return
         await self.django(scope, receive, send)
 
@@ -155,18 +190,23 @@ class LiveHttp:
             or after
         )
         player_id = await player_by_token(headers)
-        frames = follow(game_id, player_id, cursor, seconds, direct=(send, sse_messages))
+        lease = await _lease(player_id, scope, send)
         try:
-            first = await anext(frames)
-        except errors.GameNotFound as exc:
-            raise Handoff() from exc
-        await _start(
-            send,
-            200,
-            b"text/event-stream; charset=utf-8",
-            [(b"x-accel-buffering", b"no")],
-        )
-        await self._pump(receive, send, frames, [SSE_RETRY, sse_of(first)], lambda f: sse_of(f))
+            frames = follow(game_id, player_id, cursor, seconds, direct=(send, sse_messages))
+            try:
+                first = await anext(frames)
+            except errors.GameNotFound as exc:
+                raise Handoff() from exc
+            await _start(
+                send,
+                200,
+                b"text/event-stream; charset=utf-8",
+                [(b"x-accel-buffering", b"no")],
+            )
+            opening = [SSE_RETRY, sse_of(first)]
+            await self._pump(receive, send, frames, opening, lambda f: sse_of(f))
+        finally:
+            await lease.release()
 
     async def _pump(
         self,
@@ -213,21 +253,25 @@ class LiveHttp:
         viewer = now.viewer(player_id)
         if after < feed.position(viewer).move:
             raise Handoff()  # there is news already: Django answers at once
+        lease = await _lease(player_id, scope, send)
         try:
-            sub = await feed.join(player_id, Cursor(after, MOVES_ONLY))
-        except errors.GameNotFound as exc:
-            raise Handoff() from exc
-        gone = asyncio.Event()
-        watcher = _cancel_on_disconnect(receive, gone)
-        try:
-            items = await news_wait(sub, wait)
-        except asyncio.CancelledError:
-            if not gone.is_set():
-                raise
-            return  # the client went away: nobody to answer
+            try:
+                sub = await feed.join(player_id, Cursor(after, MOVES_ONLY))
+            except errors.GameNotFound as exc:
+                raise Handoff() from exc
+            gone = asyncio.Event()
+            watcher = _cancel_on_disconnect(receive, gone)
+            try:
+                items = await news_wait(sub, wait)
+            except asyncio.CancelledError:
+                if not gone.is_set():
+                    raise
+                return  # the client went away: nobody to answer
+            finally:
+                watcher.cancel()
+                sub.leave()
         finally:
-            watcher.cancel()
-            sub.leave()
+            await lease.release()
         if sub.rejoin:
             raise Handoff()  # the player's seat changed: let Django read it afresh
         more = len(items) > EVENTS_PAGE_DEFAULT

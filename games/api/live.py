@@ -6,8 +6,12 @@ change and process, items redacted once per kind of viewer. In production the li
 fast path (``games.api.asgi``) serves waiting streams and long-polls from the feed without
 entering Django, so a waiting client holds no thread; these views answer what it hands over
 (errors, session cookies, CORS requests, a long-poll that can answer at once) and every request
-under a WSGI server or a test client. Under WSGI a long-poll waits in its request's thread, and
-a stream sends what there is and closes (WSGI cannot send a body while it is produced).
+under a WSGI server or a test client. Under WSGI nothing waits: a waiting client would hold one
+of the server's few threads (its other users' requests queue behind it), so a long-poll is
+answered at once, as with ``wait=0``, and a stream sends what there is and closes (WSGI cannot
+send a body while it is produced). nginx sends every live path, with or without its trailing
+slash, to the live server (deploy/nginx.conf); this is the defence for a request that reaches
+the WSGI API all the same.
 
 How a client stays in sync (also in the OpenAPI descriptions below):
 
@@ -24,6 +28,7 @@ How a client stays in sync (also in the OpenAPI descriptions below):
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import json
 from collections.abc import AsyncIterator, Callable
@@ -58,11 +63,15 @@ from games.realtime.feed import (
     news_wait,
     subscribe,
 )
+from games.realtime.limits import Lease, connection_acquire
 from games.selectors.games import game_get_visible
 from games.selectors.live import Cursor, LiveItem
 from games.services.table import presence_touch
 
 T = TypeVar("T")
+
+# A long-poll that waits and a stream are live connections: over the player's cap, 429.
+WAIT_PROBLEMS = (EVENTS_PROBLEMS, "too_many_live_connections")
 
 WAIT_MAX_SECONDS = 30
 STREAM_SECONDS_DEFAULT = 300
@@ -70,6 +79,11 @@ STREAM_SECONDS_MAX = 3600
 KEEPALIVE_SECONDS = 15
 RETRY_MILLISECONDS = 2000
 CURSOR_MAX_LENGTH = 40  # the longest cursor Cursor.parse reads
+
+
+# Whether the request being served may wait: only under an ASGI server (set by
+# ``AsyncApiView.dispatch``; outside a view, e.g. the live server's fast path, it may).
+waits_allowed: contextvars.ContextVar[bool] = contextvars.ContextVar("waits_allowed", default=True)
 
 
 # ============================================================================== async plumbing
@@ -93,6 +107,7 @@ class AsyncApiView(APIView):
         drf_request = self.initialize_request(request, *args, **kwargs)
         self.request = drf_request
         self.headers = self.default_response_headers
+        waiting = waits_allowed.set(isinstance(request, ASGIRequest))
         try:
             await db(self.initial, drf_request, *args, **kwargs)
             method = (drf_request.method or "").lower()
@@ -104,6 +119,8 @@ class AsyncApiView(APIView):
                 response = await response
         except Exception as exc:  # noqa: BLE001 - rendered by the central handler
             response = self.handle_exception(exc)
+        finally:
+            waits_allowed.reset(waiting)
         self.response = self.finalize_response(drf_request, response, *args, **kwargs)
         return self.response
 
@@ -126,7 +143,10 @@ class EventStreamRenderer(BaseRenderer):
 
 def wait_bound(seconds: int) -> int:
     """The wait actually granted: at most ``LIVE_WAIT_MAX_SECONDS`` (a setting, 30 by default;
-    the test suite lowers it so that generated requests cannot hold it up)."""
+    the test suite lowers it so that generated requests cannot hold it up); none at all under
+    WSGI (``waits_allowed``), where the request would hold a thread while it waits."""
+    if not waits_allowed.get():
+        return 0
     return min(seconds, int(getattr(settings, "LIVE_WAIT_MAX_SECONDS", WAIT_MAX_SECONDS)))
 
 
@@ -162,16 +182,21 @@ class GameEventWaitParamsSerializer(serializers.Serializer[Any]):
 
 async def wait_for_news(game_id: int, player: Player, cursor: Cursor, seconds: float) -> None:
     """Wait until the game's feed has something after ``cursor`` for ``player`` (or the game is
-    over), at most ``seconds``."""
+    over), at most ``seconds``, as one of the player's live connections
+    (``TooManyLiveConnections`` over the cap)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
-    sub = await subscribe(game_id, player.pk, cursor)
+    lease = await connection_acquire(player.pk)
     try:
-        while not await news_wait(sub, deadline - loop.time()) and sub.rejoin:
+        sub = await subscribe(game_id, player.pk, cursor)
+        try:
+            while not await news_wait(sub, deadline - loop.time()) and sub.rejoin:
+                sub.leave()
+                sub = await subscribe(game_id, player.pk, sub.cursor)
+        finally:
             sub.leave()
-            sub = await subscribe(game_id, player.pk, sub.cursor)
     finally:
-        sub.leave()
+        await lease.release()
 
 
 SYNC_TEXT = (
@@ -211,15 +236,17 @@ class GameEventListWaitApi(AsyncApiView, GameEventListApi):
                 "0, the default, answers at once).",
             ),
         ],
-        responses={200: GameEventListSerializer, **problem_responses(EVENTS_PROBLEMS)},
+        responses={200: GameEventListSerializer, **problem_responses(*WAIT_PROBLEMS)},
     )
     async def get(self, request: Request, game_id: int) -> Response:  # type: ignore[override]
         params = GameEventWaitParamsSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
-        wait = wait_bound(params.validated_data["wait"])
-        if wait:
+        asked = params.validated_data["wait"]
+        wait = wait_bound(asked)
+        if asked:  # a long-poll counts as being at the table, answered at once or not
             player = await db(player_of, request)
             await db(_visible, game_id, player)
+        if wait:
             after = Cursor(params.validated_data["after"], MOVES_ONLY)
             await wait_for_news(game_id, player, after, wait)
         response: Response = await db_call(GameEventListApi.get, self, request, game_id)
@@ -270,15 +297,20 @@ def sse_messages(items: list[LiveItem]) -> list[dict[str, Any]]:
 
 
 async def event_stream(
-    game_id: int, player: Player, cursor: Cursor, seconds: int
+    game_id: int, player: Player, cursor: Cursor, seconds: int, lease: Lease | None = None
 ) -> AsyncIterator[bytes]:
     """The frames of one stream: ``sync`` first, then every game and table event after
     ``cursor`` in order, each exactly once, keep-alive comments while idle; ``end`` when the
     game is over and everything is sent; closed after ``seconds`` (the client reconnects with
-    ``Last-Event-ID``). Pushed by the game's feed (``games.realtime.feed``)."""
-    yield SSE_RETRY
-    async for followed in follow(game_id, player.pk, cursor, seconds):
-        yield sse_of(followed)
+    ``Last-Event-ID``). Pushed by the game's feed (``games.realtime.feed``). ``lease``: the
+    live connection it holds, released when it ends."""
+    try:
+        yield SSE_RETRY
+        async for followed in follow(game_id, player.pk, cursor, seconds):
+            yield sse_of(followed)
+    finally:
+        if lease is not None:
+            await lease.release()
 
 
 STREAM_TEXT = (
@@ -378,7 +410,7 @@ class GameStreamApi(AsyncApiView):
                     OpenApiExample("A resumed stream", value=STREAM_EXAMPLE, response_only=True)
                 ],
             ),
-            **problem_responses(EVENTS_PROBLEMS),
+            **problem_responses(*WAIT_PROBLEMS),
         },
     )
     async def get(self, request: Request, game_id: int) -> StreamingHttpResponse:
@@ -392,8 +424,11 @@ class GameStreamApi(AsyncApiView):
             or Cursor.parse(v.get("last_event_id"))
             or Cursor(v["after"], v["table_after"])
         )
+        seconds = stream_seconds(request, v["timeout"])
+        # A stream that stays open is one of the player's live connections (429 over the cap).
+        lease = await connection_acquire(player.pk) if seconds > 0 else None
         response = StreamingHttpResponse(
-            event_stream(game_id, player, cursor, stream_seconds(request, v["timeout"])),
+            event_stream(game_id, player, cursor, seconds, lease),
             content_type="text/event-stream; charset=utf-8",
         )
         response["Cache-Control"] = "no-cache"

@@ -5,6 +5,13 @@ A Channels consumer. Authentication: the ``Authorization: Token`` header, the se
 or a first ``auth`` message (browsers cannot set headers on a socket). Actions go through the
 same service, validation, throttle and error catalogue as ``POST .../actions/``: the same
 version and idempotency rules, the same answers (status and body).
+
+Limits (``games.realtime.limits``): the socket counts as one of its player's live connections
+(over the cap: closed with 4429); its messages are metered by a token bucket (over it: an
+``error`` ``socket_rate_limited``, and after ``REFUSALS_BEFORE_CLOSE`` refusals in a row the
+socket is closed with 4429); one action at a time (another meanwhile: an ``action_result``
+429 ``action_in_flight``, nothing queued). A client that leaves mid-action is expected: what
+could not be sent to it is dropped quietly (logged at debug level).
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 from importlib import import_module
 from types import SimpleNamespace
 from typing import Any
@@ -34,8 +42,11 @@ from games import errors
 from games.api.asgi import Handoff, player_by_token
 from games.api.views import action_request_read
 from games.realtime.feed import ClientGone, End, Followed, Idle, Sync, db_call, follow
+from games.realtime.limits import Lease, TokenBucket, connection_acquire, socket_bucket
 from games.selectors.live import Cursor, LiveItem, json_text
 from games.services.actions import game_action_apply
+
+logger = logging.getLogger(__name__)
 
 AUTH_SECONDS = 10
 MESSAGE_MAX_BYTES = message_limits.MESSAGE_MAX_BYTES  # a text message, JSON
@@ -45,6 +56,8 @@ KEY_MAX = 255
 CLOSE_BAD_REQUEST = 4400
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
+CLOSE_TOO_MANY = 4429  # over the player's live connections, or messages over the rate
+REFUSALS_BEFORE_CLOSE = 20  # messages over the rate in a row before the socket is closed
 
 
 def socket_message(followed: Followed) -> str:
@@ -125,6 +138,9 @@ def action_answer(game_id: int, player: Player, message: dict[str, Any]) -> dict
 class GameSocketConsumer(AsyncWebsocketConsumer):
     """One client's socket on one game."""
 
+    closed = False  # closed by either side: nothing more is sent
+    lease: Lease | None = None
+
     async def connect(self) -> None:
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
         self.player_id: int | None = None
@@ -132,6 +148,8 @@ class GameSocketConsumer(AsyncWebsocketConsumer):
         self.pump: asyncio.Task[None] | None = None
         self.auth_timer: asyncio.TimerHandle | None = None
         self.acting: set[asyncio.Task[None]] = set()
+        self.bucket: TokenBucket | None = socket_bucket()
+        self.refusals = 0
         await self.accept()
         cursor = _cursor(self.scope.get("query_string", b""))
         if cursor is None:
@@ -158,9 +176,18 @@ class GameSocketConsumer(AsyncWebsocketConsumer):
 
     async def start(self, player_id: int) -> None:
         """Follow the game: ``sync`` now, then everything the feed pushes."""
-        self.player_id = player_id
         if self.auth_timer is not None:
             self.auth_timer.cancel()
+        try:
+            lease = await connection_acquire(player_id)
+        except errors.TooManyLiveConnections:
+            await self.close(CLOSE_TOO_MANY, "too_many_live_connections")
+            return
+        if self.closed:  # the client left while the lease was taken
+            await lease.release()
+            return
+        self.lease = lease
+        self.player_id = player_id
         frames = follow(
             self.game_id,
             player_id,
@@ -179,7 +206,15 @@ class GameSocketConsumer(AsyncWebsocketConsumer):
     async def _pump(self, frames: Any) -> None:
         try:
             async for followed in frames:  # straight to the server: no consumer layers
-                await self.base_send({"type": "websocket.send", "text": socket_message(followed)})
+                if self.closed:
+                    return
+                try:
+                    await self.base_send(
+                        {"type": "websocket.send", "text": socket_message(followed)}
+                    )
+                except (OSError, RuntimeError) as exc:  # as in ``send``: the client left
+                    logger.debug("socket %s: the client left before a send: %r", self.game_id, exc)
+                    return
                 if isinstance(followed, End):
                     await self.close(1000)
                     return
@@ -190,18 +225,58 @@ class GameSocketConsumer(AsyncWebsocketConsumer):
                 await frames.aclose()
 
     async def disconnect(self, code: int) -> None:
+        self.closed = True
         if self.auth_timer is not None:
             self.auth_timer.cancel()
         if self.pump is not None:
             self.pump.cancel()
         for task in list(self.acting):
             task.cancel()
+        if self.lease is not None:
+            await self.lease.release()
+
+    async def send(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
+    ) -> None:
+        """Send, unless the socket is closed; a client that left meanwhile is expected (the
+        server raises on a send after the close), not an error."""
+        if self.closed:
+            logger.debug("socket %s: closed, a message dropped", self.game_id)
+            return
+        try:
+            await super().send(text_data, bytes_data, close)
+        except (OSError, RuntimeError) as exc:  # uvicorn: ClientDisconnected, or after close
+            self.closed = True
+            logger.debug("socket %s: the client left before a send: %r", self.game_id, exc)
+
+    async def close(self, code: int | bool | None = None, reason: str | None = None) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            await super().close(code, reason)
+        except (OSError, RuntimeError) as exc:  # the client left first
+            logger.debug("socket %s: the client left before the close: %r", self.game_id, exc)
 
     async def _error(self, code: str, detail: str) -> None:
         body = problem_body(code=code, detail=detail, instance=None)
         await self.send(text_data=json_text({"type": "error", "problem": body}))
 
+    async def _over_rate(self) -> bool:
+        """True when this message is over the socket's rate (and was answered so)."""
+        if self.bucket is None or self.bucket.take():
+            self.refusals = 0
+            return False
+        self.refusals += 1
+        if self.refusals >= REFUSALS_BEFORE_CLOSE:
+            await self.close(CLOSE_TOO_MANY, "socket_rate_limited")
+        else:
+            await self._error("socket_rate_limited", "Too many messages: this one was dropped.")
+        return True
+
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.closed or await self._over_rate():
+            return
         if text_data is None or len(text_data) > MESSAGE_MAX_BYTES:
             await self._error("invalid_request", "Send JSON text messages of at most 64 KiB.")
             return
@@ -232,6 +307,19 @@ class GameSocketConsumer(AsyncWebsocketConsumer):
             key = message.get("idempotency_key")
             if key is not None and (not isinstance(key, str) or not 0 < len(key) <= KEY_MAX):
                 await self._error("invalid_request", "`idempotency_key`: 1 to 255 characters.")
+                return
+            if self.acting:  # one at a time: refused, not queued
+                body = problem_body(
+                    code="action_in_flight",
+                    detail="The previous action on this socket has not been answered yet.",
+                    instance=None,
+                )
+                answer = {"status": body["status"], "replayed": False, "body": body}
+                await self.send(
+                    text_data=json_text(
+                        {"type": "action_result", "request_id": request_id, **answer}
+                    )
+                )
                 return
             task = asyncio.get_running_loop().create_task(self._act(request_id, message))
             self.acting.add(task)
@@ -264,3 +352,11 @@ class GameSocketConsumer(AsyncWebsocketConsumer):
         await self.send(
             text_data=json_text({"type": "action_result", "request_id": request_id, **answer})
         )
+
+
+class NoSuchSocket(AsyncWebsocketConsumer):
+    """A socket on a path that names no socket: refused (4404) before it is accepted, instead
+    of an exception of the router in the server's log."""
+
+    async def connect(self) -> None:
+        await self.close(CLOSE_NOT_FOUND)

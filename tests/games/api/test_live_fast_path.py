@@ -534,11 +534,16 @@ def test_a_bad_long_poll_is_djangos_400(
 
 # ============================================================================== one read per move
 def test_fifty_streams_cost_one_feed_read_per_move(
-    ada: PlayerClient, bob: PlayerClient, long_waits: None, django_calls: list[str]
+    ada: PlayerClient,
+    bob: PlayerClient,
+    long_waits: None,
+    django_calls: list[str],
+    settings: Any,
 ) -> None:
     game_id = two_player_game(ada, bob)
     actor = to_act([ada, bob], game_id)
     followers = 50
+    settings.LIVE_CONNECTIONS_PER_PLAYER_MAX = followers  # 25 streams a player: over the default
 
     async def scenario() -> tuple[dict[str, int], dict[str, int], list[Call]]:
         calls = [

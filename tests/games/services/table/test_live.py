@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -30,12 +31,34 @@ def test_events_without_wait_answer_at_once(ada: PlayerClient, bob: PlayerClient
 
 def test_long_poll_times_out_empty(ada: PlayerClient, bob: PlayerClient) -> None:
     game_id = two_player_game(ada, bob)
+    client = async_client(ada)
     started = time.monotonic()
-    response = ada.get(f"/api/v1/games/{game_id}/events/", {"after": 1, "wait": 1})
+    response = async_to_sync(client.get)(
+        f"/api/v1/games/{game_id}/events/", {"after": 1, "wait": 1}
+    )
     took = time.monotonic() - started
     assert response.status_code == 200
     assert response.json()["events"] == []
     assert 0.9 <= took < 5
+
+
+@pytest.mark.parametrize("path", ["events/", "table/events/"])
+def test_under_wsgi_a_long_poll_is_answered_at_once(
+    ada: PlayerClient, bob: PlayerClient, settings: Any, path: str
+) -> None:
+    """Django's test client is a WSGI request: nothing to report, so the answer is the empty
+    list of ``wait=0``, given at once (not after the 30 s asked for), and the long-poll still
+    counts as being at the table."""
+    settings.LIVE_WAIT_MAX_SECONDS = 30
+    game_id = two_player_game(ada, bob)
+    seat = bob.game(game_id)["your_seat"]
+    with ThreadPoolExecutor(1) as pool:
+        poll = pool.submit(bob.get, f"/api/v1/games/{game_id}/{path}", {"after": 5, "wait": 30})
+        response = poll.result(timeout=10)  # a bound: it waited the 30 s before
+    assert response.status_code == 200
+    assert response.json()["events"] == []
+    seats = ada.get(f"/api/v1/games/{game_id}/presence/").json()["seats"]
+    assert seats[seat]["connected"] is True
 
 
 def test_long_poll_answers_at_once_when_events_exist(ada: PlayerClient, bob: PlayerClient) -> None:
@@ -93,7 +116,7 @@ def test_long_poll_of_a_spectator_keeps_the_delay(ada: PlayerClient, make_player
     assert body["version"] == live_version - 3
     assert [e["seq"] for e in body["events"]] == list(range(1, live_version - 2))
     started = time.monotonic()
-    waited = watcher.get(
+    waited = async_to_sync(async_client(watcher).get)(
         f"/api/v1/games/{game_id}/events/", {"after": live_version - 3, "wait": 1}
     ).json()
     assert waited["events"] == [] and time.monotonic() - started >= 0.9

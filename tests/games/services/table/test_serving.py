@@ -174,7 +174,9 @@ def test_nginx_accepts_the_config() -> None:
     assert checked.returncode == 0, checked.stderr
 
 
-def test_the_live_server_command_serves_waiting_clients_and_the_rest() -> None:
+def test_the_live_server_command_serves_waiting_clients_and_the_rest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """docker-compose's live command, as it is written (one worker instead of two, on a free
     loopback port, with a fresh SQLite database): 60 clients wait (20 event streams, 20
     long-polls, 20 WebSockets) while the one worker answers another request at once, and every
@@ -221,6 +223,9 @@ def test_the_live_server_command_serves_waiting_clients_and_the_rest() -> None:
             assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
         return result
 
+    # 30 clients a player: over the per-player cap of live connections (a benchmark's load,
+    # not one person's; tests/hardening/test_live_limits.py checks the cap).
+    monkeypatch.setenv("LIVE_CONNECTIONS_PER_PLAYER_MAX", "0")
     with live_bench.sqlite_server(command[1:], workers=1) as target:
         result = asyncio.run(scenario(target))
     assert result.errors == []
