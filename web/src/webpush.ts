@@ -2,7 +2,7 @@
 // /static/client/sw.js: scope /static/client/, it only shows pushes and opens games), subscribe
 // with the server's VAPID key (GET /push/key/) and send the subscription's toJSON() to the
 // server; unsubscribe; and go where a clicked notification points.
-import { api, type PushSubscriptionCreate, type PushSubscriptionView } from "./api";
+import { api, ApiError, type PushSubscriptionCreate, type PushSubscriptionView } from "./api";
 import { base64UrlToBytes } from "./notifyWords";
 
 export const SW_URL = "/static/client/sw.js";
@@ -60,8 +60,17 @@ export async function subscribe(): Promise<PushSubscriptionView> {
     await sub.unsubscribe();
     sub = null;
   }
-  sub ??= await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key.buffer as ArrayBuffer });
-  return api.pushSubscribe(sub.toJSON() as PushSubscriptionCreate);
+  const fresh = () => reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key.buffer as ArrayBuffer });
+  sub ??= await fresh();
+  try {
+    return await api.pushSubscribe(sub.toJSON() as PushSubscriptionCreate);
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.code !== "push_endpoint_taken") throw err;
+    // Another account registered this browser's subscription (a shared browser): a new
+    // subscription has an endpoint of its own.
+    await sub.unsubscribe();
+    return api.pushSubscribe((await fresh()).toJSON() as PushSubscriptionCreate);
+  }
 }
 
 /** Stop pushes to this browser: the server forgets the subscription, the browser drops it. */
