@@ -24,12 +24,12 @@ from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from canasta_service.celery import app as celery_app
 from core import dispatch
 from core.problems import ProblemSerializer, problem_responses
+from core.throttling import ClientScopedRateThrottle
 from games.models import WorkerProbe
 from games.tasks import record_worker_probe
 
@@ -156,7 +156,7 @@ class HealthApi(PublicApi):
 
 
 class WorkerProbeCreateApi(PublicApi):
-    throttle_classes = (ScopedRateThrottle,)
+    throttle_classes = (ClientScopedRateThrottle,)
     throttle_scope = "health_probe"
 
     @extend_schema(

@@ -194,7 +194,21 @@ THROTTLE_RATES: dict[str, str | None] = {
     "hint": throttle_rate("THROTTLE_HINT", "60/minute"),
     # Asking for a review sends a search of many seconds to a worker: bots/api/reviews.py.
     "review": throttle_rate("THROTTLE_REVIEW", "30/hour"),
+    # Per player, far above what a person does, far below a script (docs/hardening.md#quotas):
+    # creating a table (or a rematch), starting one (its bots start playing), importing a
+    # game (a replay of up to 20,000 events), and each step of a pause or of turning the
+    # timer off (each is an event that every seat and the timer act on).
+    "game_create": throttle_rate("THROTTLE_GAME_CREATE", "30/hour"),
+    "game_start": throttle_rate("THROTTLE_GAME_START", "30/hour"),
+    "import": throttle_rate("THROTTLE_IMPORT", "20/hour"),
+    "proposals": throttle_rate("THROTTLE_PROPOSALS", "30/hour"),
 }
+# Unfinished tables a player created where bots play every other seat (games/services/quotas.py);
+# a start or import past it is refused (409 bot_tables_limit). 0: no cap.
+BOT_TABLES_ACTIVE_MAX = env_int("BOT_TABLES_ACTIVE_MAX", default=3, minimum=0, maximum=1000)
+# Imports replaying at once in the whole service (a slot in the cache, so Redis shares it);
+# one more is refused with 503 imports_busy and Retry-After. 0: no cap.
+IMPORTS_CONCURRENT_MAX = env_int("IMPORTS_CONCURRENT_MAX", default=2, minimum=0, maximum=100)
 # How long a server remembers whom a token belongs to (accounts/api/authentication.py); 0: never.
 AUTH_TOKEN_CACHE_SECONDS = env_int("AUTH_TOKEN_CACHE_SECONDS", default=30, minimum=0, maximum=3600)
 
@@ -267,6 +281,16 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# The live server's limits (games/realtime/limits.py, docs/live.md#limits): open live connections
+# (sockets, event streams, waiting long-polls) per player across every live process, counted in
+# Redis (REDIS_URL) or per process without it (0: no cap); messages a second on one socket.
+LIVE_CONNECTIONS_PER_PLAYER_MAX = env_int(
+    "LIVE_CONNECTIONS_PER_PLAYER_MAX", default=16, minimum=0, maximum=10_000
+)
+LIVE_SOCKET_MESSAGES_PER_SECOND = env_int(
+    "LIVE_SOCKET_MESSAGES_PER_SECOND", default=10, minimum=0, maximum=10_000
+)
+
 # ----------------------------------------------------------------------------- Celery
 # Only the environment-dependent part lives here; the fixed task policy (serialisation, time
 # limits, acknowledgement, visibility timeout) is in canasta_service/celery.py.
@@ -278,7 +302,16 @@ REDIS_URL = env_url("REDIS_URL", schemes=("redis", "rediss"))
 CELERY_BROKER_URL = env_url("CELERY_BROKER_URL", schemes=_BROKER_SCHEMES) or REDIS_URL
 CELERY_TASK_ALWAYS_EAGER = CELERY_BROKER_URL is None
 CELERY_TASK_EAGER_PROPAGATES = True
+
 CELERY_TIMEZONE = TIME_ZONE
+# The three queues (core/dispatch.py chooses each task's; docs/operations.md#queues): a worker
+# consumes the ones named by -Q. TASK_QUEUE_* rename them (tests, deployments sharing a Redis).
+TASK_QUEUES = {
+    kind: env_str(f"TASK_QUEUE_{kind.upper()}", default=kind) or kind
+    for kind in ("interactive", "bulk", "deliveries")
+}
+CELERY_TASK_ROUTES = ("core.dispatch.route",)
+CELERY_TASK_DEFAULT_QUEUE = TASK_QUEUES["interactive"]
 
 # Without a broker (eager mode, `make run`) the timer's ETA task runs in this process: a
 # daemon thread waits for the deadline and runs the task there (off in the test settings).
@@ -304,6 +337,24 @@ BOT_TURN_STALL_SECONDS = env_int("BOT_TURN_STALL_SECONDS", default=75, minimum=1
 # web process when a player joins a queue and while they read their queue status.
 MATCHMAKING_PAIR_SECONDS = env_int("MATCHMAKING_PAIR_SECONDS", default=2, minimum=1, maximum=60)
 MATCHMAKING_IN_PROCESS = env_bool("MATCHMAKING_IN_PROCESS", default=CELERY_TASK_ALWAYS_EAGER)
+# Quick play keeps apart two players who sat at a table together in the last
+# QUICK_PLAY_REMATCH_AVOID_SECONDS while someone else fits (0: never). A rated result counts
+# only after RATED_MIN_MOVES_PER_SIDE moves of each side's own, and at most RATED_SAME_PLAYERS_MAX
+# times for the same two players in RATED_SAME_PLAYERS_WINDOW_SECONDS (0: no limit); the rest
+# is recorded as not counted (docs/competitive.md).
+QUICK_PLAY_REMATCH_AVOID_SECONDS = env_int(
+    "QUICK_PLAY_REMATCH_AVOID_SECONDS", default=3600, minimum=0, maximum=7 * 86400
+)
+RATED_MIN_MOVES_PER_SIDE = env_int("RATED_MIN_MOVES_PER_SIDE", default=6, minimum=0, maximum=1000)
+RATED_SAME_PLAYERS_MAX = env_int("RATED_SAME_PLAYERS_MAX", default=3, minimum=0, maximum=1000)
+RATED_SAME_PLAYERS_WINDOW_SECONDS = env_int(
+    "RATED_SAME_PLAYERS_WINDOW_SECONDS", default=86400, minimum=1, maximum=30 * 86400
+)
+# Pausing by agreement (games/services/pause.py): a player whose proposal was declined may not
+# propose again for PAUSE_PROPOSAL_COOLDOWN_SECONDS (429 pause_proposal_cooldown; 0: at once).
+PAUSE_PROPOSAL_COOLDOWN_SECONDS = env_int(
+    "PAUSE_PROPOSAL_COOLDOWN_SECONDS", default=300, minimum=0, maximum=86400
+)
 # Notifications (notifications/services/delivery.py): each delivery is a task, retried with
 # exponential backoff (NOTIFICATION_RETRY_BASE_SECONDS * 2**(attempt - 1), at most
 # NOTIFICATION_RETRY_MAX_SECONDS) up to NOTIFICATION_MAX_ATTEMPTS times; beat sweeps every
@@ -329,6 +380,23 @@ NOTIFICATION_SWEEP_GRACE_SECONDS = env_int(
 )
 NOTIFICATION_DELIVERY_LEASE_SECONDS = env_int(
     "NOTIFICATION_DELIVERY_LEASE_SECONDS", default=90, minimum=1, maximum=3600
+)
+# One attempt (a webhook, a push: the name lookup, connecting, sending, the answer) ends by
+# NOTIFICATION_ATTEMPT_SECONDS. Each endpoint has a circuit breaker: after
+# NOTIFICATION_BREAKER_FAILURES failed attempts in a row it is open for
+# NOTIFICATION_BREAKER_COOLDOWN_SECONDS (doubled by each further failure, at most
+# NOTIFICATION_BREAKER_COOLDOWN_MAX_SECONDS): attempts due meanwhile are postponed, then one trial.
+NOTIFICATION_ATTEMPT_SECONDS = env_int(
+    "NOTIFICATION_ATTEMPT_SECONDS", default=5, minimum=1, maximum=60
+)
+NOTIFICATION_BREAKER_FAILURES = env_int(
+    "NOTIFICATION_BREAKER_FAILURES", default=3, minimum=1, maximum=100
+)
+NOTIFICATION_BREAKER_COOLDOWN_SECONDS = env_int(
+    "NOTIFICATION_BREAKER_COOLDOWN_SECONDS", default=30, minimum=1, maximum=3600
+)
+NOTIFICATION_BREAKER_COOLDOWN_MAX_SECONDS = env_int(
+    "NOTIFICATION_BREAKER_COOLDOWN_MAX_SECONDS", default=900, minimum=1, maximum=1800
 )
 NOTIFICATION_QUEUE = env_str("NOTIFICATION_QUEUE")
 # Without a broker, deliveries are attempted by a daemon thread of the web process (never inside
@@ -397,6 +465,19 @@ CELERY_BEAT_SCHEDULE = {
         },
     },
 }
+
+# Post-game reviews (bots/services/reviews.py): at most this many waiting per player; a claimed
+# review whose worker died is taken again after REVIEW_LEASE_SECONDS (over the review task's
+# 300 s hard limit); a task that finds every waiting review's requester busy tries again after
+# REVIEW_RETRY_SECONDS; the reviewer picks among the REVIEW_CLAIM_WINDOW oldest waiting.
+REVIEWS_PENDING_PER_PLAYER_MAX = env_int(
+    "REVIEWS_PENDING_PER_PLAYER_MAX", default=3, minimum=1, maximum=100
+)
+REVIEW_LEASE_SECONDS = 360
+REVIEW_RETRY_SECONDS = 10
+REVIEW_CLAIM_WINDOW = 1000
+# The reviewer serves first whoever it served least in this window (players in turn).
+REVIEW_FAIR_WINDOW_SECONDS = 3600
 
 # ----------------------------------------------------------------------------- e-mail
 # Notifications by e-mail go through Django's backend: the console by default (printed to

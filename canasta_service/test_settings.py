@@ -22,6 +22,10 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {  # noqa: F405
     "actions": None,
     "chat": None,
     "review": None,
+    "game_create": None,
+    "game_start": None,
+    "import": None,
+    "proposals": None,
 }
 
 # Long-polls and event streams wait at most this long in the suite (generated requests may ask

@@ -440,6 +440,39 @@ class TimerProposalMissing(
     pass
 
 
+# ------------------------------------------------------------------ quotas
+class BotTablesLimit(
+    ServiceError,
+    code="bot_tables_limit",
+    status=409,
+    title="Too many bot tables",
+    message="You already have as many unfinished tables with only bots as opponents as allowed; "
+    "finish or concede one first.",
+):
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"You already have {limit} unfinished table(s) where only bots play with you (the "
+            "most allowed at once); finish or concede one before starting another."
+        )
+
+
+class ImportsBusy(
+    ServiceError,
+    code="imports_busy",
+    status=503,
+    title="Imports busy",
+    message="As many imports as the service runs at once are being replayed; nothing was "
+    "imported. Send it again after Retry-After seconds.",
+    members=("retry_after",),
+):
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(
+            f"Other imports are being replayed; nothing was imported. Send it again in "
+            f"{retry_after} s.",
+            extra={"retry_after": retry_after},
+        )
+
+
 # ------------------------------------------------------------------ the rules engine
 def engine_error_status(code: str) -> int:
     """The status of an engine refusal: 400 unreadable, 403 not your turn, 422 the rules."""
@@ -487,3 +520,61 @@ class EngineRefusal(ServiceError):
 def engine_error(exc: EngineError) -> ServiceError:
     """The one mapping of an engine refusal to a service error (and so to HTTP)."""
     return EngineRefusal(exc)
+
+
+# ------------------------------------------------------------------ the live server's limits
+class TooManyLiveConnections(
+    ServiceError,
+    code="too_many_live_connections",
+    status=429,
+    title="Too many live connections",
+    message="You have as many live connections open (sockets, event streams, waiting "
+    "long-polls) as one player may: close one first.",
+    members=("retry_after",),
+):
+    def __init__(self, cap: int, retry_after: int) -> None:
+        super().__init__(
+            f"You have {cap} live connections open (sockets, event streams, waiting "
+            "long-polls), as many as one player may: close one first.",
+            extra={"retry_after": retry_after},
+        )
+
+
+class SocketRateLimited(
+    ServiceError,
+    code="socket_rate_limited",
+    status=429,
+    title="Socket rate limited",
+    message="Too many messages on this socket: the message was dropped; slow down (a socket "
+    "that goes on is closed with 4429).",
+):
+    pass
+
+
+class ActionInFlight(
+    ServiceError,
+    code="action_in_flight",
+    status=429,
+    title="Action in flight",
+    message="This socket's previous action has not been answered yet: send the next one after "
+    "its action_result. Nothing was changed.",
+):
+    pass
+
+
+class PauseProposalCooldown(
+    ServiceError,
+    code="pause_proposal_cooldown",
+    status=429,
+    title="Pause proposal cooling down",
+    message="Your last proposal to pause this game was declined: you may propose again after "
+    "Retry-After seconds. Nothing was changed.",
+    members=("retry_after",),
+    after="pause_proposal_missing",
+):
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(
+            f"Your last proposal to pause this game was declined: you may propose again in "
+            f"{retry_after} s. Nothing was changed.",
+            extra={"retry_after": retry_after},
+        )

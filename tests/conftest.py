@@ -31,7 +31,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -308,3 +308,18 @@ def cache_empty() -> None:
     keys = list(client.scan_iter(match=f"{cache.key_prefix}:*", count=1000))
     if keys:
         client.delete(*keys)
+
+
+@pytest.fixture
+def rates(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., None]]:
+    """``rates(scope="N/period", ...)`` sets throttle rates for this test (the suite runs with
+    most scopes off; DRF reads the rates once, into the throttle class)."""
+    from rest_framework.throttling import ScopedRateThrottle
+
+    def set_rates(**scopes: str) -> None:
+        merged = {**ScopedRateThrottle.THROTTLE_RATES, **scopes}
+        monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", merged)
+
+    cache_empty()
+    yield set_rates
+    cache_empty()

@@ -58,10 +58,15 @@ def _pause_step(request: Request, game_id: int, service: Callable[..., Game]) ->
 
 
 # Every step: the requester must sit at a game being played.
-_STEP = (AUTH, "not_seated", "not_found", "game_not_active")
+_STEP = (AUTH, "not_seated", "not_found", "game_not_active", "throttled")
 
 
-class GamePauseApi(APIView):
+class PauseStepApi(APIView):
+    # Each step is an event every seat and the turn timer act on: limited per player.
+    throttle_scope = "proposals"
+
+
+class GamePauseApi(PauseStepApi):
     @extend_schema(
         operation_id="games_pause",
         tags=PAUSE_TAGS,
@@ -72,16 +77,20 @@ class GamePauseApi(APIView):
         "are refused with 409 `game_paused`, no deadline runs and no bot plays, and what was "
         "left of the turn is kept for the resume. Each step is an event of the move log "
         "(`pause_proposed`, `pause_accepted`, `game_paused`). 409 `game_paused` when it is "
-        "paused already.",
+        "paused already; 429 `pause_proposal_cooldown` (with Retry-After) for a new proposal "
+        "from a player whose last one was declined less than the cooldown ago.",
         parameters=[GAME_ID],
         request=None,
-        responses={200: PauseStatusSerializer, **problem_responses(_STEP, "game_paused")},
+        responses={
+            200: PauseStatusSerializer,
+            **problem_responses(_STEP, "game_paused", "pause_proposal_cooldown"),
+        },
     )
     def post(self, request: Request, game_id: int) -> Response:
         return _pause_step(request, game_id, game_pause_propose)
 
 
-class GamePauseDeclineApi(APIView):
+class GamePauseDeclineApi(PauseStepApi):
     @extend_schema(
         operation_id="games_pause_decline",
         tags=PAUSE_TAGS,
@@ -99,7 +108,7 @@ class GamePauseDeclineApi(APIView):
         return _pause_step(request, game_id, game_pause_decline)
 
 
-class GameResumeApi(APIView):
+class GameResumeApi(PauseStepApi):
     @extend_schema(
         operation_id="games_resume",
         tags=PAUSE_TAGS,

@@ -463,6 +463,9 @@ IMPORT_PROBLEMS = (
     "import_seed_mismatch",
     "import_event_mismatch",
     "import_final_state_mismatch",
+    "bot_tables_limit",
+    "throttled",
+    "imports_busy",
 )
 
 
@@ -629,6 +632,8 @@ class GameExportApi(APIView):
 
 
 class GameImportApi(APIView):
+    throttle_scope = "import"
+
     @extend_schema(
         operation_id="games_import",
         tags=["replay"],
@@ -640,7 +645,10 @@ class GameImportApi(APIView):
         "message) or records other effects than the engine's (`import_event_mismatch`). The "
         "new game is finished if its log finishes it, else active where the log leaves it; "
         "you sit at `seat` if given, every other seat is a bot (the document's level, else "
-        "easy), and bots play on when it is their turn.",
+        "easy), and bots play on when it is their turn. A game left unfinished counts towards "
+        "your unfinished bot tables (409 `bot_tables_limit` past the cap). Imports are limited "
+        "per player (429 `throttled`), and only a few replay at once in the service: one more "
+        "is refused with 503 `imports_busy` and `Retry-After`, having imported nothing.",
         request=GameImportSerializer,
         responses={201: ImportResultSerializer, **problem_responses(IMPORT_PROBLEMS)},
         examples=[IMPORT_EXAMPLE],

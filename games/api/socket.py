@@ -31,13 +31,13 @@ from django.contrib import auth
 from django.http.cookie import parse_cookie
 from django.utils import timezone
 from rest_framework.exceptions import Throttled
-from rest_framework.throttling import ScopedRateThrottle
 
 from accounts.models import Player
 from core import messages as message_limits
 from core.exceptions import problem_exception_handler
 from core.parsers import nul_found
 from core.problems import problem_body
+from core.throttling import ClientScopedRateThrottle
 from games import errors
 from games.api.asgi import Handoff, player_by_token
 from games.api.views import action_request_read
@@ -111,7 +111,7 @@ def _player(player_id: int) -> Player:
 def action_answer(game_id: int, player: Player, message: dict[str, Any]) -> dict[str, Any]:
     """Apply an ``action`` message as ``POST .../actions/`` would: status, body, replayed."""
     try:
-        throttle = ScopedRateThrottle()
+        throttle = ClientScopedRateThrottle()  # the HTTP endpoint's count, atomic
         request = SimpleNamespace(user=player.user, META={})
         view = SimpleNamespace(throttle_scope="actions")
         if not throttle.allow_request(request, view):  # type: ignore[arg-type]

@@ -22,6 +22,7 @@ from drf_spectacular.utils import (
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from core.problems import AUTH, BODY, problem_responses
@@ -402,7 +403,10 @@ class TableEventListApi(AsyncApiView):
             OpenApiParameter("limit", int, description="At most this many (200, max 500)."),
             OpenApiParameter("wait", int, description="Long-poll: wait up to S seconds."),
         ],
-        responses={200: TableEventListSerializer, **problem_responses("invalid_request", SEEN)},
+        responses={
+            200: TableEventListSerializer,
+            **problem_responses("invalid_request", SEEN, "too_many_live_connections"),
+        },
     )
     async def get(self, request: Request, game_id: int) -> Response:
         params = TableEventParamsSerializer(data=request.query_params)
@@ -443,6 +447,11 @@ class GameConcedeApi(APIView):
 
 
 class RematchApi(APIView):
+    def get_throttles(self) -> list[BaseThrottle]:
+        # Accepting may create a table: the creation limit; reading is not limited.
+        self.throttle_scope = "game_create" if self.request.method == "POST" else ""
+        return super().get_throttles()
+
     @extend_schema(
         operation_id="games_rematch_retrieve",
         tags=["table"],
@@ -461,10 +470,14 @@ class RematchApi(APIView):
         description="When every human at the table has accepted, a new game is created with "
         "the same seats (players and bots), options and table settings, linked to this one "
         "(`rematch_of`), and dealt at once; its id is in `game` and in a `rematch_created` "
-        "table event. Accepting twice changes nothing.",
+        "table event. Accepting twice changes nothing. A rematch where only bots play with its "
+        "creator counts towards the creator's unfinished bot tables (409 `bot_tables_limit`).",
         parameters=[GAME_ID],
         request=None,
-        responses={200: RematchStatusSerializer, **problem_responses(SEATED, "game_not_finished")},
+        responses={
+            200: RematchStatusSerializer,
+            **problem_responses(SEATED, "game_not_finished", "bot_tables_limit", "throttled"),
+        },
     )
     def post(self, request: Request, game_id: int) -> Response:
         player, game = _game(request, game_id, write=True)

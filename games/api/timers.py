@@ -58,7 +58,12 @@ class GameTimerApi(APIView):
 
 
 # Every step of turning the timer off; then what each step adds.
-_OFF = (AUTH, "not_seated", "not_found", "game_not_active", "timer_not_running")
+_OFF = (AUTH, "not_seated", "not_found", "game_not_active", "timer_not_running", "throttled")
+
+
+class TimerOffStepApi(APIView):
+    # Each step is a row of the timer's log that every seat is told of: limited per player.
+    throttle_scope = "proposals"
 
 
 def _timer_off_step(request: Request, game_id: int, service: Callable[..., Game]) -> Response:
@@ -68,7 +73,7 @@ def _timer_off_step(request: Request, game_id: int, service: Callable[..., Game]
     return _timer_detail(game_id, player)
 
 
-class GameTimerOffProposeApi(APIView):
+class GameTimerOffProposeApi(TimerOffStepApi):
     @extend_schema(
         operation_id="games_timer_off_propose",
         tags=TIMER_TAGS,
@@ -84,7 +89,7 @@ class GameTimerOffProposeApi(APIView):
         return _timer_off_step(request, game_id, timer_off_propose)
 
 
-class GameTimerOffAcceptApi(APIView):
+class GameTimerOffAcceptApi(TimerOffStepApi):
     @extend_schema(
         operation_id="games_timer_off_accept",
         tags=TIMER_TAGS,
@@ -100,7 +105,7 @@ class GameTimerOffAcceptApi(APIView):
         return _timer_off_step(request, game_id, timer_off_accept)
 
 
-class GameTimerOffDeclineApi(APIView):
+class GameTimerOffDeclineApi(TimerOffStepApi):
     @extend_schema(
         operation_id="games_timer_off_decline",
         tags=TIMER_TAGS,

@@ -20,6 +20,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from accounts.api.authentication import player_of
@@ -79,6 +80,7 @@ GAME_CREATE_PROBLEMS = (
     "rated_custom_options",
     "rated_humans_only",
     "rated_no_hints",
+    "throttled",
 )
 JOIN_PROBLEMS = (
     BODY,
@@ -101,7 +103,9 @@ START_PROBLEMS = (
     "not_found",
     "game_already_started",
     "seats_empty",
+    "bot_tables_limit",
     "rated_humans_only",
+    "throttled",
 )
 ACTION_PROBLEMS = (
     "invalid_action",
@@ -176,6 +180,11 @@ class GamePagination(PageNumberPagination):
 class GameListCreateApi(GenericAPIView[Any]):
     pagination_class = GamePagination
     serializer_class = GameSummarySerializer
+
+    def get_throttles(self) -> list[BaseThrottle]:
+        # Creating a table is limited per player; listing (which lobbies poll) is not.
+        self.throttle_scope = "game_create" if self.request.method == "POST" else ""
+        return super().get_throttles()
 
     @extend_schema(
         operation_id="games_list",
@@ -355,13 +364,17 @@ class GameLeaveApi(APIView):
 
 
 class GameStartApi(APIView):
+    throttle_scope = "game_start"
+
     @extend_schema(
         operation_id="games_start",
         tags=["seats"],
         summary="Start the game (creator only)",
         description="Deals the first round. Empty seats are refused (409 `seats_empty`) unless "
         "`fill_with_bots`, which gives them to bots of `bot_level` (never at a rated table: 422 "
-        "`rated_humans_only`).",
+        "`rated_humans_only`). A table where only bots play with you counts towards your "
+        "unfinished bot tables: past the server's cap (`BOT_TABLES_ACTIVE_MAX`, 3 by default) "
+        "the start is refused with 409 `bot_tables_limit`; finish or concede one first.",
         parameters=[GAME_ID],
         request=GameStartSerializer,
         responses={200: GameDetailSerializer, **problem_responses(START_PROBLEMS)},
@@ -376,6 +389,7 @@ class GameStartApi(APIView):
             player=player,
             fill_with_bots=data.validated_data["fill_with_bots"],
             bot_level=data.validated_data["bot_level"],
+            bot_tables_capped=True,
         )
         return game_detail_response(game, player)
 

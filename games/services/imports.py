@@ -33,6 +33,7 @@ from games.services.bots import bot_turn_register
 from games.services.lobby import join_code_new
 from games.services.log import log_append_many
 from games.services.projections import projections_write
+from games.services.quotas import bot_tables_check, import_slot
 from games.services.seating import seats_written
 
 
@@ -180,7 +181,18 @@ def game_import(
     same actions with effects recomputed by the engine. It is finished when the log finishes
     it; otherwise it is active where the log leaves it and play goes on. ``creator`` sits at
     ``seat`` if given; every other seat is a bot (at the document's bot level, else easy).
+
+    At most ``IMPORTS_CONCURRENT_MAX`` imports replay at once in the service (503
+    ``imports_busy`` beyond); a game left unfinished is one of the creator's bot tables (409
+    ``bot_tables_limit`` past ``BOT_TABLES_ACTIVE_MAX``). A refusal writes nothing.
     """
+    with import_slot():
+        return _game_import(creator=creator, document=document, seat=seat, is_public=is_public)
+
+
+def _game_import(
+    *, creator: Player, document: dict[str, Any], seat: int | None, is_public: bool
+) -> ImportResult:
     plan = import_plan(document)
     players = plan.options.players
     if seat is not None and not 0 <= seat < players:
@@ -194,6 +206,8 @@ def game_import(
     now = timezone.now()
     over = plan.state.game_over
     with transaction.atomic():
+        if not over:
+            bot_tables_check(creator)
         game = Game.objects.create(
             preset=plan.preset,
             options=plan.options.to_dict(),

@@ -28,6 +28,7 @@ from games.services.deadlines import TimerOptions, turn_timer_arm
 from games.services.locks import game_lock
 from games.services.log import log_append
 from games.services.projections import projections_write
+from games.services.quotas import bot_table_is, bot_tables_check
 from games.services.seating import seat_save, seats_written
 
 JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
@@ -248,11 +249,16 @@ def game_start(
     player: Player,
     fill_with_bots: bool = False,
     bot_level: str = BotLevel.EASY,
+    bot_tables_capped: bool = False,
 ) -> Game:
     """Deal the first round (the creator only). Empty seats are refused unless filled with bots.
 
     Appends event 1, ``game_started``, whose effects carry each seat's dealt hand privately,
-    and tells every seat with a player that the game started.
+    and tells every seat with a player that the game started. With ``bot_tables_capped`` (a
+    start the player asked for: the API, a rematch) a table where only bots play with its
+    creator is refused past the creator's ``BOT_TABLES_ACTIVE_MAX`` (409 ``bot_tables_limit``,
+    ``games.services.quotas``); quick play's pairing, which seats one queue entry at a time,
+    starts its tables without it.
     """
     with transaction.atomic():
         game = game_lock(game_id)
@@ -275,6 +281,8 @@ def game_start(
                 f"Seats {', '.join(str(s.index) for s in empty)} are empty; start with "
                 "fill_with_bots or wait for players."
             )
+        if bot_tables_capped and bot_table_is(game.created_by_id, seats):
+            bot_tables_check(player)
         now = timezone.now()
         for s in empty:
             s.bot_level = bot_level

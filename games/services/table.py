@@ -259,7 +259,9 @@ def game_concede(*, game_id: int, player: Player) -> Game:
 def rematch_accept(*, game_id: int, player: Player) -> dict[str, Any]:
     """Accept a rematch of a finished game. Once every human at the table has accepted, the new
     game is created (same seats, same options, same table settings, linked by ``rematch_of``)
-    and dealt; a ``rematch_created`` table event names it. Accepting again changes nothing."""
+    and dealt; a ``rematch_created`` table event names it. Accepting again changes nothing.
+    A rematch where only bots play with the creator counts towards the creator's bot tables
+    (409 ``bot_tables_limit`` past the cap, and the acceptance is not recorded)."""
     with transaction.atomic():
         game = game_lock(game_id)
         _seat_of(game, player)
@@ -329,7 +331,7 @@ def _rematch_create(old: Game, old_table: GameTable) -> Game:
         spectator_delay=old_table.spectator_delay,
         rematch_of=old,
     )
-    return game_start(game_id=new.pk, player=old.created_by)
+    return game_start(game_id=new.pk, player=old.created_by, bot_tables_capped=True)
 
 
 def presence_touch(*, game: Game, player: Player) -> None:

@@ -41,6 +41,9 @@ CATALOGUE_MODULES = {ROOT / "core" / "errors.py", *(ROOT / app / "errors.py" for
 NOT_PER_OPERATION = {
     # Every user has a player profile, made with the user.
     "player_profile_missing",
+    # Answered on the game's socket only, in its messages (docs/live.md#limits).
+    "socket_rate_limited",
+    "action_in_flight",
 }
 
 

@@ -7,7 +7,7 @@ off (test_settings.py); the tests here switch one on with a tiny rate.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -15,27 +15,12 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.test import override_settings
 from rest_framework.test import APIClient
-from rest_framework.throttling import ScopedRateThrottle
 
 from core.proxies import client_address, trusted_proxies_parse
-from tests.conftest import cache_empty
 from tests.games.api.conftest import PlayerClient, problem
 from tests.hardening.helpers import footprint, started_game
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def rates(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., None]]:
-    """Set throttle rates for this test (DRF reads them once, into the throttle class)."""
-
-    def set_rates(**scopes: str) -> None:
-        merged = {**ScopedRateThrottle.THROTTLE_RATES, **scopes}
-        monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", merged)
-
-    cache_empty()
-    yield set_rates
-    cache_empty()
 
 
 def throttled(response: Any) -> dict[str, Any]:

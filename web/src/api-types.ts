@@ -304,7 +304,7 @@ export interface paths {
         put?: never;
         /**
          * Propose to pause the game, or accept the proposal
-         * @description A seated player proposes to pause the game (a vacation); the same request by each other seat with a player accepts it (accepting twice changes nothing). With the last acceptance the game is paused (alone at a table with bots: at once): actions are refused with 409 `game_paused`, no deadline runs and no bot plays, and what was left of the turn is kept for the resume. Each step is an event of the move log (`pause_proposed`, `pause_accepted`, `game_paused`). 409 `game_paused` when it is paused already.
+         * @description A seated player proposes to pause the game (a vacation); the same request by each other seat with a player accepts it (accepting twice changes nothing). With the last acceptance the game is paused (alone at a table with bots: at once): actions are refused with 409 `game_paused`, no deadline runs and no bot plays, and what was left of the turn is kept for the resume. Each step is an event of the move log (`pause_proposed`, `pause_accepted`, `game_paused`). 409 `game_paused` when it is paused already; 429 `pause_proposal_cooldown` (with Retry-After) for a new proposal from a player whose last one was declined less than the cooldown ago.
          */
         post: operations["games_pause"];
         delete?: never;
@@ -366,7 +366,7 @@ export interface paths {
         put?: never;
         /**
          * Accept a rematch of a finished game
-         * @description When every human at the table has accepted, a new game is created with the same seats (players and bots), options and table settings, linked to this one (`rematch_of`), and dealt at once; its id is in `game` and in a `rematch_created` table event. Accepting twice changes nothing.
+         * @description When every human at the table has accepted, a new game is created with the same seats (players and bots), options and table settings, linked to this one (`rematch_of`), and dealt at once; its id is in `game` and in a `rematch_created` table event. Accepting twice changes nothing. A rematch where only bots play with its creator counts towards the creator's unfinished bot tables (409 `bot_tables_limit`).
          */
         post: operations["games_rematch_accept"];
         delete?: never;
@@ -450,7 +450,7 @@ export interface paths {
         put?: never;
         /**
          * Ask for the review of a seat's play
-         * @description The reviewer replays the move log and, at each decision of the seat in the finished rounds, searches from that seat's information at the time (never the hidden cards) how many points the chosen move cost against the best candidate. 202 with the pending review when this request made it (or sent a failed one again), 200 with the review when it exists (asking again changes nothing until another round has finished). 409 `review_no_finished_round` before the first round ends. While the game is running only a seated player may review, their own seat only (403 `review_seat_not_allowed` for another seat); once it is finished every player seated at it may review any seat, and at a public table so may everyone (an abandoned game is reviewed as while it ran: its hands stay hidden, as in its replay). A private table is 404 to anyone not seated at it.
+         * @description The reviewer replays the move log and, at each decision of the seat in the finished rounds, searches from that seat's information at the time (never the hidden cards) how many points the chosen move cost against the best candidate. 202 with the pending review when this request made it (or sent a failed one again), 200 with the review when it exists (asking again changes nothing until another round has finished). 409 `review_no_finished_round` before the first round ends. Reviews are computed players in turn: 429 `reviews_pending` while this player already has `REVIEWS_PENDING_PER_PLAYER_MAX` (3) reviews waiting. While the game is running only a seated player may review, their own seat only (403 `review_seat_not_allowed` for another seat); once it is finished every player seated at it may review any seat, and at a public table so may everyone (an abandoned game is reviewed as while it ran: its hands stay hidden, as in its replay). A private table is 404 to anyone not seated at it.
          */
         post: operations["games_review_create"];
         delete?: never;
@@ -527,7 +527,7 @@ export interface paths {
         put?: never;
         /**
          * Start the game (creator only)
-         * @description Deals the first round. Empty seats are refused (409 `seats_empty`) unless `fill_with_bots`, which gives them to bots of `bot_level` (never at a rated table: 422 `rated_humans_only`).
+         * @description Deals the first round. Empty seats are refused (409 `seats_empty`) unless `fill_with_bots`, which gives them to bots of `bot_level` (never at a rated table: 422 `rated_humans_only`). A table where only bots play with you counts towards your unfinished bot tables: past the server's cap (`BOT_TABLES_ACTIVE_MAX`, 3 by default) the start is refused with 409 `bot_tables_limit`; finish or concede one first.
          */
         post: operations["games_start"];
         delete?: never;
@@ -700,7 +700,7 @@ export interface paths {
         put?: never;
         /**
          * Create a game from an export document
-         * @description Replays the document's events through the rules engine into a new game ("load this position" for bug reports and teaching). The document needs its seed: a finished game's export, or one written with a seed. Refused with the first event that does not apply (`import_event_rejected`: its `seq` and the engine's code and message) or records other effects than the engine's (`import_event_mismatch`). The new game is finished if its log finishes it, else active where the log leaves it; you sit at `seat` if given, every other seat is a bot (the document's level, else easy), and bots play on when it is their turn.
+         * @description Replays the document's events through the rules engine into a new game ("load this position" for bug reports and teaching). The document needs its seed: a finished game's export, or one written with a seed. Refused with the first event that does not apply (`import_event_rejected`: its `seq` and the engine's code and message) or records other effects than the engine's (`import_event_mismatch`). The new game is finished if its log finishes it, else active where the log leaves it; you sit at `seat` if given, every other seat is a bot (the document's level, else easy), and bots play on when it is their turn. A game left unfinished counts towards your unfinished bot tables (409 `bot_tables_limit` past the cap). Imports are limited per player (429 `throttled`), and only a few replay at once in the service: one more is refused with 503 `imports_busy` and `Retry-After`, having imported nothing.
          */
         post: operations["games_import"];
         delete?: never;
@@ -869,7 +869,7 @@ export interface paths {
         };
         /**
          * A player's rating history in a format
-         * @description Every rated game of the player in the format, newest first, with the shown rating before and after it (and mu and sigma after): `limit` entries from `offset`, and how many there are.
+         * @description Every rated game of the player in the format, newest first, with the shown rating before and after it (and mu and sigma after): `limit` entries from `offset`, and how many there are. A result that did not count (`counted` false) shows the rating unchanged and why. A private game's id is shown only to its players: to anyone else `game_id` is null.
          */
         get: operations["players_rating_history"];
         put?: never;
@@ -1004,7 +1004,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a browser to Web Push
-         * @description The body is the browser's `PushSubscription.toJSON()`. 201 with a new subscription; 200 when the endpoint was subscribed before (its keys are updated, it is yours and enabled again). An endpoint that is not https at a public address is refused (400 `push_endpoint_refused`); malformed keys are 400 `invalid_request`. At most 10 per player: disabled ones make room, else 409 `push_subscription_limit_reached`. 503 `web_push_unavailable` when the server has no VAPID key. Each notification you have on for `web_push` (see `/players/me/notifications/`) is pushed to every enabled subscription of yours: its payload (`WebhookPayload`: `kind`, `title`, `text`, `url`, ...; never a card) as JSON, encrypted for the subscription's keys (aes128gcm, RFC 8291), signed with the server's VAPID key (`GET /api/v1/push/key/`). Your turn, its reminder and your partner's question come with urgency `high`; a message waits at the push service until the turn's deadline (or a week), and a newer one about the same game and matter replaces it. A subscription its push service says is gone (404 or 410) is disabled.
+         * @description The body is the browser's `PushSubscription.toJSON()`. 201 with a new subscription; 200 when you subscribed that endpoint before (its keys are updated, it is enabled again). An endpoint another player registered is refused, never taken over (409 `push_endpoint_taken`: unsubscribe the browser and subscribe it again for an endpoint of its own). An endpoint that is not https at a public address is refused (400 `push_endpoint_refused`); malformed keys are 400 `invalid_request`. At most 10 per player: disabled ones make room, else 409 `push_subscription_limit_reached`. 503 `web_push_unavailable` when the server has no VAPID key. Each notification you have on for `web_push` (see `/players/me/notifications/`) is pushed to every enabled subscription of yours: its payload (`WebhookPayload`: `kind`, `title`, `text`, `url`, ...; never a card) as JSON, encrypted for the subscription's keys (aes128gcm, RFC 8291), signed with the server's VAPID key (`GET /api/v1/push/key/`). Your turn, its reminder and your partner's question come with urgency `high`; a message waits at the push service until the turn's deadline (or a week), and a newer one about the same game and matter replaces it. A subscription its push service says is gone (404 or 410) is disabled.
          */
         post: operations["players_me_push_subscriptions_create"];
         delete?: never;
@@ -1059,13 +1059,13 @@ export interface paths {
         };
         /**
          * Your webhooks
-         * @description Each with its state: a webhook disabled for failing has `enabled: false` and a `disabled_reason`. Each delivery is a `POST` of a JSON `WebhookPayload` (one schema per `kind`, see the components `WebhookPayloadYourTurn`, `WebhookPayloadGameStarted`, `WebhookPayloadGoOutAsked`, `WebhookPayloadChat`, `WebhookPayloadReminder`, `WebhookPayloadGameOver`) with the headers `Canasta-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (check it, and that `t` is recent, before trusting the body), `Canasta-Delivery: <idempotency key>` (the same in every attempt of a delivery, and the payload's `id`: drop repeats by it) and `Canasta-Event: <kind>`. A 2xx answer within 10 s is a delivery; anything else is retried with exponential backoff (30 s, 1 min, 2 min, ... at most an hour apart, 8 attempts). After 5 deliveries in a row that failed for good the webhook is disabled, with `disabled_reason` saying why; `POST .../enable/` turns it back on. A payload never holds a card.
+         * @description Each with its state: a webhook disabled for failing has `enabled: false` and a `disabled_reason`. Each delivery is a `POST` of a JSON `WebhookPayload` (one schema per `kind`, see the components `WebhookPayloadYourTurn`, `WebhookPayloadGameStarted`, `WebhookPayloadGoOutAsked`, `WebhookPayloadChat`, `WebhookPayloadReminder`, `WebhookPayloadGameOver`) with the headers `Canasta-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (check it, and that `t` is recent, before trusting the body), `Canasta-Delivery: <idempotency key>` (the same in every attempt of a delivery, and the payload's `id`: drop repeats by it) and `Canasta-Event: <kind>`. A 2xx answer within 5 s is a delivery; anything else is retried with exponential backoff (30 s, 1 min, 2 min, ... at most an hour apart, 8 attempts). After 3 failed attempts in a row the webhook rests (30 s, doubling up to 15 min) before one trial attempt; one attempt at a time goes to a webhook. After 5 deliveries in a row that failed for good the webhook is disabled, with `disabled_reason` saying why; `POST .../enable/` turns it back on. A payload never holds a card.
          */
         get: operations["players_me_webhooks_list"];
         put?: never;
         /**
          * Register a webhook
-         * @description The answer holds the signing `secret`, shown only this once. At most 10 per player (409 `webhook_limit_reached`); a URL that is not https is refused (400 `webhook_url_refused`). Each delivery is a `POST` of a JSON `WebhookPayload` (one schema per `kind`, see the components `WebhookPayloadYourTurn`, `WebhookPayloadGameStarted`, `WebhookPayloadGoOutAsked`, `WebhookPayloadChat`, `WebhookPayloadReminder`, `WebhookPayloadGameOver`) with the headers `Canasta-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (check it, and that `t` is recent, before trusting the body), `Canasta-Delivery: <idempotency key>` (the same in every attempt of a delivery, and the payload's `id`: drop repeats by it) and `Canasta-Event: <kind>`. A 2xx answer within 10 s is a delivery; anything else is retried with exponential backoff (30 s, 1 min, 2 min, ... at most an hour apart, 8 attempts). After 5 deliveries in a row that failed for good the webhook is disabled, with `disabled_reason` saying why; `POST .../enable/` turns it back on. A payload never holds a card.
+         * @description The answer holds the signing `secret`, shown only this once. At most 10 per player (409 `webhook_limit_reached`); a URL that is not https is refused (400 `webhook_url_refused`). Each delivery is a `POST` of a JSON `WebhookPayload` (one schema per `kind`, see the components `WebhookPayloadYourTurn`, `WebhookPayloadGameStarted`, `WebhookPayloadGoOutAsked`, `WebhookPayloadChat`, `WebhookPayloadReminder`, `WebhookPayloadGameOver`) with the headers `Canasta-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (check it, and that `t` is recent, before trusting the body), `Canasta-Delivery: <idempotency key>` (the same in every attempt of a delivery, and the payload's `id`: drop repeats by it) and `Canasta-Event: <kind>`. A 2xx answer within 5 s is a delivery; anything else is retried with exponential backoff (30 s, 1 min, 2 min, ... at most an hour apart, 8 attempts). After 3 failed attempts in a row the webhook rests (30 s, doubling up to 15 min) before one trial attempt; one attempt at a time goes to a webhook. After 5 deliveries in a row that failed for good the webhook is disabled, with `disabled_reason` saying why; `POST .../enable/` turns it back on. A payload never holds a card.
          */
         post: operations["players_me_webhooks_create"];
         delete?: never;
@@ -1103,7 +1103,7 @@ export interface paths {
         };
         /**
          * A webhook's delivery log
-         * @description Its latest deliveries, newest first, each with its attempts, the last HTTP status and error, and the payload sent (`WebhookPayload`). `status=failed` lists the last failures. Each delivery is a `POST` of a JSON `WebhookPayload` (one schema per `kind`, see the components `WebhookPayloadYourTurn`, `WebhookPayloadGameStarted`, `WebhookPayloadGoOutAsked`, `WebhookPayloadChat`, `WebhookPayloadReminder`, `WebhookPayloadGameOver`) with the headers `Canasta-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (check it, and that `t` is recent, before trusting the body), `Canasta-Delivery: <idempotency key>` (the same in every attempt of a delivery, and the payload's `id`: drop repeats by it) and `Canasta-Event: <kind>`. A 2xx answer within 10 s is a delivery; anything else is retried with exponential backoff (30 s, 1 min, 2 min, ... at most an hour apart, 8 attempts). After 5 deliveries in a row that failed for good the webhook is disabled, with `disabled_reason` saying why; `POST .../enable/` turns it back on. A payload never holds a card.
+         * @description Its latest deliveries, newest first, each with its attempts, the last HTTP status and error, and the payload sent (`WebhookPayload`). `status=failed` lists the last failures. Each delivery is a `POST` of a JSON `WebhookPayload` (one schema per `kind`, see the components `WebhookPayloadYourTurn`, `WebhookPayloadGameStarted`, `WebhookPayloadGoOutAsked`, `WebhookPayloadChat`, `WebhookPayloadReminder`, `WebhookPayloadGameOver`) with the headers `Canasta-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (check it, and that `t` is recent, before trusting the body), `Canasta-Delivery: <idempotency key>` (the same in every attempt of a delivery, and the payload's `id`: drop repeats by it) and `Canasta-Event: <kind>`. A 2xx answer within 5 s is a delivery; anything else is retried with exponential backoff (30 s, 1 min, 2 min, ... at most an hour apart, 8 attempts). After 3 failed attempts in a row the webhook rests (30 s, doubling up to 15 min) before one trial attempt; one attempt at a time goes to a webhook. After 5 deliveries in a row that failed for good the webhook is disabled, with `disabled_reason` saying why; `POST .../enable/` turns it back on. A payload never holds a card.
          */
         get: operations["players_me_webhooks_deliveries"];
         put?: never;
@@ -2864,6 +2864,7 @@ export interface components {
          *     | `review_no_finished_round` | 409 | No finished round to review | A review covers finished rounds only: this game has not finished a round yet. |  |
          *     | `review_seat_not_allowed` | 403 | Not your seat to review | While the game is running a player may review only their own seat (a review names the seat's cards); once it is finished, any seat. |  |
          *     | `review_not_found` | 404 | Review not found | Nobody has asked for a review of that seat yet: ask with POST .../review/. |  |
+         *     | `reviews_pending` | 429 | Reviews waiting | Your earlier reviews are still waiting for the reviewer: ask for another once one of them is ready. |  |
          *     | `import_format_unsupported` | 400 | Import format unsupported | The document is not a game export this server reads. |  |
          *     | `import_log_invalid` | 400 | Import log invalid | The document's event list is malformed (numbering, types). | `seq` |
          *     | `import_seed_missing` | 422 | Import seed missing | The document has no seed: only a finished game's export (or a document written with a seed, for teaching) can be imported. |  |
@@ -2874,6 +2875,7 @@ export interface components {
          *     | `game_paused` | 409 | Game paused | The game is paused by agreement: nobody may act until a seated player resumes it. |  |
          *     | `game_not_paused` | 409 | Game not paused | The game is not paused. |  |
          *     | `pause_proposal_missing` | 409 | Pause proposal missing | Nobody has proposed to pause the game. |  |
+         *     | `pause_proposal_cooldown` | 429 | Pause proposal cooling down | Your last proposal to pause this game was declined: you may propose again after Retry-After seconds. Nothing was changed. | `retry_after` |
          *     | `timer_option_invalid` | 400 | Timer option invalid | A turn timer option is out of range. |  |
          *     | `timer_not_running` | 409 | Timer not running | The game has no turn timer (it was never set or is already off). |  |
          *     | `timer_proposal_pending` | 409 | Timer proposal pending | A proposal to turn the timer off is already waiting for answers. |  |
@@ -2883,6 +2885,12 @@ export interface components {
          *     | `web_push_unavailable` | 503 | Web Push unavailable | Web Push is not configured on this server (no VAPID key): use a webhook or e-mail. |  |
          *     | `push_endpoint_refused` | 400 | Push endpoint refused | A push subscription's endpoint must be an https URL of a push service at a public address (plain http only to a host the server allows), with no credentials. |  |
          *     | `push_subscription_limit_reached` | 409 | Push subscription limit reached | You have as many push subscriptions as a player may keep: delete one first. |  |
+         *     | `push_endpoint_taken` | 409 | Push endpoint taken | This push endpoint is registered already, and not by you: unsubscribe the browser and subscribe it again for an endpoint of its own. |  |
+         *     | `bot_tables_limit` | 409 | Too many bot tables | You already have as many unfinished tables with only bots as opponents as allowed; finish or concede one first. |  |
+         *     | `imports_busy` | 503 | Imports busy | As many imports as the service runs at once are being replayed; nothing was imported. Send it again after Retry-After seconds. | `retry_after` |
+         *     | `too_many_live_connections` | 429 | Too many live connections | You have as many live connections open (sockets, event streams, waiting long-polls) as one player may: close one first. | `retry_after` |
+         *     | `socket_rate_limited` | 429 | Socket rate limited | Too many messages on this socket: the message was dropped; slow down (a socket that goes on is closed with 4429). |  |
+         *     | `action_in_flight` | 429 | Action in flight | This socket's previous action has not been answered yet: send the next one after its action_result. Nothing was changed. |  |
          *     | `invalid_option` | 400 | Invalid option | An option is unknown or its value is out of range. | `option` |
          *     | `invalid_action` | 400 | Invalid action | The action is malformed (unknown type, missing or unreadable field). |  |
          *     | `game_over` | 422 | Game over | The game has ended; no further actions are accepted. |  |
@@ -2931,7 +2939,7 @@ export interface components {
             instance?: string;
             /** @description The refused values, one entry each: `{field, code, message}`, where `field` is the dotted path (`players.0.name`), null for the request as a whole. Only for code `invalid_request`. */
             errors?: components["schemas"]["ProblemFieldError"][];
-            /** @description Seconds to wait before trying again. Only for codes `throttled`, `database_unavailable`, `chat_rate_limited`. */
+            /** @description Seconds to wait before trying again. Only for codes `throttled`, `database_unavailable`, `chat_rate_limited`, `pause_proposal_cooldown`, `imports_busy`, `too_many_live_connections`. */
             retry_after?: number | null;
             /** @description The largest request body accepted, in bytes. Only for code `body_too_large`. */
             max_body_bytes?: number;
@@ -4387,8 +4395,10 @@ export interface components {
         QueueStatusStatusEnum: "waiting" | "matched";
         /** @description What one rated game did to the player's rating. */
         RatedGame: {
-            /** @description The game's id. */
-            game_id: number;
+            /** @description The game's id; null for a private game you did not sit at (`private` is then true). */
+            game_id: number | null;
+            /** @description The game was a private table. */
+            private: boolean;
             /**
              * @description The rating format: `partnership` (four players in two partnerships), `two_player`, `three_player`.
              *
@@ -4410,6 +4420,15 @@ export interface components {
             rating_after: number;
             /** @description `rating_after - rating_before`. */
             change: number;
+            /** @description The result counted. False: the rating did not change (`unrated_reason` says why); the game is not counted in `games`. */
+            counted: boolean;
+            /**
+             * @description Why the result did not count: `too_few_moves` (a side made fewer moves than a rated result needs: a concession or abandonment at the start), `repeated_opponents` (two of its players already had as many counted results together as the rolling window allows). Null when it counted.
+             *
+             *     * `too_few_moves` - too_few_moves
+             *     * `repeated_opponents` - repeated_opponents
+             */
+            unrated_reason: (string & (components["schemas"]["UnratedReasonEnum"] | components["schemas"]["NullEnum"])) | null;
         };
         /** @description One player's rating change in a rated game (ratings are public). */
         RatingChangeLine: {
@@ -4425,6 +4444,10 @@ export interface components {
             change: number;
             /** @description Fewer than 10 rated games in the format yet, this one included. */
             provisional: boolean;
+            /** @description The result counted. False: the rating did not change (`unrated_reason`). */
+            counted: boolean;
+            /** @description Why the result did not count: `too_few_moves` (a side made fewer moves than a rated result needs) or `repeated_opponents` (these players already had as many counted results together as a day allows); null when it counted. */
+            unrated_reason: string | null;
         };
         /** @description One player's rating change (ratings are public). */
         RatingChanged: {
@@ -4480,8 +4503,10 @@ export interface components {
             entries: components["schemas"]["RatingHistoryEntry"][];
         };
         RatingHistoryEntry: {
-            /** @description The game's id. */
-            game_id: number;
+            /** @description The game's id; null for a private game you did not sit at (`private` is then true). */
+            game_id: number | null;
+            /** @description The game was a private table. */
+            private: boolean;
             /**
              * Format: date-time
              * @description When the game ended.
@@ -4514,6 +4539,15 @@ export interface components {
              * @description Its uncertainty after the game.
              */
             sigma_after: number;
+            /** @description The result counted. False: the rating did not change (`unrated_reason` says why); the game is not counted in `games`. */
+            counted: boolean;
+            /**
+             * @description Why the result did not count: `too_few_moves` (a side made fewer moves than a rated result needs: a concession or abandonment at the start), `repeated_opponents` (two of its players already had as many counted results together as the rolling window allows). Null when it counted.
+             *
+             *     * `too_few_moves` - too_few_moves
+             *     * `repeated_opponents` - repeated_opponents
+             */
+            unrated_reason: (string & (components["schemas"]["UnratedReasonEnum"] | components["schemas"]["NullEnum"])) | null;
         };
         /** @description A rated game ended: its result changed the players' ratings (once, after the event that ended it; a concession or an abandonment ranks the side that left last). */
         RatingsChangedEvent: {
@@ -5833,6 +5867,12 @@ export interface components {
             /** @description A pending proposal to turn the timer off. */
             proposal: (components["schemas"]["TimerOffProposal"] | components["schemas"]["NullEnum"]) | null;
         };
+        /**
+         * @description * `too_few_moves` - too_few_moves
+         *     * `repeated_opponents` - repeated_opponents
+         * @enum {string}
+         */
+        UnratedReasonEnum: "too_few_moves" | "repeated_opponents";
         /** @description Which kinds of notification go out by web_push. */
         WebPushSwitches: {
             /** @description It is your turn. (default: on) */
@@ -6398,6 +6438,21 @@ export interface operations {
              */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of
+             *
+             *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7058,6 +7113,21 @@ export interface operations {
              */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of
+             *
+             *     - `too_many_live_connections` (with `retry_after`): You have as many live connections open (sockets, event streams, waiting long-polls) as one player may: close one first.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7817,6 +7887,22 @@ export interface operations {
                 };
             };
             /**
+             * @description Too Many Requests: `code` is one of
+             *
+             *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
+             *     - `pause_proposal_cooldown` (with `retry_after`): Your last proposal to pause this game was declined: you may propose again after Retry-After seconds. Nothing was changed.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
              * @description Service Unavailable: `code` is
              *
              *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
@@ -7901,6 +7987,21 @@ export interface operations {
              */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of
+             *
+             *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8180,9 +8281,25 @@ export interface operations {
              * @description Conflict: `code` is one of
              *
              *     - `game_not_finished`: A rematch can be asked for only once the game is over.
+             *     - `bot_tables_limit`: You already have as many unfinished tables with only bots as opponents as allowed; finish or concede one first.
              */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of
+             *
+             *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8452,6 +8569,21 @@ export interface operations {
                 };
             };
             /**
+             * @description Too Many Requests: `code` is one of
+             *
+             *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
              * @description Service Unavailable: `code` is
              *
              *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
@@ -8681,6 +8813,7 @@ export interface operations {
             /**
              * @description Too Many Requests: `code` is one of
              *
+             *     - `reviews_pending`: Your earlier reviews are still waiting for the reviewer: ask for another once one of them is ready.
              *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
              */
             429: {
@@ -8972,6 +9105,7 @@ export interface operations {
              *
              *     - `game_already_started`: The game has already started; seats and settings can no longer change.
              *     - `seats_empty`: Some seats are empty; fill them with bots or wait for players.
+             *     - `bot_tables_limit`: You already have as many unfinished tables with only bots as opponents as allowed; finish or concede one first.
              */
             409: {
                 headers: {
@@ -9001,6 +9135,21 @@ export interface operations {
              */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of
+             *
+             *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9092,6 +9241,21 @@ export interface operations {
              */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of
+             *
+             *     - `too_many_live_connections` (with `retry_after`): You have as many live connections open (sockets, event streams, waiting long-polls) as one player may: close one first.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9382,6 +9546,21 @@ export interface operations {
                 };
             };
             /**
+             * @description Too Many Requests: `code` is one of
+             *
+             *     - `too_many_live_connections` (with `retry_after`): You have as many live connections open (sockets, event streams, waiting long-polls) as one player may: close one first.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
              * @description Service Unavailable: `code` is
              *
              *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
@@ -9541,6 +9720,21 @@ export interface operations {
                 };
             };
             /**
+             * @description Too Many Requests: `code` is one of
+             *
+             *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
              * @description Service Unavailable: `code` is
              *
              *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
@@ -9626,6 +9820,21 @@ export interface operations {
              */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of
+             *
+             *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9725,6 +9934,21 @@ export interface operations {
                 };
             };
             /**
+             * @description Too Many Requests: `code` is one of
+             *
+             *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
              * @description Service Unavailable: `code` is
              *
              *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
@@ -9795,6 +10019,19 @@ export interface operations {
                 };
             };
             /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `bot_tables_limit`: You already have as many unfinished tables with only bots as opponents as allowed; finish or concede one first.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
              * @description Request Entity Too Large: `code` is one of
              *
              *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
@@ -9826,9 +10063,24 @@ export interface operations {
                 };
             };
             /**
-             * @description Service Unavailable: `code` is
+             * @description Too Many Requests: `code` is one of
              *
-             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of
+             *
+             *     - `imports_busy` (with `retry_after`): As many imports as the service runs at once are being replayed; nothing was imported. Send it again after Retry-After seconds.
              */
             503: {
                 headers: {
@@ -9837,7 +10089,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["GameProblem"];
                 };
             };
         };
@@ -11155,6 +11407,7 @@ export interface operations {
             /**
              * @description Conflict: `code` is one of
              *
+             *     - `push_endpoint_taken`: This push endpoint is registered already, and not by you: unsubscribe the browser and subscribe it again for an endpoint of its own.
              *     - `push_subscription_limit_reached`: You have as many push subscriptions as a player may keep: delete one first.
              */
             409: {

@@ -3,7 +3,7 @@
 import { ApiError, api, myPlayerId, type PlayerProfile, type ProfileRating, type RatedGame } from "./api";
 import { clear, h } from "./dom";
 import { pageHeader } from "./nav";
-import { changeText, changeWords, formatName, ordinal, ratingText } from "./ratings";
+import { changeText, changeWords, formatName, ordinal, ratingText, unratedText } from "./ratings";
 
 function problemText(err: unknown): string {
   return err instanceof ApiError ? err.problem.detail || err.problem.title : String(err);
@@ -46,11 +46,6 @@ type RatedGameLine = Omit<RatedGame, "game_id"> & {
   unrated_reason?: string | null;
 };
 
-const UNRATED_REASONS: Record<string, string> = {
-  too_few_moves: "not rated: too few moves",
-  repeated_opponents: "not rated: same opponents too often",
-};
-
 function ratedGameLink(g: RatedGameLine): HTMLElement | string {
   if (g.game_id === null) return "Private table";
   return h("a", { href: `#/replay/${g.game_id}`, "aria-label": `Replay table #${g.game_id}` }, `#${g.game_id}`);
@@ -68,7 +63,7 @@ export function ratedGamesList(games: RatedGameLine[]): HTMLElement {
         ratedGameLink(g),
         ` ${formatName(g.format)} · ${ordinal(g.rank)} · ${g.rating_before} → ${g.rating_after} `,
         g.counted === false
-          ? h("span", { class: "change muted", testid: "unrated" }, UNRATED_REASONS[g.unrated_reason ?? ""] ?? "not rated")
+          ? h("span", { class: "change muted", testid: "unrated" }, unratedText(g.unrated_reason))
           : h("span", { class: g.change > 0 ? "change up" : g.change < 0 ? "change down" : "change", "aria-label": `rating ${changeWords(g.change)}` }, changeText(g.change)),
       ),
     ),

@@ -179,9 +179,20 @@ export function ordinal(n: number): string {
 // ---------------------------------------------------------------------------- end of a game
 /** A rated game's changes as lines: "Ada: 1000 → 1012 (+12, provisional)". */
 export function ratingChangeLines(changes: RatingChange[], nameOf: (seat: number) => string): string[] {
-  return [...changes]
-    .sort((a, b) => a.seat - b.seat)
-    .map((c) => `${nameOf(c.seat)}: ${c.rating_before} → ${c.rating_after} (${changeText(c.change)}${c.provisional ? ", provisional" : ""})`);
+  return [...changes].sort((a, b) => a.seat - b.seat).map((c) => {
+    if (!c.counted) return `${nameOf(c.seat)}: ${c.rating_before} (${unratedText(c.unrated_reason)})`;
+    return `${nameOf(c.seat)}: ${c.rating_before} → ${c.rating_after} (${changeText(c.change)}${c.provisional ? ", provisional" : ""})`;
+  });
+}
+
+const UNRATED_REASONS: Record<string, string> = {
+  too_few_moves: "not rated: too few moves",
+  repeated_opponents: "not rated: same opponents too often",
+};
+
+/** Why a rated game's result did not count, in words. */
+export function unratedText(reason: string | null | undefined): string {
+  return (reason && UNRATED_REASONS[reason]) || "not rated";
 }
 
 /** A `ratings_changed` entry of the move log in words (the game's log and the replay):

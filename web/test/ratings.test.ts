@@ -135,12 +135,23 @@ describe("rating changes", () => {
   it("lists a game's changes by seat with names", () => {
     const lines = ratingChangeLines(
       [
-        { seat: 1, player_id: 5, rating_before: 1000, rating_after: 985, change: -15, provisional: true },
-        { seat: 0, player_id: 4, rating_before: 1000, rating_after: 1016, change: 16, provisional: false },
+        { seat: 1, player_id: 5, rating_before: 1000, rating_after: 985, change: -15, provisional: true, counted: true, unrated_reason: null },
+        { seat: 0, player_id: 4, rating_before: 1000, rating_after: 1016, change: 16, provisional: false, counted: true, unrated_reason: null },
       ],
       (seat) => (seat === 0 ? "You" : "Bob"),
     );
     expect(lines).toEqual(["You: 1000 → 1016 (+16)", "Bob: 1000 → 985 (−15, provisional)"]);
+  });
+  it("says why a result did not count", () => {
+    const line = { player_id: 4, rating_before: 1000, rating_after: 1000, change: 0, provisional: true, counted: false };
+    const lines = ratingChangeLines(
+      [
+        { ...line, seat: 0, unrated_reason: "too_few_moves" },
+        { ...line, seat: 1, unrated_reason: "repeated_opponents" },
+      ],
+      (seat) => (seat === 0 ? "You" : "Bob"),
+    );
+    expect(lines).toEqual(["You: 1000 (not rated: too few moves)", "Bob: 1000 (not rated: same opponents too often)"]);
   });
 });
 

@@ -5,6 +5,7 @@ player may have only a few reviews waiting (429 ``reviews_pending``, nothing mad
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.utils import timezone
@@ -55,7 +56,7 @@ def test_a_backlog_waits_behind_itself_only() -> None:
     (b1,) = _waiting(bob, 1, minutes_ago=10)
     (c1,) = _waiting(cy, 1, minutes_ago=5)
 
-    order = []
+    order: list[int] = []
     while (claimed := review_claim_next()) is not None or reviews_unclaimed():
         if claimed is None:  # every waiting review's requester is busy: one finishes
             _done(order[-1])
@@ -79,10 +80,10 @@ def test_a_requester_with_a_review_being_computed_waits_for_it() -> None:
     assert not reviews_unclaimed()
 
 
-def test_a_lapsed_claim_is_taken_again(settings: object) -> None:
+def test_a_lapsed_claim_is_taken_again(settings: Any) -> None:
     ada = _player("Ada")
     (a1,) = _waiting(ada, 1, minutes_ago=30)
     assert review_claim_next() == a1.pk
     assert review_claim_next() is None  # claimed: nobody else computes it meanwhile
-    later = timezone.now() + timedelta(seconds=getattr(settings, "REVIEW_LEASE_SECONDS") + 1)
+    later = timezone.now() + timedelta(seconds=settings.REVIEW_LEASE_SECONDS + 1)
     assert review_claim_next(now=later) == a1.pk  # its worker died: taken again
