@@ -1,4 +1,4 @@
-"""The attacks of issue 29 (round three: no player can stall anyone else's game), one per
+"""The attacks of the third hardening round (no player can stall anyone else's game), one per
 finding, each bounded in time (``seconds``) and driven as an attacker would, over real HTTP
 and WebSocket. The victim's game and the probe run meanwhile (``bench.attack.victim``); each
 attack here checks what the server let through, by behaviour, against the limits below (the
@@ -49,7 +49,7 @@ from bench.attack.victim import Victim
 from bench.attack.wire import BadPushService, Silent, Socket, stream_open, streams_close, ws_frame
 
 # The limits the checks hold the server to (the defaults of canasta_service/settings.py, or
-# what issue 29 asks for). Adjust here when a limit changes.
+# what the third hardening round asks for). Adjust here when a limit changes.
 LIMITS = {
     "signup": 30,  # THROTTLE_SIGNUP 30/hour per client address
     "review": 30,  # THROTTLE_REVIEW 30/hour per player
