@@ -323,9 +323,6 @@ TURN_TIMER_IN_PROCESS = env_bool("TURN_TIMER_IN_PROCESS", default=CELERY_TASK_AL
 TURN_TIMER_SWEEP_SECONDS = env_int("TURN_TIMER_SWEEP_SECONDS", default=5, minimum=1, maximum=3600)
 # The timer fires this long after the deadline it shows, so a move sent just before it wins.
 TURN_TIMER_GRACE_MS = env_int("TURN_TIMER_GRACE_MS", default=1000, minimum=0, maximum=60_000)
-# A queue of their own for the timer tasks (a worker with -Q <it>), so that expiries never wait
-# behind bot turns; unset: the default queue.
-TURN_TIMER_QUEUE = env_str("TURN_TIMER_QUEUE")
 # Bot turns whose task was lost are sent again (bots.tasks.bot_turns_sweep): every
 # BOT_TURN_SWEEP_SECONDS, the games waiting on a bot with no event for BOT_TURN_STALL_SECONDS
 # (more than a task's 60 s hard time limit, so a turn still being computed is left alone).
@@ -360,8 +357,8 @@ PAUSE_PROPOSAL_COOLDOWN_SECONDS = env_int(
 # NOTIFICATION_RETRY_MAX_SECONDS) up to NOTIFICATION_MAX_ATTEMPTS times; beat sweeps every
 # NOTIFICATION_SWEEP_SECONDS for deliveries due for NOTIFICATION_SWEEP_GRACE_SECONDS whose task was
 # lost. An attempt holds its delivery for NOTIFICATION_DELIVERY_LEASE_SECONDS (more than a task's
-# 60 s hard time limit), so that no other worker sends it meanwhile. NOTIFICATION_QUEUE: a queue
-# of their own (unset: the default queue), so that slow endpoints never hold up bot turns.
+# 60 s hard time limit), so that no other worker sends it meanwhile. They travel on the
+# deliveries queue (core/dispatch.py), so that slow endpoints never hold up bot turns.
 NOTIFICATION_RETRY_BASE_SECONDS = env_int(
     "NOTIFICATION_RETRY_BASE_SECONDS", default=30, minimum=1, maximum=3600
 )
@@ -398,7 +395,6 @@ NOTIFICATION_BREAKER_COOLDOWN_SECONDS = env_int(
 NOTIFICATION_BREAKER_COOLDOWN_MAX_SECONDS = env_int(
     "NOTIFICATION_BREAKER_COOLDOWN_MAX_SECONDS", default=900, minimum=1, maximum=1800
 )
-NOTIFICATION_QUEUE = env_str("NOTIFICATION_QUEUE")
 # Without a broker, deliveries are attempted by a daemon thread of the web process (never inside
 # a request). On by default for the development server (DEBUG with no broker: `make run`); off
 # otherwise, e.g. in the tests, which attempt deliveries themselves.
@@ -451,18 +447,12 @@ CELERY_BEAT_SCHEDULE = {
     "turn-timers-sweep": {
         "task": "games.turn_timers_sweep",
         "schedule": float(TURN_TIMER_SWEEP_SECONDS),
-        "options": {
-            "expires": float(TURN_TIMER_SWEEP_SECONDS),
-            **({"queue": TURN_TIMER_QUEUE} if TURN_TIMER_QUEUE else {}),
-        },
+        "options": {"expires": float(TURN_TIMER_SWEEP_SECONDS)},
     },
     "notifications-sweep": {
         "task": "games.notifications_sweep",
         "schedule": float(NOTIFICATION_SWEEP_SECONDS),
-        "options": {
-            "expires": float(NOTIFICATION_SWEEP_SECONDS),
-            **({"queue": NOTIFICATION_QUEUE} if NOTIFICATION_QUEUE else {}),
-        },
+        "options": {"expires": float(NOTIFICATION_SWEEP_SECONDS)},
     },
 }
 

@@ -5,11 +5,11 @@ Two kinds, run in this order:
 1. the attacks of the earlier rounds (``bench.attack.classic``): bad input, privacy, records,
    killed database sessions, sign-ups with a forged X-Forwarded-For (that one last: it uses up
    the sign-up quota of 127.0.0.1);
-2. the isolation attacks of the third hardening round (``bench.attack.isolation``), one per finding, each for
-   ``--seconds`` while a victim (``bench.attack.victim``) plays a game against bots and a probe
-   reads the API: per attack, the victim's bot-move latency (p50/p95/max) and the probe's
-   p95/max, against the targets (bot p95 <= 2 s and max <= 5 s, API p95 <= 1 s), after a
-   baseline with no attack.
+2. the isolation attacks of the third hardening round (``bench.attack.isolation``), one per
+   finding, each for ``--seconds`` while a victim (``bench.attack.victim``) plays a game against
+   bots and a probe reads the API: per attack, the victim's bot-move latency (p50/p95/max) and
+   the probe's p95/max, against the targets (bot p95 <= 2 s and max <= 5 s, API p95 <= 1 s),
+   after a baseline with no attack.
 
 Then ``manage.py replay --all --verify`` on the server's database (with ``--serve``) and the
 count of server errors (5xx other than a 503 ``database_unavailable``) among every answer.

@@ -44,12 +44,6 @@ TURN_TIMER_EXPIRE_TASK = "games.turn_timer_expire"
 TURN_SECONDS_ETA_MAX = 1800
 
 
-def timer_queue() -> str | None:
-    """The queue of the timer task messages (``TURN_TIMER_QUEUE``: a queue of their own; None:
-    the default queue)."""
-    return getattr(settings, "TURN_TIMER_QUEUE", None)
-
-
 def in_process() -> bool:
     """Without a broker, whether this process runs the expiries (``TURN_TIMER_IN_PROCESS``)."""
     return bool(getattr(settings, "TURN_TIMER_IN_PROCESS", False))
@@ -120,9 +114,7 @@ def turn_timer_schedule(game_id: int) -> None:
     if len(last) > 1000:
         last.clear()
     try:  # without a broker: a daemon thread of this process, at the deadline
-        dispatch.send(
-            TURN_TIMER_EXPIRE_TASK, game_id, version, eta=deadline + grace(), queue=timer_queue()
-        )
+        dispatch.send(TURN_TIMER_EXPIRE_TASK, game_id, version, eta=deadline + grace())
     except Exception:  # the move is committed; the sweep will expire this turn instead
         logger.exception("could not send the turn timer of game %s at %s", game_id, version)
         last.pop(game_id, None)
@@ -144,4 +136,4 @@ def turn_timer_resend(game_id: int, version: int, due: datetime) -> None:
             return
     elif not eta_allowed(due):
         return
-    dispatch.send(TURN_TIMER_EXPIRE_TASK, game_id, version, eta=due, queue=timer_queue())
+    dispatch.send(TURN_TIMER_EXPIRE_TASK, game_id, version, eta=due)

@@ -84,13 +84,6 @@ def backoff_seconds(attempts: int) -> float:
 
 
 # ============================================================================== sending tasks
-def delivery_queue() -> str | None:
-    """The queue of the delivery tasks (``NOTIFICATION_QUEUE``: a queue of their own, so that a
-    slow endpoint never holds a worker that bot turns and timers wait for; None: the default)."""
-    name: str | None = _setting("NOTIFICATION_QUEUE", None)
-    return name
-
-
 def deliveries_send(delivery_ids: list[int], countdown: float = 0.0) -> None:
     """Have a worker attempt each delivery (after ``countdown`` seconds). Runs after a commit.
 
@@ -108,9 +101,7 @@ def deliveries_send(delivery_ids: list[int], countdown: float = 0.0) -> None:
         return
     try:
         for delivery_id in delivery_ids:
-            dispatch.send(
-                NOTIFICATION_DELIVER_TASK, delivery_id, countdown=countdown, queue=delivery_queue()
-            )
+            dispatch.send(NOTIFICATION_DELIVER_TASK, delivery_id, countdown=countdown)
     except Exception:  # the rows are committed and pending: the sweep sends them
         logger.exception("could not send %d notification deliveries", len(delivery_ids))
 

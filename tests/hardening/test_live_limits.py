@@ -1,4 +1,4 @@
-"""The live transport's holes (the third hardening round, findings 2 and 14), checked where they live.
+"""The live transport's holes (third hardening round, findings 2 and 14), checked where they live.
 
 - nginx sends every live path (socket, stream, events, table events, the quick-play queue) to
   the live server with or without the trailing slash and with a query string (a real nginx in

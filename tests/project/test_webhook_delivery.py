@@ -524,7 +524,11 @@ def test_many_deliveries_to_a_dead_endpoint_cost_one_attempt_at_a_time(
     assert in_flight[1] == 1
     assert len(receiver.requests) == 3  # then the breaker opened
     assert outcomes.count(Attempt.RETRY) == 3
-    assert Attempt.POSTPONED in outcomes and Attempt.DEFERRED in outcomes
+    assert Attempt.DEFERRED in outcomes  # a delivery found another one's attempt in flight
+    # The breaker is open: a delivery due now is postponed, with no attempt and no request.
+    _due_now(Delivery.objects.get(pk=ids[0]))
+    assert delivery_attempt(ids[0]) is Attempt.POSTPONED
+    assert len(receiver.requests) == 3
     endpoint.refresh_from_db()
     assert endpoint.failed_attempts == 3 and endpoint.open_until is not None
     rows = Delivery.objects.filter(pk__in=ids)
@@ -847,7 +851,7 @@ class _Worker:
         self.hostname = f"outbox-{uuid.uuid4().hex[:8]}@{socket.gethostname()}"
         env = worker_environment(
             str(django_settings.CELERY_BROKER_URL),
-            NOTIFICATION_QUEUE=queue,
+            TASK_QUEUE_DELIVERIES=queue,
             NOTIFICATION_DELIVERY_LEASE_SECONDS="2",
             WEBHOOK_ALLOW_HTTP_HOSTS="127.0.0.1",
         )
@@ -875,7 +879,7 @@ class _Worker:
 def broker_queue(settings: Any) -> Iterator[str]:
     """This process sends to the broker, delivery tasks to a queue of this test's own."""
     queue = f"outbox-test-{uuid.uuid4().hex[:8]}"
-    settings.NOTIFICATION_QUEUE = queue
+    settings.TASK_QUEUES = {**settings.TASK_QUEUES, "deliveries": queue}
     saved = celery_app.conf.task_always_eager
     celery_app.conf.task_always_eager = False
     try:

@@ -1,9 +1,9 @@
-"""Web Push on the wire (the third hardening round, findings 5 and 6): the push goes to the very address that
-was checked (a name flipping to loopback between a check and a connection never reaches it),
-TLS is verified against the host name (SNI and certificate), and an attempt is bounded in the
-bytes of the answer it reads and in its total time (connect, send, answer), whatever the push
-service does. Real servers on loopback; nothing leaves the machine (connections to any other
-address are refused in the test before a packet is sent)."""
+"""Web Push on the wire (third hardening round, findings 5 and 6): the push goes to the very
+address that was checked (a name flipping to loopback between a check and a connection never
+reaches it), TLS is verified against the host name (SNI and certificate), and an attempt is
+bounded in the bytes of the answer it reads and in its total time (connect, send, answer),
+whatever the push service does. Real servers on loopback; nothing leaves the machine
+(connections to any other address are refused in the test before a packet is sent)."""
 
 from __future__ import annotations
 

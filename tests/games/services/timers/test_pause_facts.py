@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 import redis
+from django.conf import settings
 from django.test import override_settings
 
 from canasta_service.celery import app as celery_app
@@ -53,7 +54,8 @@ def timer_queue() -> Iterator[tuple[str, redis.Redis]]:
     name = f"timer-test-{uuid.uuid4().hex}"
     client = redis.Redis.from_url(celery_app.conf.broker_url)
     try:
-        with override_settings(TURN_TIMER_QUEUE=name, PAUSE_PROPOSAL_COOLDOWN_SECONDS=0):
+        queues = {**settings.TASK_QUEUES, "interactive": name}  # where timer tasks travel
+        with override_settings(TASK_QUEUES=queues, PAUSE_PROPOSAL_COOLDOWN_SECONDS=0):
             yield name, client
     finally:
         for key in client.scan_iter(match=f"{name}*"):

@@ -7,7 +7,7 @@
   the overdue expiry within one sweep interval.
 
 The last two start their own worker (and beat) processes on a queue of their own
-(``TURN_TIMER_QUEUE``), so the session's worker never takes their messages.
+(``TASK_QUEUE_INTERACTIVE``), so the session's worker never takes their messages.
 """
 
 from __future__ import annotations
@@ -159,10 +159,11 @@ class Celery:
 def celery_processes(tmp_path: Path, settings: Any, django_db_setup: None) -> Iterator[Celery]:
     """Start workers and beat of one's own, all on a fresh queue; stopped after the test."""
     queue = f"timers-test-{uuid.uuid4().hex[:8]}"
-    settings.TURN_TIMER_QUEUE = queue  # the messages this process sends go there too
+    # The messages this process sends go there too.
+    settings.TASK_QUEUES = {**settings.TASK_QUEUES, "interactive": queue}
     env = worker_environment(
         str(settings.CELERY_BROKER_URL),
-        TURN_TIMER_QUEUE=queue,
+        TASK_QUEUE_INTERACTIVE=queue,
         TURN_TIMER_SWEEP_SECONDS=str(SWEEP_SECONDS),
         TURN_TIMER_GRACE_MS=str(settings.TURN_TIMER_GRACE_MS),
     )
