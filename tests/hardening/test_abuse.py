@@ -134,6 +134,28 @@ def test_actions_are_rate_limited_per_player_and_a_throttled_action_changes_noth
     assert response.status_code == 201, response.content
 
 
+def test_socket_actions_share_the_players_action_count_with_http(
+    make_player: Callable[..., PlayerClient], rates: Callable[..., None]
+) -> None:
+    """The socket's ``action`` messages count on the same quota as ``POST .../actions/``: a
+    second transport gives no second budget."""
+    from accounts.models import Player
+    from games.api.socket import action_answer
+
+    game_id, (ada, bob) = started_game(make_player)
+    rates(actions="2/minute")
+    before = footprint(game_id)
+    for _ in range(2):
+        problem(bob.act(game_id, {"type": "draw"}, before[0]), 403, "not_your_turn")
+    answer = action_answer(
+        game_id,
+        Player.objects.get(pk=bob.player_id),
+        {"action": {"type": "draw"}, "expected_version": before[0]},
+    )
+    assert (answer["status"], answer["body"]["code"]) == (429, "throttled")
+    assert footprint(game_id) == before
+
+
 def test_chat_is_rate_limited_per_player(
     make_player: Callable[..., PlayerClient], rates: Callable[..., None]
 ) -> None:
