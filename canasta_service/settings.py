@@ -347,10 +347,11 @@ RATED_SAME_PLAYERS_MAX = env_int("RATED_SAME_PLAYERS_MAX", default=3, minimum=0,
 RATED_SAME_PLAYERS_WINDOW_SECONDS = env_int(
     "RATED_SAME_PLAYERS_WINDOW_SECONDS", default=86400, minimum=1, maximum=30 * 86400
 )
-# Pausing by agreement (games/services/pause.py): a player whose proposal was declined may not
-# propose again for PAUSE_PROPOSAL_COOLDOWN_SECONDS (429 pause_proposal_cooldown; 0: at once).
-PAUSE_PROPOSAL_COOLDOWN_SECONDS = env_int(
-    "PAUSE_PROPOSAL_COOLDOWN_SECONDS", default=300, minimum=0, maximum=86400
+# Proposals by agreement (games/services/proposals.py: pausing, turning the timer off): a player
+# whose proposal was declined may not propose it again for PROPOSAL_COOLDOWN_SECONDS (429
+# proposal_cooldown; 0: at once).
+PROPOSAL_COOLDOWN_SECONDS = env_int(
+    "PROPOSAL_COOLDOWN_SECONDS", default=300, minimum=0, maximum=86400
 )
 # Notifications (notifications/services/delivery.py): each delivery is a task, retried with
 # exponential backoff (NOTIFICATION_RETRY_BASE_SECONDS * 2**(attempt - 1), at most

@@ -562,19 +562,19 @@ class ActionInFlight(
     pass
 
 
-class PauseProposalCooldown(
+class ProposalCooldown(
     ServiceError,
-    code="pause_proposal_cooldown",
+    code="proposal_cooldown",
     status=429,
-    title="Pause proposal cooling down",
-    message="Your last proposal to pause this game was declined: you may propose again after "
-    "Retry-After seconds. Nothing was changed.",
+    title="Proposal cooling down",
+    message="Your last proposal of this kind (to pause the game, or to turn its timer off) was "
+    "declined: you may propose it again after Retry-After seconds. Nothing was changed.",
     members=("retry_after",),
     after="pause_proposal_missing",
 ):
     def __init__(self, retry_after: int) -> None:
         super().__init__(
-            f"Your last proposal to pause this game was declined: you may propose again in "
+            "Your last proposal of this kind was declined: you may propose it again in "
             f"{retry_after} s. Nothing was changed.",
             extra={"retry_after": retry_after},
         )

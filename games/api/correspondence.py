@@ -77,13 +77,13 @@ class GamePauseApi(PauseStepApi):
         "are refused with 409 `game_paused`, no deadline runs and no bot plays, and what was "
         "left of the turn is kept for the resume. Each step is an event of the move log "
         "(`pause_proposed`, `pause_accepted`, `game_paused`). 409 `game_paused` when it is "
-        "paused already; 429 `pause_proposal_cooldown` (with Retry-After) for a new proposal "
+        "paused already; 429 `proposal_cooldown` (with Retry-After) for a new proposal "
         "from a player whose last one was declined less than the cooldown ago.",
         parameters=[GAME_ID],
         request=None,
         responses={
             200: PauseStatusSerializer,
-            **problem_responses(_STEP, "game_paused", "pause_proposal_cooldown"),
+            **problem_responses(_STEP, "game_paused", "proposal_cooldown"),
         },
     )
     def post(self, request: Request, game_id: int) -> Response:

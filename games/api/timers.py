@@ -80,10 +80,15 @@ class GameTimerOffProposeApi(TimerOffStepApi):
         summary="Propose to turn the turn timer off",
         description="A seated player proposes; it counts as their acceptance (alone at the "
         "table with bots, the timer goes off at once). 409 `timer_not_running` without a "
-        "timer, `timer_proposal_pending` when a proposal already waits.",
+        "timer, `timer_proposal_pending` when a proposal already waits; 429 "
+        "`proposal_cooldown` (with Retry-After) when this player's last proposal was declined "
+        "less than `PROPOSAL_COOLDOWN_SECONDS` (300) ago.",
         parameters=[GAME_ID],
         request=None,
-        responses={200: TimerDetailSerializer, **problem_responses(_OFF, "timer_proposal_pending")},
+        responses={
+            200: TimerDetailSerializer,
+            **problem_responses(_OFF, "timer_proposal_pending", "proposal_cooldown"),
+        },
     )
     def post(self, request: Request, game_id: int) -> Response:
         return _timer_off_step(request, game_id, timer_off_propose)

@@ -14,7 +14,7 @@ The house rule of every service: one transaction, the game row locked first.
 
 A game has one proposal at a time (a second ``propose`` accepts it). A player whose proposal was
 declined (by anyone, themselves included) may not propose again for
-``PAUSE_PROPOSAL_COOLDOWN_SECONDS`` (429 ``pause_proposal_cooldown``, nothing written): the
+``PROPOSAL_COOLDOWN_SECONDS`` (429 ``proposal_cooldown``, nothing written): the
 log's last proposals and declines say when, so the rule needs nothing stored besides the log.
 A proposal, an acceptance short of the pause and a decline change no deadline, so they send no
 timer task (``games.services.timer_schedule``).
@@ -25,7 +25,6 @@ from __future__ import annotations
 import math
 from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -38,11 +37,12 @@ from games.engine.history import (
     PAUSE_DECLINED,
     PAUSE_PROPOSED,
 )
-from games.models import EventSource, Game, GameEvent, GameStatus, Seat
+from games.models import EventSource, Game, GameStatus, Seat
 from games.selectors.seating import seats_of
 from games.services.deadlines import reminder_time, turn_timer_arm
 from games.services.facts import fact_append
 from games.services.locks import game_lock
+from games.services.proposals import proposal_cooldown_left
 
 # What pausing and resuming write on the game row.
 PAUSE_FIELDS = [
@@ -81,9 +81,11 @@ def game_pause_propose(*, game_id: int, player: Player, now: datetime | None = N
         if proposal and mine.index in proposal["accepted"]:
             return game
         if not proposal:
-            wait = pause_cooldown_left(game, mine.index, now)
+            wait = proposal_cooldown_left(
+                game, mine.index, now, proposed=PAUSE_PROPOSED, declined=PAUSE_DECLINED
+            )
             if wait:
-                raise errors.PauseProposalCooldown(wait)
+                raise errors.ProposalCooldown(wait)
         if proposal:
             proposal["accepted"] = sorted({*proposal["accepted"], mine.index})
             fact_append(game, PAUSE_ACCEPTED, seat=mine.index, source=EventSource.PLAYER)
@@ -99,42 +101,6 @@ def game_pause_propose(*, game_id: int, player: Player, now: datetime | None = N
             _pause(game, humans, now)
         game.save(update_fields=PAUSE_FIELDS)
     return game
-
-
-def pause_cooldown_seconds() -> int:
-    """How long a declined proposer waits to propose again (``PAUSE_PROPOSAL_COOLDOWN_SECONDS``)."""
-    return int(getattr(settings, "PAUSE_PROPOSAL_COOLDOWN_SECONDS", 300))
-
-
-# The proposals and declines read back to find a seat's declined proposal (a bound: the cooldown
-# keeps the log of one window far shorter).
-COOLDOWN_SCAN_MAX = 200
-
-
-def pause_cooldown_left(game: Game, seat: int, now: datetime) -> int:
-    """Whole seconds until ``seat`` may propose a pause again: a proposal of its declined less
-    than the cooldown ago (0: it may). Reads the game's latest proposals and declines, newest
-    first, back to the first decline older than the cooldown (one query)."""
-    cooldown = pause_cooldown_seconds()
-    if cooldown <= 0:
-        return 0
-    since = now - timedelta(seconds=cooldown)
-    rows = (
-        GameEvent.objects.filter(game=game, type__in=(PAUSE_PROPOSED, PAUSE_DECLINED))
-        .order_by("-seq")
-        .values_list("type", "seat", "created_at")[:COOLDOWN_SCAN_MAX]
-    )
-    declined_at: datetime | None = None  # the decline of the proposal before it, newest first
-    for kind, by, at in rows:
-        if kind == PAUSE_DECLINED:
-            if at <= since:
-                break
-            declined_at = at
-        elif declined_at is not None:
-            if by == seat:
-                return max(1, math.ceil((declined_at - since).total_seconds()))
-            declined_at = None
-    return 0
 
 
 def _pause(game: Game, humans: list[int], now: datetime) -> None:

@@ -70,6 +70,7 @@ from games.services.bots import bot_player_get
 from games.services.deadlines import grace, seat_back, turn_timer_arm
 from games.services.facts import fact_append
 from games.services.moves import move_apply
+from games.services.proposals import proposal_cooldown_left
 from games.services.seating import seat_save
 from games.services.timer_schedule import deadline_version_current
 
@@ -448,6 +449,15 @@ def timer_off_propose(*, game_id: int, player: Player) -> Game:
         seats, mine = _seated(game, player)
         if game.timer_proposal:
             raise errors.TimerProposalPending()
+        wait = proposal_cooldown_left(
+            game,
+            mine.index,
+            timezone.now(),
+            proposed=TIMER_OFF_PROPOSED,
+            declined=TIMER_OFF_DECLINED,
+        )
+        if wait:
+            raise errors.ProposalCooldown(wait)
         game.timer_proposal = {
             "proposed_by": mine.index,
             "accepted": [mine.index],

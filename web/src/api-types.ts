@@ -304,7 +304,7 @@ export interface paths {
         put?: never;
         /**
          * Propose to pause the game, or accept the proposal
-         * @description A seated player proposes to pause the game (a vacation); the same request by each other seat with a player accepts it (accepting twice changes nothing). With the last acceptance the game is paused (alone at a table with bots: at once): actions are refused with 409 `game_paused`, no deadline runs and no bot plays, and what was left of the turn is kept for the resume. Each step is an event of the move log (`pause_proposed`, `pause_accepted`, `game_paused`). 409 `game_paused` when it is paused already; 429 `pause_proposal_cooldown` (with Retry-After) for a new proposal from a player whose last one was declined less than the cooldown ago.
+         * @description A seated player proposes to pause the game (a vacation); the same request by each other seat with a player accepts it (accepting twice changes nothing). With the last acceptance the game is paused (alone at a table with bots: at once): actions are refused with 409 `game_paused`, no deadline runs and no bot plays, and what was left of the turn is kept for the resume. Each step is an event of the move log (`pause_proposed`, `pause_accepted`, `game_paused`). 409 `game_paused` when it is paused already; 429 `proposal_cooldown` (with Retry-After) for a new proposal from a player whose last one was declined less than the cooldown ago.
          */
         post: operations["games_pause"];
         delete?: never;
@@ -680,7 +680,7 @@ export interface paths {
         put?: never;
         /**
          * Propose to turn the turn timer off
-         * @description A seated player proposes; it counts as their acceptance (alone at the table with bots, the timer goes off at once). 409 `timer_not_running` without a timer, `timer_proposal_pending` when a proposal already waits.
+         * @description A seated player proposes; it counts as their acceptance (alone at the table with bots, the timer goes off at once). 409 `timer_not_running` without a timer, `timer_proposal_pending` when a proposal already waits; 429 `proposal_cooldown` (with Retry-After) when this player's last proposal was declined less than `PROPOSAL_COOLDOWN_SECONDS` (300) ago.
          */
         post: operations["games_timer_off_propose"];
         delete?: never;
@@ -2875,7 +2875,7 @@ export interface components {
          *     | `game_paused` | 409 | Game paused | The game is paused by agreement: nobody may act until a seated player resumes it. |  |
          *     | `game_not_paused` | 409 | Game not paused | The game is not paused. |  |
          *     | `pause_proposal_missing` | 409 | Pause proposal missing | Nobody has proposed to pause the game. |  |
-         *     | `pause_proposal_cooldown` | 429 | Pause proposal cooling down | Your last proposal to pause this game was declined: you may propose again after Retry-After seconds. Nothing was changed. | `retry_after` |
+         *     | `proposal_cooldown` | 429 | Proposal cooling down | Your last proposal of this kind (to pause the game, or to turn its timer off) was declined: you may propose it again after Retry-After seconds. Nothing was changed. | `retry_after` |
          *     | `timer_option_invalid` | 400 | Timer option invalid | A turn timer option is out of range. |  |
          *     | `timer_not_running` | 409 | Timer not running | The game has no turn timer (it was never set or is already off). |  |
          *     | `timer_proposal_pending` | 409 | Timer proposal pending | A proposal to turn the timer off is already waiting for answers. |  |
@@ -2939,7 +2939,7 @@ export interface components {
             instance?: string;
             /** @description The refused values, one entry each: `{field, code, message}`, where `field` is the dotted path (`players.0.name`), null for the request as a whole. Only for code `invalid_request`. */
             errors?: components["schemas"]["ProblemFieldError"][];
-            /** @description Seconds to wait before trying again. Only for codes `throttled`, `database_unavailable`, `chat_rate_limited`, `pause_proposal_cooldown`, `imports_busy`, `too_many_live_connections`. */
+            /** @description Seconds to wait before trying again. Only for codes `throttled`, `database_unavailable`, `chat_rate_limited`, `proposal_cooldown`, `imports_busy`, `too_many_live_connections`. */
             retry_after?: number | null;
             /** @description The largest request body accepted, in bytes. Only for code `body_too_large`. */
             max_body_bytes?: number;
@@ -7890,7 +7890,7 @@ export interface operations {
              * @description Too Many Requests: `code` is one of
              *
              *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
-             *     - `pause_proposal_cooldown` (with `retry_after`): Your last proposal to pause this game was declined: you may propose again after Retry-After seconds. Nothing was changed.
+             *     - `proposal_cooldown` (with `retry_after`): Your last proposal of this kind (to pause the game, or to turn its timer off) was declined: you may propose it again after Retry-After seconds. Nothing was changed.
              */
             429: {
                 headers: {
@@ -9937,6 +9937,7 @@ export interface operations {
              * @description Too Many Requests: `code` is one of
              *
              *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
+             *     - `proposal_cooldown` (with `retry_after`): Your last proposal of this kind (to pause the game, or to turn its timer off) was declined: you may propose it again after Retry-After seconds. Nothing was changed.
              */
             429: {
                 headers: {

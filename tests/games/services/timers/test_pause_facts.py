@@ -5,7 +5,7 @@
 - the task already waiting still expires the turn after such facts, exactly once; after a move,
   a pause or a resume it does nothing;
 - a player whose proposal was declined may not propose again for the cooldown (429
-  ``pause_proposal_cooldown``, nothing written), at the source of the spam.
+  ``proposal_cooldown``, nothing written), at the source of the spam.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def timer_queue() -> Iterator[tuple[str, redis.Redis]]:
     client = redis.Redis.from_url(celery_app.conf.broker_url)
     try:
         queues = {**settings.TASK_QUEUES, "interactive": name}  # where timer tasks travel
-        with override_settings(TASK_QUEUES=queues, PAUSE_PROPOSAL_COOLDOWN_SECONDS=0):
+        with override_settings(TASK_QUEUES=queues, PROPOSAL_COOLDOWN_SECONDS=0):
             yield name, client
     finally:
         for key in client.scan_iter(match=f"{name}*"):
@@ -93,7 +93,7 @@ pytestmark_db = pytest.mark.django_db
 
 
 @pytestmark_db
-@override_settings(PAUSE_PROPOSAL_COOLDOWN_SECONDS=0)
+@override_settings(PROPOSAL_COOLDOWN_SECONDS=0)
 def test_the_waiting_task_expires_the_turn_after_pause_facts_once() -> None:
     table = timed_table(turn_seconds=30)
     game = table.game()
@@ -112,7 +112,7 @@ def test_the_waiting_task_expires_the_turn_after_pause_facts_once() -> None:
 
 
 @pytestmark_db
-@override_settings(PAUSE_PROPOSAL_COOLDOWN_SECONDS=0)
+@override_settings(PROPOSAL_COOLDOWN_SECONDS=0)
 def test_after_a_move_the_earlier_task_does_nothing_even_past_pause_facts() -> None:
     table = timed_table(turn_seconds=30)
     game = table.game()
@@ -141,7 +141,7 @@ def test_after_a_pause_and_resume_the_earlier_task_does_nothing(clock: FakeClock
 
 # ============================================================================== the cooldown
 @pytestmark_db
-@override_settings(PAUSE_PROPOSAL_COOLDOWN_SECONDS=COOLDOWN)
+@override_settings(PROPOSAL_COOLDOWN_SECONDS=COOLDOWN)
 def test_a_declined_proposer_waits_for_the_cooldown_and_nothing_is_written(
     clock: FakeClock,
 ) -> None:
@@ -151,9 +151,9 @@ def test_a_declined_proposer_waits_for_the_cooldown_and_nothing_is_written(
     game_pause_decline(game_id=table.game_id, player=bob)
     clock.advance(seconds=100)
     before = table.game()
-    with pytest.raises(errors.PauseProposalCooldown) as refused:
+    with pytest.raises(errors.ProposalCooldown) as refused:
         game_pause_propose(game_id=table.game_id, player=ada)
-    assert refused.value.code == "pause_proposal_cooldown" and refused.value.status == 429
+    assert refused.value.code == "proposal_cooldown" and refused.value.status == 429
     assert refused.value.extra["retry_after"] == COOLDOWN - 100
     after = table.game()
     assert (after.version, after.pause_proposal, after.turn_deadline) == (
@@ -164,7 +164,7 @@ def test_a_declined_proposer_waits_for_the_cooldown_and_nothing_is_written(
     # Withdrawing one's own proposal counts as a decline too.
     game_pause_propose(game_id=table.game_id, player=bob)
     game_pause_decline(game_id=table.game_id, player=bob)
-    with pytest.raises(errors.PauseProposalCooldown):
+    with pytest.raises(errors.ProposalCooldown):
         game_pause_propose(game_id=table.game_id, player=bob)
     # Once the cooldown has passed, ada proposes again; bob accepts (accepting is not proposing).
     clock.advance(seconds=COOLDOWN - 100)
@@ -175,7 +175,32 @@ def test_a_declined_proposer_waits_for_the_cooldown_and_nothing_is_written(
 
 
 @pytestmark_db
-@override_settings(PAUSE_PROPOSAL_COOLDOWN_SECONDS=COOLDOWN)
+@override_settings(PROPOSAL_COOLDOWN_SECONDS=COOLDOWN)
+def test_a_declined_timer_off_proposal_cools_down_apart_from_pauses(clock: FakeClock) -> None:
+    from games.services.timers import timer_off_decline, timer_off_propose
+
+    table = timed_table(turn_seconds=3600)
+    ada, bob = table.players
+    timer_off_propose(game_id=table.game_id, player=ada)
+    timer_off_decline(game_id=table.game_id, player=bob)
+    clock.advance(seconds=10)
+    before = table.game().version
+    with pytest.raises(errors.ProposalCooldown) as refused:
+        timer_off_propose(game_id=table.game_id, player=ada)
+    assert refused.value.extra["retry_after"] == COOLDOWN - 10
+    assert table.game().version == before and table.game().timer_proposal is None
+    # Another kind of proposal, and another player, are not held back.
+    game_pause_propose(game_id=table.game_id, player=ada)
+    game_pause_decline(game_id=table.game_id, player=ada)
+    timer_off_propose(game_id=table.game_id, player=bob)
+    timer_off_decline(game_id=table.game_id, player=bob)
+    clock.advance(seconds=COOLDOWN)
+    assert timer_off_propose(game_id=table.game_id, player=ada).timer_proposal is not None
+    assert_log_consistent(table.game_id)
+
+
+@pytestmark_db
+@override_settings(PROPOSAL_COOLDOWN_SECONDS=COOLDOWN)
 def test_a_proposal_that_was_not_declined_sets_no_cooldown(clock: FakeClock) -> None:
     table = timed_table(turn_seconds=3600)
     ada, bob = table.players

@@ -293,8 +293,10 @@ def test_turning_the_timer_off_needs_every_player() -> None:
     declined = bob.post(url + "off/decline/")
     assert declined.status_code == 200 and declined.json()["timer"]["proposal"] is None
 
-    ada.post(url + "off/propose/")
-    done = bob.post(url + "off/accept/").json()
+    # Ada's proposal was declined: she waits (PROPOSAL_COOLDOWN_SECONDS); Bob may propose.
+    assert ada.post(url + "off/propose/").json()["code"] == "proposal_cooldown"
+    bob.post(url + "off/propose/")
+    done = ada.post(url + "off/accept/").json()
     assert done["timer"]["enabled"] is False and done["timer"]["deadline"] is None
     assert [e["type"] for e in done["events"]] == [
         "timer_off_proposed",
