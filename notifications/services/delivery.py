@@ -47,7 +47,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.mail import EmailMessage
-from django.db import connection, transaction
+from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 
 from core import dispatch
@@ -189,7 +189,29 @@ def delivery_attempt(delivery_id: int) -> Attempt:
     except Exception as exc:  # a bug in a channel must not leave the row claimed for nothing
         logger.exception("delivery %s: the %s channel raised", delivery_id, claim.channel)
         outcome = SendOutcome(ok=False, error=f"internal error: {type(exc).__name__}")
-    return _record(claim, outcome)
+    return _record_retried(claim, outcome)
+
+
+RECORD_TRIES = 5  # the outcome of an attempt made is written, through a locked table too
+
+
+def _record_retried(claim: Claim, outcome: SendOutcome) -> Attempt:
+    """``_record``, again after a database error (a table SQLite holds locked, a connection
+    lost): its one transaction rolled back whole, and the claim is ours until the lease ends,
+    so writing it again is what the attempt would have written. Given up, the delivery stays
+    claimed until its lease passes (the sweep then sends it again)."""
+    for tries in range(1, RECORD_TRIES + 1):
+        try:
+            return _record(claim, outcome)
+        except OperationalError:
+            if tries == RECORD_TRIES:
+                raise
+            logger.warning(
+                "delivery %s: recording the attempt failed (%s)", claim.delivery_id, tries
+            )
+            connection.close_if_unusable_or_obsolete()
+            time.sleep(0.1 * tries)
+    raise AssertionError("unreachable")
 
 
 def _claim(delivery_id: int) -> Claim | Attempt:

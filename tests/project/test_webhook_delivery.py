@@ -798,6 +798,32 @@ def test_a_receiver_answering_500_then_200_is_retried_by_the_process_after_the_b
     assert receiver.processed == [delivery.idempotency_key]
 
 
+@pytest.mark.django_db
+def test_an_attempt_whose_record_meets_a_locked_table_is_recorded_when_it_is_free(
+    loopback: Any, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The receiver took the delivery; writing that down met a locked table (SQLite, a reader
+    at that moment): written again, not left claimed and pending until its lease ends."""
+    ada, bob = someone("Ada"), someone("Bob")
+    game = Game.objects.get(pk=game_of_two(ada, bob))
+    _hook(ada, receiver)
+    delivery = Delivery.objects.get(notification=_notify_turn(ada, game, 1))
+    _due_now(delivery)
+    record = delivery_service._record
+    calls: list[int] = []
+
+    def locked_once(claim: Any, outcome: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise OperationalError("database table is locked: games_delivery")
+        return record(claim, outcome)
+
+    monkeypatch.setattr(delivery_service, "_record", locked_once)
+    assert delivery_attempt(delivery.pk) is Attempt.DELIVERED
+    assert len(calls) == 2 and len(receiver.requests) == 1
+    assert Delivery.objects.get(pk=delivery.pk).status == DeliveryStatus.DELIVERED
+
+
 # ============================================================================== no card
 @pytest.mark.django_db
 def test_no_notification_of_a_played_game_names_a_card(loopback: Any) -> None:

@@ -327,10 +327,12 @@ def test_events_of_played_games_match_their_types(make_player: Any) -> None:
     game_id = two_player_game(ada, bob, turn_seconds=30, timeout_limit=1)
     first = to_act([ada, bob], game_id)
     assert turn_timer_expire_apply(game_id, now=_overdue_now(game_id)).applied
-    for path, client in (("propose", first), ("decline", ada if first is bob else bob)):
+    second = ada if first is bob else bob
+    for path, client in (("propose", first), ("decline", second)):
         answer = client.post(f"/api/v1/games/{game_id}/timer/off/{path}/", {}, format="json")
         assert answer.status_code == 200, answer.content
-    for path, client in (("propose", ada), ("accept", bob)):
+    # The declined proposer waits (PROPOSAL_COOLDOWN_SECONDS): the other proposes this time.
+    for path, client in (("propose", second), ("accept", first)):
         answer = client.post(f"/api/v1/games/{game_id}/timer/off/{path}/", {}, format="json")
         assert answer.status_code == 200, answer.content
     play([ada, bob], game_id, 12)
