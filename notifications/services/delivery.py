@@ -209,7 +209,8 @@ def _record_retried(claim: Claim, outcome: SendOutcome) -> Attempt:
             logger.warning(
                 "delivery %s: recording the attempt failed (%s)", claim.delivery_id, tries
             )
-            connection.close_if_unusable_or_obsolete()
+            if not connection.in_atomic_block and not connection.is_usable():
+                connection.close()  # a lost connection: the next try opens another
             time.sleep(0.1 * tries)
     raise AssertionError("unreachable")
 
