@@ -53,9 +53,16 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "corsheaders",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    # Identity (docs/accounts.md): sign-up and sign-in flows, passkeys and TOTP, browser
+    # sessions, and an OpenID Connect provider for third-party apps.
+    "allauth",
+    "allauth.account",
+    "allauth.headless",
+    "allauth.mfa",
+    "allauth.usersessions",
+    "allauth.idp.oidc",
     # One app per domain; each depends only on the ones above it in this list.
     "accounts",
     "games",
@@ -82,6 +89,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
+    "allauth.usersessions.middleware.UserSessionsMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -167,6 +176,66 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# Argon2id first; older hashes are upgraded at the next sign-in.
+PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+]
+
+# ----------------------------------------------------------------------------- identity (allauth)
+# docs/accounts.md. The headless API at /_allauth/{app,browser}/v1/: sign-up and sign-in by
+# e-mail and password with codes by e-mail, passkeys (WebAuthn) and TOTP, sessions; app
+# clients end a sign-in with a device session's access and refresh keys (accounts/adapters.py).
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
+]
+ACCOUNT_ADAPTER = "accounts.adapters.AccountAdapter"
+ACCOUNT_SIGNUP_FORM_CLASS = "accounts.forms.SignupForm"
+ACCOUNT_LOGIN_METHODS = {"email"}
+ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*"]
+ACCOUNT_UNIQUE_EMAIL = True
+ACCOUNT_EMAIL_VERIFICATION = "mandatory"
+ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED = True
+ACCOUNT_PASSWORD_RESET_BY_CODE_ENABLED = True
+# No answer tells whether an e-mail has an account (sign-up, reset and sign-in alike).
+ACCOUNT_PREVENT_ENUMERATION = True
+ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
+ACCOUNT_EMAIL_SUBJECT_PREFIX = "Canasta: "
+# Per address and per account, in the shared cache (allauth's rate limits; 429 on excess).
+ACCOUNT_RATE_LIMITS = {
+    "login": "30/m/ip",
+    "login_failed": "10/m/ip,5/5m/key",
+    "signup": "20/m/ip",
+    "confirm_email": "1/3m/key",
+    "reset_password": "20/m/ip,5/m/key",
+    "reset_password_from_key": "20/m/ip",
+    "change_password": "5/m/user",
+    "manage_email": "10/m/user",
+    "reauthenticate": "10/m/user",
+}
+HEADLESS_ONLY = True
+HEADLESS_CLIENTS = ("app", "browser")
+HEADLESS_TOKEN_STRATEGY = "accounts.adapters.DeviceTokenStrategy"
+# Links in e-mails lead to the web client (codes are what the flows use).
+HEADLESS_FRONTEND_URLS = {
+    "account_confirm_email": "/#/account/verify/{key}",
+    "account_reset_password": "/#/account/reset",
+    "account_reset_password_from_key": "/#/account/reset/{key}",
+    "account_signup": "/#/account/signup",
+}
+MFA_ADAPTER = "accounts.adapters.MFAAdapter"
+MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
+MFA_PASSKEY_LOGIN_ENABLED = True
+MFA_PASSKEY_SIGNUP_ENABLED = True
+MFA_TOTP_ISSUER = "Canasta"
+# WebAuthn over plain http (a development server on localhost); never in production.
+MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = env_bool("WEBAUTHN_ALLOW_INSECURE_ORIGIN", default=DEBUG)
+USERSESSIONS_TRACK_ACTIVITY = True
+SESSION_COOKIE_AGE = 30 * 24 * 3600
+
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
@@ -209,15 +278,17 @@ BOT_TABLES_ACTIVE_MAX = env_int("BOT_TABLES_ACTIVE_MAX", default=3, minimum=0, m
 # Imports replaying at once in the whole service (a slot in the cache, so Redis shares it);
 # one more is refused with 503 imports_busy and Retry-After. 0: no cap.
 IMPORTS_CONCURRENT_MAX = env_int("IMPORTS_CONCURRENT_MAX", default=2, minimum=0, maximum=100)
-# How long a server remembers whom a token belongs to (accounts/api/authentication.py); 0: never.
-AUTH_TOKEN_CACHE_SECONDS = env_int("AUTH_TOKEN_CACHE_SECONDS", default=30, minimum=0, maximum=3600)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "accounts.api.authentication.TokenAuthentication",
+        "accounts.api.authentication.KeyAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # Every view declares the scopes a token needs (accounts/scopes.py).
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "accounts.api.scopes.ScopesGranted",
+    ],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     # DRF's JSON parser, with a 400 (not a 500) for bodies nested too deeply to decode.
     "DEFAULT_PARSER_CLASSES": ["core.parsers.JSONParser"],

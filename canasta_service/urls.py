@@ -36,6 +36,11 @@ urlpatterns = [
         name="redoc",
     ),
     path("admin/", admin.site.urls),
+    # allauth's headless API (sign-up, sign-in, passkeys, TOTP, e-mail, sessions):
+    # /_allauth/app/v1/... for apps, /_allauth/browser/v1/... for the web client.
+    path("_allauth/", include("allauth.headless.urls")),
+    # The OpenID Connect provider for third-party apps (/.well-known/openid-configuration).
+    path("", include("allauth.idp.urls")),
     path("", client_page, name="client"),
 ]
 

@@ -1,14 +1,18 @@
-"""What competition hears of a game (``games.hooks``), subscribed at app start: a rated result
-is rated in the transaction that ended the game, and a player waiting in quick play is kept
-from other tables."""
+"""What competition hears of a game (``games.hooks``) and of an account (``accounts.hooks``),
+subscribed at app start: a rated result is rated in the transaction that ended the game, a
+player waiting in quick play is kept from other tables, and a deleted player's ratings leave
+the leaderboards."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from accounts import hooks as account_hooks
 from competition import errors
+from competition.selectors.account_export import player_ratings_export
 from competition.models import QueueEntry
 from competition.selectors.rating_changes import game_rating_changes_get
+from competition.services.departures import player_competition_leave
 from competition.services.ratings import ranks_by_score, ranks_with_last, ratings_apply
 from games import hooks
 
@@ -36,7 +40,17 @@ def rating_changes(event: hooks.RatingChangesWanted) -> list[dict[str, Any]] | N
     return game_rating_changes_get(event.game)
 
 
+def account_deleting(event: account_hooks.AccountDeleting) -> None:
+    player_competition_leave(event.player)
+
+
+def account_export(event: account_hooks.AccountExportWanted) -> dict[str, Any]:
+    return {"ratings": player_ratings_export(player=event.player)}
+
+
 def subscribe() -> None:
     hooks.subscribe(hooks.GameEnded, game_ended)
     hooks.subscribe(hooks.SeatWanted, seat_wanted)
     hooks.subscribe(hooks.RatingChangesWanted, rating_changes)
+    account_hooks.subscribe(account_hooks.AccountDeleting, account_deleting)
+    account_hooks.subscribe(account_hooks.AccountExportWanted, account_export)

@@ -110,6 +110,18 @@ MEMBERS: dict[str, Member] = {
         ),
         Member("rules_version", "string", "The rules version the game is pinned to.", "0"),
         Member(
+            "needed",
+            "strings",
+            "The scopes that would let the request in (any one of them).",
+            ["play", "bot:play"],
+        ),
+        Member(
+            "unknown",
+            "strings",
+            "The names given that are not scopes a token may have.",
+            ["account:write"],
+        ),
+        Member(
             "supported_rules_versions",
             "strings",
             "The rules versions this engine plays.",
@@ -299,7 +311,8 @@ _framework(
     "not_authenticated",
     401,
     "Not authenticated",
-    "No credentials: send `Authorization: Token <token>`.",
+    "No credentials: send `Authorization: Bearer <key>` (an access key or a token) or "
+    "`Authorization: Token <guest key>`.",
 )
 _framework("authentication_failed", 401, "Authentication failed", "The token is wrong.")
 _framework(

@@ -578,3 +578,95 @@ class ProposalCooldown(
             f"{retry_after} s. Nothing was changed.",
             extra={"retry_after": retry_after},
         )
+
+
+# ------------------------------------------------------------------ challenges
+class ChallengeSelf(
+    ServiceError,
+    code="challenge_self",
+    status=400,
+    title="Challenge to yourself",
+    message="You cannot challenge yourself.",
+    after="player_blocked",
+):
+    pass
+
+
+class ChallengeBlocked(
+    ServiceError,
+    code="challenge_blocked",
+    status=403,
+    title="Challenge blocked",
+    message="One of you has blocked the other: no challenge can pass between you.",
+    after="challenge_self",
+):
+    pass
+
+
+class ChallengeNotYours(
+    ServiceError,
+    code="challenge_not_yours",
+    status=403,
+    title="Not your challenge to answer",
+    message="Only the invited player may accept or decline a challenge; only the challenger "
+    "may cancel it.",
+    after="challenge_blocked",
+):
+    pass
+
+
+class ChallengeNotFound(
+    ServiceError,
+    code="challenge_not_found",
+    status=404,
+    title="Challenge not found",
+    message="There is no such challenge sent by you or to you.",
+    after="challenge_not_yours",
+):
+    pass
+
+
+class ChallengeClosed(
+    ServiceError,
+    code="challenge_closed",
+    status=409,
+    title="Challenge closed",
+    message="The challenge was already accepted, declined or cancelled.",
+    after="challenge_not_found",
+):
+    pass
+
+
+class ChallengeExpired(
+    ServiceError,
+    code="challenge_expired",
+    status=409,
+    title="Challenge expired",
+    message="The challenge expired before it was accepted; the challenger may send a new one.",
+    after="challenge_closed",
+):
+    pass
+
+
+class ChallengeExists(
+    ServiceError,
+    code="challenge_exists",
+    status=409,
+    title="Challenge already open",
+    message="You already have an open challenge to this player: wait for the answer or cancel "
+    "it first.",
+    after="challenge_expired",
+):
+    pass
+
+
+class ChallengesLimit(
+    ServiceError,
+    code="challenges_limit",
+    status=409,
+    title="Too many open challenges",
+    message="Too many open challenges: the challenger has as many out, or the invitee as many "
+    "waiting, as allowed.",
+    after="challenge_exists",
+):
+    pass

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from accounts.models import Player
 from games.engine.history import ENDED_ABANDONED, ENDED_CONCEDED, ENDED_PLAYED_OUT
-from games.models import Game, Seat
+from games.models import Challenge, Game, Seat
 
 __all__ = ["ENDED_ABANDONED", "ENDED_CONCEDED", "ENDED_PLAYED_OUT"]  # how a game ended
 
@@ -84,6 +84,14 @@ class SeatWanted:
     play, say)."""
 
     player: Player
+
+
+@dataclass(frozen=True)
+class ChallengeIssued:
+    """``challenge.challenger`` challenged ``challenge.invitee`` (the challenge row is written,
+    in the issuing transaction): a subscriber may tell the invitee."""
+
+    challenge: Challenge
 
 
 # The shape of competition's answers, which the game's documents and its log's

@@ -1,11 +1,18 @@
-"""What notifications hears of a game (``games.hooks``), subscribed at app start: each call
-runs in the game's transaction, so an outbox row commits with the fact it tells of."""
+"""What notifications hears of a game (``games.hooks``) and of an account (``accounts.hooks``),
+subscribed at app start: each call runs in the game's (or the deletion's) transaction, so an
+outbox row commits with the fact it tells of."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from accounts import hooks as account_hooks
 from games import hooks
 from notifications.models import NotificationSettings
+from notifications.selectors.account_export import player_notifications_export
+from notifications.services.departures import player_notifications_forget
 from notifications.services import game_notifications as tell
+from notifications.services.challenge_notifications import challenge_notify
 
 
 def game_started(event: hooks.GameStarted) -> None:
@@ -46,6 +53,18 @@ def reminder_fraction(event: hooks.ReminderFractionWanted) -> float | None:
     )
 
 
+def account_deleting(event: account_hooks.AccountDeleting) -> None:
+    player_notifications_forget(event.player)
+
+
+def account_export(event: account_hooks.AccountExportWanted) -> dict[str, Any]:
+    return {"notifications": player_notifications_export(player=event.player)}
+
+
+def challenge_issued(event: hooks.ChallengeIssued) -> None:
+    challenge_notify(event.challenge)
+
+
 def subscribe() -> None:
     hooks.subscribe(hooks.GameStarted, game_started)
     hooks.subscribe(hooks.MovePlayed, move_played)
@@ -53,3 +72,6 @@ def subscribe() -> None:
     hooks.subscribe(hooks.ChatSaid, chat_said)
     hooks.subscribe(hooks.TurnReminderDue, turn_reminder_due)
     hooks.subscribe(hooks.ReminderFractionWanted, reminder_fraction)
+    hooks.subscribe(hooks.ChallengeIssued, challenge_issued)
+    account_hooks.subscribe(account_hooks.AccountDeleting, account_deleting)
+    account_hooks.subscribe(account_hooks.AccountExportWanted, account_export)

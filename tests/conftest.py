@@ -277,16 +277,6 @@ def celery_worker_process(django_db_setup: None) -> Iterator[WorkerProcess]:
 
 
 @pytest.fixture(autouse=True)
-def _fresh_token_cache() -> Iterator[None]:
-    """Each test starts with no token remembered (accounts/api/authentication.py)."""
-    from accounts.api.authentication import token_cache
-
-    token_cache.clear()
-    yield
-    token_cache.clear()
-
-
-@pytest.fixture(autouse=True)
 def _fresh_cache() -> Iterator[None]:
     """Each test starts with an empty cache (presence lives there; ids are reused between
     tests)."""

@@ -1,132 +1,81 @@
-"""Token authentication: the user and their player in one query, then remembered.
+"""Authentication of API requests by key: ``Authorization: Bearer <key>`` (a device session's
+access key, a personal access token, or an access token issued by the OpenID Connect provider
+to a third-party app) or ``Authorization: Token <guest key>`` (the scheme guest keys always had).
 
-A token never changes hands: once looked up, the (user, player) it stands for is kept in a small
-per-process cache for ``AUTH_TOKEN_CACHE_SECONDS`` (default 30; 0 turns it off), so a player's
-moves after the first pay no query for authentication. What that costs: a user deactivated or
-a token deleted elsewhere (the admin site, another server) is refused only once the entry
-expires; in this process the change is seen at once (the cache is cleared on those writes).
-The cache holds ids, the display name, the sign-up time and the bot-account flag only; every
-request gets model instances of its own.
-"""
+Every request looks its key up afresh, by digest, in one query that joins the user and their
+player (``accounts.services.credentials.credential_authenticate``). Nothing is remembered
+between requests: a key revoked, a session ended or a user deactivated is refused at the next
+request on every server process. ``request.auth`` is the ``Credential`` (or the provider's
+token), whose scopes ``accounts.api.scopes.ScopesGranted`` checks."""
 
 from __future__ import annotations
 
-import threading
-import time
-from collections import OrderedDict
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
-from django.conf import settings
-from django.contrib.auth.models import User
-from django.db.models.signals import post_delete, post_save
-from django.dispatch import receiver
 from rest_framework import authentication, exceptions
-from rest_framework.authtoken.models import Token
 from rest_framework.request import Request
 
 from accounts import errors
 from accounts.models import Player
+from accounts.services.credentials import credential_authenticate
 
-CACHE_MAX_ENTRIES = 10_000
-
-
-@dataclass(frozen=True)
-class _Holder:
-    user_id: int
-    player_id: int | None
-    display_name: str
-    joined: datetime | None  # the player's created_at
-    is_bot: bool  # a bot account (fixed at sign-up)
-    expires: float
+SCHEMES = ("bearer", "token")
 
 
-class TokenCache:
-    """Token key -> who holds it, for a bounded time; the oldest entries go first when full."""
-
-    def __init__(self, max_entries: int = CACHE_MAX_ENTRIES) -> None:
-        self.max_entries = max_entries
-        self._entries: OrderedDict[str, _Holder] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: str) -> _Holder | None:
-        with self._lock:
-            holder = self._entries.get(key)
-            if holder is not None and holder.expires <= time.monotonic():
-                del self._entries[key]
-                return None
-            return holder
-
-    def put(self, key: str, user: Any, player: Player | None, seconds: int) -> None:
-        holder = _Holder(
-            user_id=user.pk,
-            player_id=player.pk if player is not None else None,
-            display_name=player.display_name if player is not None else "",
-            joined=player.created_at if player is not None else None,
-            is_bot=player.is_bot if player is not None else False,
-            expires=time.monotonic() + seconds,
-        )
-        with self._lock:
-            self._entries[key] = holder
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.max_entries:
-                self._entries.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
+def authorization_key(header: str) -> str | None:
+    """The key of an ``Authorization`` header value of either scheme, else ``None``."""
+    parts = header.split()
+    if len(parts) != 2 or parts[0].lower() not in SCHEMES:
+        return None
+    return parts[1]
 
 
-token_cache = TokenCache()
+class KeyAuthentication(authentication.BaseAuthentication):
+    """Bearer and Token keys (see the module)."""
 
+    def authenticate(self, request: Request) -> tuple[Any, Any] | None:
+        header = authentication.get_authorization_header(request)
+        if not header:
+            return None
+        try:
+            text = header.decode("ascii")
+        except UnicodeDecodeError as exc:
+            raise exceptions.AuthenticationFailed("The key is not valid.") from exc
+        parts = text.split()
+        if not parts or parts[0].lower() not in SCHEMES:
+            return None  # another scheme: not ours (DRF answers 401 if nothing else takes it)
+        key = authorization_key(text)
+        if key is None:
+            raise exceptions.AuthenticationFailed("Send one key after the scheme.")
+        return self.authenticate_key(key, request)
 
-@receiver(post_delete, sender=Token)
-@receiver(post_save, sender=User)
-@receiver(post_delete, sender=User)
-@receiver(post_save, sender=Player)
-def _forget_tokens(created: bool = False, **_: Any) -> None:
-    """A token deleted, a user changed (deactivated, say) or a player renamed: look tokens up
-    afresh. A new user or player (a sign-up) changes no token already known."""
-    if not created:
-        token_cache.clear()
-
-
-def _instances(key: str, holder: _Holder) -> tuple[User, Token]:
-    """Fresh, unshared model instances for a remembered holder (other fields load on use)."""
-    db = "default"
-    user = User.from_db(db, ["id", "is_active"], [holder.user_id, True])
-    if holder.player_id is not None:
-        player = Player.from_db(
-            db,
-            # The model's field order (``from_db`` reads the values in that order).
-            ["id", "user_id", "display_name", "is_bot", "created_at"],
-            [holder.player_id, holder.user_id, holder.display_name, holder.is_bot, holder.joined],
-        )
-        user.player = player  # the reverse one-to-one cache, as select_related leaves it
-    token = Token.from_db(db, ["key", "user_id"], [key, holder.user_id])
-    token.user = user
-    return user, token
-
-
-class TokenAuthentication(authentication.TokenAuthentication):
-    """DRF's token authentication with the user and their ``Player`` joined to the token row,
-    remembered per process for ``AUTH_TOKEN_CACHE_SECONDS``."""
-
-    def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
-        seconds: int = getattr(settings, "AUTH_TOKEN_CACHE_SECONDS", 0)
-        holder = token_cache.get(key) if seconds else None
+    def authenticate_key(self, key: str, request: Request | None = None) -> tuple[Any, Any]:
+        holder = credential_authenticate(key)
         if holder is not None:
-            return _instances(key, holder)
-        # A token's first request (and the first after its entry expires): one query.
-        token = Token.objects.select_related("user", "user__player").filter(key=key).first()
-        if token is None:
-            raise exceptions.AuthenticationFailed("Invalid token.")
-        if not token.user.is_active:
-            raise exceptions.AuthenticationFailed("User inactive or deleted.")
-        if seconds:
-            token_cache.put(key, token.user, getattr(token.user, "player", None), seconds)
-        return (token.user, token)
+            return holder.user, holder.credential
+        provider = _provider_token(key, request)
+        if provider is not None:
+            return provider
+        raise exceptions.AuthenticationFailed("The key is not valid, or no longer is.")
+
+    def authenticate_header(self, request: Request) -> str:
+        return 'Bearer realm="api"'
+
+
+def _provider_token(key: str, request: Request | None) -> tuple[Any, Any] | None:
+    """An access token of the OpenID Connect provider (a third-party app's), if ``key`` is one."""
+    from allauth.idp.oidc.models import Token as ProviderToken
+
+    token = (
+        ProviderToken.objects.valid()
+        .by_value(key)
+        .filter(type=ProviderToken.Type.ACCESS_TOKEN)
+        .select_related("user", "user__player")
+        .first()
+    )
+    if token is None or token.user is None or not token.user.is_active:
+        return None
+    return token.user, token
 
 
 def player_of(request: Request) -> Player:

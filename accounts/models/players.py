@@ -17,6 +17,12 @@ class Player(models.Model):
         "never in the matchmaking queue); shown as a bot at every table.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    deleted_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="The account was deleted: the row stays for the games it played, with no "
+        "personal data.",
+    )
 
     def __str__(self) -> str:
         return f"{self.display_name} (#{self.pk})"

@@ -10,16 +10,16 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from rest_framework.authtoken.models import Token
 
 from accounts import errors
 from accounts.models import Player
+from accounts.services.credentials import guest_key_issue
 
 DISPLAY_NAME_MAX = 40
 
 
 def player_create(*, display_name: str, bot: bool = False) -> tuple[Player, str]:
-    """A guest player: a user without a password, a display name and an API token. ``bot``
+    """A guest player: a user without a password, a display name and a guest key. ``bot``
     makes it a bot account (a program playing through the API: shown as a bot at every table,
     kept from rated tables and the quick-play queue); the flag is fixed at sign-up."""
     user_model = get_user_model()
@@ -35,8 +35,8 @@ def player_create(*, display_name: str, bot: bool = False) -> tuple[Player, str]
         Player.objects.filter(pk=player.pk).update(
             display_name=player.display_name, is_bot=player.is_bot
         )
-        token = Token.objects.create(user=user)
-    return player, token.key
+        key = guest_key_issue(user, bot=bot)
+    return player, key
 
 
 def player_for_user_ensure(user: Any) -> Player:
@@ -62,3 +62,9 @@ def display_name_clean(display_name: str) -> str:
     if not 1 <= len(name) <= DISPLAY_NAME_MAX:
         raise errors.DisplayNameInvalid()
     return name
+
+
+def player_rename_at_signup(user: Any, display_name: str) -> None:
+    """Name a player made by an e-mail sign-up (no game knows it yet: nothing to rewrite)."""
+    player = player_for_user_ensure(user)
+    Player.objects.filter(pk=player.pk).update(display_name=display_name.strip()[:DISPLAY_NAME_MAX])

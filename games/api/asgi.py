@@ -25,7 +25,10 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qs
 
-from accounts.api.authentication import TokenAuthentication, token_cache
+from accounts import scopes
+from accounts.api.authentication import KeyAuthentication, authorization_key
+from accounts.api.scopes import scopes_held
+from accounts.scopes import scopes_grant
 from core.problems import PROBLEM_CONTENT_TYPE, problem_body
 from games import errors
 from games.api.live import SSE_RETRY, sse_messages, sse_of, stream_seconds_max, wait_bound
@@ -73,25 +76,27 @@ def _int(params: dict[str, str], name: str, default: int, top: int) -> int:
     return int(text)
 
 
+# Following a game live: what the live views of games.api.live declare.
+LIVE_SCOPES = (scopes.PLAY, scopes.BOT_PLAY)
+
+
 def _token_holder(key: str) -> int:
     """The player id a token stands for (``Handoff`` when it is not a valid one's)."""
     try:
-        user, _ = TokenAuthentication().authenticate_credentials(key)
+        user, auth = KeyAuthentication().authenticate_key(key)
     except Exception as exc:  # noqa: BLE001 - Django answers with the right problem
         raise Handoff() from exc
     player = getattr(user, "player", None)
-    if player is None:
+    if player is None or not scopes_grant(scopes_held(auth), LIVE_SCOPES):
         raise Handoff()
     return int(player.pk)
 
 
 async def player_by_token(headers: dict[bytes, bytes]) -> int:
-    auth = headers.get(b"authorization", b"").decode("latin-1").split()
-    if len(auth) != 2 or auth[0].lower() != "token" or b"origin" in headers:
+    key = authorization_key(headers.get(b"authorization", b"").decode("latin-1"))
+    if key is None or b"origin" in headers:
         raise Handoff()
-    if token_cache.get(auth[1]) is not None:  # remembered: no query, no thread
-        return _token_holder(auth[1])
-    return await db_call(_token_holder, auth[1])
+    return await db_call(_token_holder, key)
 
 
 async def _start(send: Send, status: int, content_type: bytes, extra: list[Any]) -> None:

@@ -1,7 +1,7 @@
 """Routes of the game API (tables, moves, the log, replay, timers, the table, live), included under
 /api/v1/ by canasta_service.urls."""
 
-from django.urls import path, register_converter
+from django.urls import include, path, register_converter
 
 from core import converters  # noqa: F401  <id:...> (core.converters)
 from games.api import correspondence, live, live_messages, replay, table, timers, views
@@ -95,4 +95,5 @@ urlpatterns = [
     path("games/<id:game_id>/rematch/", table.RematchApi.as_view(), name="game-rematch"),
     path("games/<id:game_id>/spectate/", table.SpectatorViewApi.as_view(), name="game-spectate"),
     path("games/<id:game_id>/presence/", table.PresenceApi.as_view(), name="game-presence"),
+    path("", include("games.api.challenges_urls")),  # challenges (games/api/challenges.py)
 ]

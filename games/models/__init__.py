@@ -4,6 +4,7 @@ A game is its options, its seed and its move log (``GameEvent``). ``Game.snapsho
 and ``RoundScore`` are projections of the log, written in the same transaction as each event.
 """
 
+from games.models.challenges import Challenge, ChallengeStatus
 from games.models.game import BotLevel, Game, GameStatus, Seat, TimeoutOutcome
 from games.models.log import EventSource, GameEvent, IdempotencyRecord
 from games.models.ops import WorkerProbe
@@ -12,6 +13,8 @@ from games.models.table import ChatMute, GameTable, TableEvent, TableEventKind
 
 __all__ = [
     "BotLevel",
+    "Challenge",
+    "ChallengeStatus",
     "ChatMute",
     "EventSource",
     "Game",

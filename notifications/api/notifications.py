@@ -58,7 +58,8 @@ SIGNING = (
     f"Each delivery is a `POST` of a JSON `WebhookPayload` (one schema per `kind`, see the "
     f"components `WebhookPayloadYourTurn`, `WebhookPayloadGameStarted`, "
     f"`WebhookPayloadGoOutAsked`, `WebhookPayloadChat`, `WebhookPayloadReminder`, "
-    f"`WebhookPayloadGameOver`) with the headers `{SIGNATURE_HEADER}: t=<unix seconds>,"
+    f"`WebhookPayloadGameOver`, `WebhookPayloadChallenge`) with the headers "
+    f"`{SIGNATURE_HEADER}: t=<unix seconds>,"
     f'v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (check it, and that `t` is recent, '
     f"before trusting the body), `{DELIVERY_HEADER}: <idempotency key>` (the same in every "
     f"attempt of a delivery, and the payload's `id`: drop repeats by it) and "
@@ -118,6 +119,15 @@ def _kind_fields(kind: str) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
                 allow_null=True, help_text="The winning team (null: no winner, e.g. abandoned)."
             )
         },
+        NotificationKind.CHALLENGE: {
+            "challenge_id": serializers.IntegerField(
+                help_text="The challenge (`GET /challenges/{challenge_id}/`)."
+            ),
+            "challenger_id": serializers.IntegerField(help_text="Who challenges you."),
+            "preset": serializers.CharField(help_text="The table's preset."),
+            "rated": serializers.BooleanField(help_text="A rated table."),
+            "expires_at": serializers.DateTimeField(help_text="Accept it before then."),
+        },
     }
     return fields[kind]
 
@@ -129,6 +139,7 @@ KIND_DOCS: dict[str, str] = {
     NotificationKind.CHAT: "A player at your table said something.",
     NotificationKind.REMINDER: "Your turn's deadline is near.",
     NotificationKind.GAME_OVER: "A game you played is over.",
+    NotificationKind.CHALLENGE: "A player challenges you to a game (accept or decline it).",
 }
 
 

@@ -20,6 +20,7 @@ class NotificationKind(models.TextChoices):
     CHAT = "chat"
     REMINDER = "reminder"  # your turn's deadline is near
     GAME_OVER = "game_over"
+    CHALLENGE = "challenge"  # another player challenges you to a game
 
 
 class Channel(models.TextChoices):

@@ -53,6 +53,13 @@ KIND_FACTS: dict[str, tuple[str, ...]] = {
     NotificationKind.CHAT: ("phrase",),
     NotificationKind.REMINDER: ("deadline",),
     NotificationKind.GAME_OVER: ("winner_team",),
+    NotificationKind.CHALLENGE: (
+        "challenge_id",
+        "challenger_id",
+        "preset",
+        "rated",
+        "expires_at",
+    ),
 }
 
 DEFAULT_TEXTS: dict[str, tuple[str, str]] = {
@@ -68,6 +75,7 @@ DEFAULT_TEXTS: dict[str, tuple[str, str]] = {
         "Your turn in game #{game} ends at {deadline}.",
     ),
     NotificationKind.GAME_OVER: ("Game over", "Game #{game} is over."),
+    NotificationKind.CHALLENGE: ("New challenge", "You are challenged to a game ({preset})."),
 }
 
 

@@ -74,6 +74,7 @@ URGENCY: dict[str, str] = {
     NotificationKind.GO_OUT_ASKED: "high",
     NotificationKind.GAME_STARTED: "normal",
     NotificationKind.GAME_OVER: "normal",
+    NotificationKind.CHALLENGE: "normal",
     NotificationKind.CHAT: "normal",
 }
 # RFC 8030 5.4: a message not yet delivered is replaced by a newer one of the same topic: one
@@ -84,6 +85,7 @@ TOPIC: dict[str, str] = {
     NotificationKind.GO_OUT_ASKED: "goout",
     NotificationKind.GAME_STARTED: "start",
     NotificationKind.GAME_OVER: "over",
+    NotificationKind.CHALLENGE: "challenge",
     NotificationKind.CHAT: "chat",
 }
 

@@ -92,7 +92,7 @@ def test_unsupported_media_type(client: Client) -> None:
 def test_not_authenticated_names_the_scheme(client: Client) -> None:
     response = client.get("/test/private/")
     problem(response, 401, "not_authenticated")
-    assert response["WWW-Authenticate"] == "Token"
+    assert response["WWW-Authenticate"] == 'Bearer realm="api"'
 
 
 @pytest.mark.django_db
@@ -104,10 +104,11 @@ def test_bad_token(client: Client) -> None:
 @pytest.mark.django_db
 def test_permission_denied(client: Client) -> None:
     from django.contrib.auth.models import User
-    from rest_framework.authtoken.models import Token
 
-    token = Token.objects.create(user=User.objects.create_user("ann"))
-    response = client.get("/test/staff-only/", HTTP_AUTHORIZATION=f"Token {token.key}")
+    from accounts.services.credentials import guest_key_issue
+
+    key = guest_key_issue(User.objects.create_user("ann"))
+    response = client.get("/test/staff-only/", HTTP_AUTHORIZATION=f"Token {key}")
     problem(response, 403, "permission_denied")
 
 

@@ -7,9 +7,9 @@ joined; its seats are on the row, ``Game.seating``), insert the event, update th
 compiled from querysets on every move. The same service checks that the requester may see the
 game, so the view reads nothing itself. A move that changes melds adds one statement per
 changed meld (an insert or an update; the rows before are known from the previous snapshot); a
-round end adds the RoundScore rows. Through HTTP a move costs nothing more once the server
-knows the token (it remembers a token's holder for AUTH_TOKEN_CACHE_SECONDS): three in all; a
-token's first request pays one query to look it up. The response reuses the seats and the
+round end adds the RoundScore rows. Through HTTP a move costs one query more: the key's
+lookup (by digest, its user and player joined), on every request, so that a revoked key is
+refused at once on every server. The response reuses the seats and the
 creator the service loaded. A move that passes the turn to another player (both seats are
 people here) adds one read: the outbox's look at that player's notification endpoints, the
 game's mute and their switches, in one statement (``notifications.services.notifications``).
@@ -28,7 +28,6 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from accounts.api.authentication import token_cache
 from games.engine.view import player_view
 from games.models import Game, GameEvent
 from games.services.actions import game_action_apply
@@ -39,7 +38,7 @@ from tests.hardening.helpers import started_game
 pytestmark = pytest.mark.django_db
 
 SERVICE_BUDGET = 3  # a move that changes no meld and ends no round
-HTTP_EXTRA = 0  # the token's holder is remembered after its first request
+HTTP_EXTRA = 1  # the key's lookup (accounts.services.credentials.credential_authenticate)
 MELD_EXTRA = 1  # a move that adds or extends one meld (no round end)
 TURN_PASSED_EXTRA = 1  # the turn passes to a person: the outbox reads their endpoints
 # What those three are, in order, and the outbox's read when the turn passes.
@@ -148,14 +147,13 @@ def test_a_move_through_http_costs_three_queries(
     assert worst <= SERVICE_BUDGET + HTTP_EXTRA, per_move
 
 
-def test_a_tokens_first_request_pays_one_query_to_look_it_up(
+def test_a_request_pays_one_query_to_look_its_key_up(
     make_player: Callable[..., PlayerClient],
 ) -> None:
     game_id, players = started_game(make_player)
     actor = players[snapshot_of(game_id).to_act]
     mine = actor.game(game_id)
-    token_cache.clear()
     with CaptureQueriesContext(connection) as ctx:
         response = actor.act(game_id, {"type": "draw"}, mine["version"])
     assert response.status_code == 201, response.content
-    assert [kind(s) for s in statements(ctx)] == ["SELECT authtoken_token", *PLAIN_MOVE]
+    assert [kind(s) for s in statements(ctx)] == ["SELECT accounts_credential", *PLAIN_MOVE]

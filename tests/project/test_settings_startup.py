@@ -22,7 +22,7 @@ SETTINGS_VARIABLES = (
     "CSRF_TRUSTED_ORIGINS",
     "LOG_LEVEL",
     "DATABASE_POOL_SIZE",
-    "AUTH_TOKEN_CACHE_SECONDS",
+    "WEBAUTHN_ALLOW_INSECURE_ORIGIN",
 )
 
 PROBE = """
@@ -73,7 +73,10 @@ def test_production_posture_with_a_secret_key_and_a_broker() -> None:
             {"DEBUG": "1", "DATABASE_URL": "postgres://h/db", "DATABASE_POOL_SIZE": "8"},
             "DATABASE_POOL_SIZE",
         ),
-        ({"DEBUG": "1", "AUTH_TOKEN_CACHE_SECONDS": "-1"}, "AUTH_TOKEN_CACHE_SECONDS"),
+        (
+            {"DEBUG": "1", "WEBAUTHN_ALLOW_INSECURE_ORIGIN": "sometimes"},
+            "WEBAUTHN_ALLOW_INSECURE_ORIGIN",
+        ),
     ],
     ids=[
         "secret-key-missing",
@@ -85,7 +88,7 @@ def test_production_posture_with_a_secret_key_and_a_broker() -> None:
         "conn-max-age-not-int",
         "log-level-unknown",
         "pool-with-persistent-connections",
-        "token-cache-negative",
+        "webauthn-insecure-origin-nonsense",
     ],
 )
 def test_bad_configuration_fails_at_start_up_naming_the_variable(

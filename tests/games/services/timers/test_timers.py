@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
+
+from accounts.services.credentials import guest_key_issue
 
 from accounts.models import Player
 from accounts.services.players import player_create
@@ -36,8 +37,7 @@ pytestmark = pytest.mark.django_db
 
 def client_for(player: Player) -> APIClient:
     client = APIClient()
-    token, _ = Token.objects.get_or_create(user=player.user)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {guest_key_issue(player.user)}")
     return client
 
 

@@ -1,0 +1,248 @@
+"""Sign-ins and keys over HTTP: the list of a person's sessions (end one, or all), a device
+session opened from a guest key, and personal access tokens with scopes. Only a person's own
+sign-in may do any of it (scope ``account:write``, which no token can be given)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiExample, extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts import errors, scopes
+from accounts.models import Credential, CredentialKind
+from accounts.services import credentials, sessions
+from accounts.services.credentials import DEVICE_HEADER
+from core.problems import AUTH, BODY, problem_responses
+from core.proxies import client_address
+
+Base = serializers.Serializer[Any]
+ACCOUNT = (scopes.ACCOUNT_WRITE,)
+
+
+class SignInSerializer(Base):
+    id = serializers.CharField(help_text="`device-<n>`, `guest-<n>` or `browser-<n>`.")
+    kind = serializers.ChoiceField(
+        choices=["device", "guest", "browser"],
+        help_text="`device`: an app or program signed in (access and refresh keys); `guest`: "
+        "a guest key; `browser`: the web client.",
+    )
+    device = serializers.CharField(help_text="The name the app gave (`X-Device-Name`), if any.")
+    user_agent = serializers.CharField()
+    ip = serializers.CharField(allow_null=True, help_text="Where it signed in from.")
+    created_at = serializers.DateTimeField()
+    last_seen_at = serializers.DateTimeField(
+        allow_null=True, help_text="Last request (to within five minutes)."
+    )
+    current = serializers.BooleanField(help_text="The sign-in this request was made with.")
+
+
+class DeviceSessionCreateSerializer(Base):
+    device = serializers.CharField(
+        required=False, allow_blank=True, max_length=80, help_text="A name for this device."
+    )
+
+
+class SessionKeysSerializer(Base):
+    session_id = serializers.CharField(help_text="`device-<n>`.")
+    access_token = serializers.CharField(
+        help_text="Send as `Authorization: Bearer <access_token>`; lasts `expires_in` seconds."
+    )
+    refresh_token = serializers.CharField(
+        help_text="Trade it for a new pair at `POST /_allauth/app/v1/tokens/refresh` (once: a "
+        "refresh token presented twice ends the session)."
+    )
+    expires_in = serializers.IntegerField()
+
+
+class TokenCreateSerializer(Base):
+    name = serializers.CharField(max_length=80, help_text="What the token is for.")
+    scopes = serializers.ListField(
+        child=serializers.CharField(max_length=40),
+        min_length=1,
+        max_length=len(scopes.SCOPES),
+        help_text="Any of: " + ", ".join(f"`{s}`" for s in sorted(scopes.GRANTABLE)) + ".",
+    )
+    days = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        help_text="Lifetime in days (1-366); left out: until revoked.",
+    )
+
+
+class TokenSerializer(Base):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    prefix = serializers.CharField(help_text="The token's first characters.")
+    scopes = serializers.ListField(child=serializers.CharField())
+    created_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField(allow_null=True)
+    last_used_at = serializers.DateTimeField(allow_null=True)
+
+
+class TokenCreatedSerializer(TokenSerializer):
+    token = serializers.CharField(help_text="The token, shown this once: store it now.")
+
+
+def _token_body(credential: Credential) -> dict[str, Any]:
+    return {
+        "id": credential.pk,
+        "name": credential.name,
+        "prefix": credential.prefix,
+        "scopes": credential.scopes,
+        "created_at": credential.created_at,
+        "expires_at": credential.expires_at,
+        "last_used_at": credential.last_used_at,
+    }
+
+
+class AccountApi(APIView):
+    read_scopes = ACCOUNT
+    write_scopes = ACCOUNT
+
+
+class SessionsApi(AccountApi):
+    @extend_schema(
+        operation_id="account_sessions_list",
+        tags=["account"],
+        summary="List my sign-ins",
+        description="Every device session, guest key and browser session of the account, the "
+        "most recently used first.",
+        responses={200: SignInSerializer(many=True), **problem_responses(AUTH)},
+    )
+    def get(self, request: Request) -> Response:
+        rows = sessions.sign_ins_list(
+            request.user,
+            auth=request.auth,
+            browser_session_key=request.session.session_key if request.auth is None else None,
+        )
+        return Response(SignInSerializer([r.__dict__ for r in rows], many=True).data)
+
+    @extend_schema(
+        operation_id="account_sessions_create",
+        tags=["account"],
+        summary="Open a device session with a guest key",
+        description="Trades the guest key this request is made with for a device session (its "
+        "access and refresh keys), so the guest can use the account endpoints of "
+        "`/_allauth/app/v1/` (add an e-mail and password, or a passkey) with "
+        "`Authorization: Bearer <access_token>`. The guest key keeps working.",
+        request=DeviceSessionCreateSerializer,
+        responses={
+            201: SessionKeysSerializer,
+            **problem_responses(BODY, AUTH, "guest_key_required"),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = DeviceSessionCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        auth = request.auth
+        if not isinstance(auth, Credential) or auth.kind != CredentialKind.GUEST:
+            raise errors.GuestKeyRequired()
+        keys = credentials.device_session_open(
+            request.user,
+            device=data.validated_data.get("device") or request.headers.get(DEVICE_HEADER, ""),
+            user_agent=request.headers.get("user-agent", ""),
+            ip=client_address(request.META, _proxies()),
+            session_key=credentials.django_session_for(request.user),
+        )
+        body = {
+            "session_id": f"device-{keys.session.pk}",
+            "access_token": keys.access_key,
+            "refresh_token": keys.refresh_key,
+            "expires_in": keys.expires_in,
+        }
+        return Response(SessionKeysSerializer(body).data, status=status.HTTP_201_CREATED)
+
+
+def _proxies() -> Any:
+    from django.conf import settings
+
+    return settings.TRUSTED_PROXIES
+
+
+class SessionDetailApi(AccountApi):
+    @extend_schema(
+        operation_id="account_sessions_end",
+        tags=["account"],
+        summary="End a sign-in",
+        description="Its keys stop working at the next request, on every server.",
+        responses={204: None, **problem_responses(AUTH, "session_not_found")},
+    )
+    def delete(self, request: Request, session_id: str) -> Response:
+        sessions.sign_in_end(request.user, session_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class SignOutEverywhereApi(AccountApi):
+    @extend_schema(
+        operation_id="account_sign_out_everywhere",
+        tags=["account"],
+        summary="Sign out everywhere",
+        description="Ends every sign-in of the account (this one too) and revokes every key and "
+        "personal access token: each answers 401 from the next request on.",
+        request=None,
+        responses={204: None, **problem_responses(AUTH)},
+    )
+    def post(self, request: Request) -> Response:
+        credentials.credentials_revoke_all(request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TokensApi(AccountApi):
+    @extend_schema(
+        operation_id="account_tokens_list",
+        tags=["account"],
+        summary="List my personal access tokens",
+        responses={200: TokenSerializer(many=True), **problem_responses(AUTH)},
+    )
+    def get(self, request: Request) -> Response:
+        rows = Credential.objects.filter(user=request.user, kind=CredentialKind.PERSONAL).order_by(
+            "-created_at"
+        )
+        return Response(TokenSerializer([_token_body(c) for c in rows], many=True).data)
+
+    @extend_schema(
+        operation_id="account_tokens_create",
+        tags=["account"],
+        summary="Create a personal access token",
+        description="A token for a program (a bot, a script) with only the scopes it needs. The "
+        "token is in this answer only; its digest is all the service keeps.",
+        request=TokenCreateSerializer,
+        responses={
+            201: TokenCreatedSerializer,
+            **problem_responses(BODY, AUTH, "scope_invalid", "tokens_limit"),
+        },
+        examples=[
+            OpenApiExample(
+                "A bot's token",
+                value={"name": "my bot", "scopes": ["bot:play"], "days": 90},
+                request_only=True,
+            )
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        data = TokenCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        credential, key = credentials.personal_token_create(
+            request.user,
+            name=data.validated_data["name"],
+            scopes_given=data.validated_data["scopes"],
+            days=data.validated_data.get("days"),
+        )
+        body = {**_token_body(credential), "token": key}
+        return Response(TokenCreatedSerializer(body).data, status=status.HTTP_201_CREATED)
+
+
+class TokenDetailApi(AccountApi):
+    @extend_schema(
+        operation_id="account_tokens_revoke",
+        tags=["account"],
+        summary="Revoke a personal access token",
+        responses={204: None, **problem_responses(AUTH, "token_not_found")},
+    )
+    def delete(self, request: Request, token_id: int) -> Response:
+        credentials.personal_token_revoke(request.user, token_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,285 @@
+"""Keys and device sessions: issue, look up, rotate, revoke.
+
+A key is ``<kind prefix>_<43 characters of URL-safe base64>`` (256 random bits). Only its
+SHA-256 digest is stored (``Credential.digest``), so a copy of the database signs no one in.
+Guest keys stay 40 hexadecimal characters, as DRF tokens were, so clients that stored one keep
+working (their digests were carried over by the accounts migration 0002).
+
+A device session holds one access key (``ACCESS_KEY_SECONDS``) and one live refresh key
+(``REFRESH_KEY_SECONDS``). A refresh gives a new pair and marks the refresh key used; a used
+refresh key presented again is a replay (a stolen key, or a client that lost a race) and ends
+the whole session, as the OAuth 2.0 Security BCP asks (refresh token reuse detection)."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import timedelta
+from importlib import import_module
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts import errors, scopes
+from accounts.models import Credential, CredentialKind, DeviceSession
+
+ACCESS_KEY_SECONDS = 15 * 60
+REFRESH_KEY_SECONDS = 60 * 24 * 3600
+PERSONAL_TOKENS_MAX = 50  # per user
+# A key's ``last_used_at`` (and its session's ``last_seen_at``) is written at most this often.
+TOUCH_SECONDS = 300
+# A client's name for its device, sent at sign-in (shown in the list of sessions).
+DEVICE_HEADER = "X-Device-Name"
+
+_PREFIXES = {
+    CredentialKind.ACCESS: "cat",
+    CredentialKind.REFRESH: "crt",
+    CredentialKind.PERSONAL: "cpt",
+}
+
+
+def key_digest(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _new_key(kind: str) -> str:
+    if kind == CredentialKind.GUEST:
+        return secrets.token_hex(20)
+    return f"{_PREFIXES[CredentialKind(kind)]}_{secrets.token_urlsafe(32)}"
+
+
+def _issue(
+    user: Any,
+    kind: str,
+    *,
+    scopes_held: Iterable[str] = (scopes.ALL,),
+    session: DeviceSession | None = None,
+    seconds: int | None = None,
+    name: str = "",
+) -> tuple[Credential, str]:
+    key = _new_key(kind)
+    credential = Credential.objects.create(
+        user=user,
+        kind=kind,
+        digest=key_digest(key),
+        prefix=key[:8],
+        name=name,
+        scopes=list(scopes_held),
+        session=session,
+        expires_at=timezone.now() + timedelta(seconds=seconds) if seconds else None,
+    )
+    return credential, key
+
+
+def guest_key_issue(user: Any, *, bot: bool = False) -> str:
+    """A guest's key (made at sign-up): every scope, or a bot account's scopes."""
+    _, key = _issue(
+        user, CredentialKind.GUEST, scopes_held=scopes.BOT_ACCOUNT if bot else (scopes.ALL,)
+    )
+    return key
+
+
+# ----------------------------------------------------------------------------- authentication
+
+
+@dataclass(frozen=True)
+class KeyHolder:
+    credential: Credential
+    user: Any
+
+
+def credential_authenticate(key: str) -> KeyHolder | None:
+    """Who ``key`` stands for, in one query (the user and their player joined), or ``None``:
+    no such key, a refresh key, an expired key, or an inactive user."""
+    if not key or len(key) > 200:
+        return None
+    credential = (
+        Credential.objects.select_related("user", "user__player")
+        .exclude(kind=CredentialKind.REFRESH)
+        .filter(digest=key_digest(key))
+        .first()
+    )
+    if credential is None or not credential.user.is_active:
+        return None
+    now = timezone.now()
+    if credential.expires_at is not None and credential.expires_at <= now:
+        return None
+    if (
+        credential.last_used_at is None
+        or (now - credential.last_used_at).total_seconds() > TOUCH_SECONDS
+    ):
+        _touch(credential, now)
+    return KeyHolder(credential=credential, user=credential.user)
+
+
+def _touch(credential: Credential, now: Any) -> None:
+    """Record use (rarely: at most once per ``TOUCH_SECONDS`` per key)."""
+    Credential.objects.filter(pk=credential.pk).update(last_used_at=now)
+    credential.last_used_at = now
+    if credential.session_id is not None:
+        DeviceSession.objects.filter(pk=credential.session_id).update(last_seen_at=now)
+
+
+# ----------------------------------------------------------------------------- device sessions
+
+
+@dataclass(frozen=True)
+class SessionKeys:
+    session: DeviceSession
+    access_key: str
+    refresh_key: str
+    expires_in: int = ACCESS_KEY_SECONDS
+
+
+def _session_pair(session: DeviceSession) -> SessionKeys:
+    _, access = _issue(
+        session.user, CredentialKind.ACCESS, session=session, seconds=ACCESS_KEY_SECONDS
+    )
+    _, refresh = _issue(
+        session.user, CredentialKind.REFRESH, session=session, seconds=REFRESH_KEY_SECONDS
+    )
+    return SessionKeys(session=session, access_key=access, refresh_key=refresh)
+
+
+def device_session_open(
+    user: Any,
+    *,
+    device: str = "",
+    user_agent: str = "",
+    ip: str | None = None,
+    session_key: str = "",
+) -> SessionKeys:
+    """A signed-in device: a session with its first access and refresh keys."""
+    with transaction.atomic():
+        session = DeviceSession.objects.create(
+            user=user,
+            device=device[:80],
+            user_agent=user_agent[:300],
+            ip=ip,
+            session_key=session_key,
+        )
+        return _session_pair(session)
+
+
+def session_keys_refresh(refresh_key: str) -> SessionKeys | None:
+    """A new access and refresh key for a live refresh key; ``None`` for anything else. A
+    refresh key used before ends its session (every key of it stops working at once)."""
+    digest = key_digest(refresh_key)
+    with transaction.atomic():
+        credential = (
+            Credential.objects.select_for_update()
+            .select_related("session", "session__user")
+            .filter(digest=digest, kind=CredentialKind.REFRESH)
+            .first()
+        )
+        if credential is None or credential.session is None:
+            return None
+        session = credential.session
+        now = timezone.now()
+        if credential.used_at is not None:
+            _session_end(session)
+            return None
+        if (credential.expires_at and credential.expires_at <= now) or not session.user.is_active:
+            return None
+        Credential.objects.filter(pk=credential.pk).update(used_at=now)
+        # The session's access key is replaced: one live access key per device.
+        Credential.objects.filter(session=session, kind=CredentialKind.ACCESS).delete()
+        DeviceSession.objects.filter(pk=session.pk).update(last_seen_at=now)
+        return _session_pair(session)
+
+
+def _django_session_end(session_key: str) -> None:
+    if session_key:
+        engine = import_module(settings.SESSION_ENGINE)
+        engine.SessionStore().delete(session_key)
+
+
+def _session_end(session: DeviceSession) -> None:
+    _django_session_end(session.session_key)
+    session.delete()  # its keys go with it (CASCADE)
+
+
+def device_session_end(user: Any, session_id: int) -> None:
+    """End one of ``user``'s device sessions: its keys stop working at the next request."""
+    with transaction.atomic():
+        session = DeviceSession.objects.filter(user=user, pk=session_id).first()
+        if session is None:
+            raise errors.SessionNotFound()
+        _session_end(session)
+
+
+def credentials_revoke_all(user: Any) -> int:
+    """Sign out everywhere: every device session, every key (guest, personal) and every
+    browser session of ``user`` ends. Returns how many keys and sessions ended."""
+    from allauth.usersessions.models import UserSession
+
+    with transaction.atomic():
+        ended = 0
+        for session in DeviceSession.objects.filter(user=user):
+            _session_end(session)
+            ended += 1
+        ended += Credential.objects.filter(user=user).delete()[0]
+        for browser in UserSession.objects.filter(user=user):
+            browser.end()
+            ended += 1
+    return ended
+
+
+# ----------------------------------------------------------------------------- personal tokens
+
+
+def personal_token_create(
+    user: Any, *, name: str, scopes_given: list[str], days: int | None
+) -> tuple[Credential, str]:
+    """A personal access token with ``scopes_given`` (shown once)."""
+    name = name.strip()
+    if not 1 <= len(name) <= 80:
+        raise errors.TokenNameInvalid()
+    unknown = scopes.scopes_unknown(scopes_given)
+    if unknown or not scopes_given:
+        raise errors.ScopeInvalid(extra={"unknown": unknown})
+    if days is not None and not 1 <= days <= 366:
+        raise errors.TokenLifetimeInvalid()
+    with transaction.atomic():
+        count = Credential.objects.filter(user=user, kind=CredentialKind.PERSONAL).count()
+        if count >= PERSONAL_TOKENS_MAX:
+            raise errors.TokensLimit()
+        return _issue(
+            user,
+            CredentialKind.PERSONAL,
+            scopes_held=sorted(set(scopes_given)),
+            name=name,
+            seconds=days * 86400 if days else None,
+        )
+
+
+def personal_token_revoke(user: Any, token_id: int) -> None:
+    deleted, _ = Credential.objects.filter(
+        user=user, pk=token_id, kind=CredentialKind.PERSONAL
+    ).delete()
+    if not deleted:
+        raise errors.TokenNotFound()
+
+
+def guest_key_revoke(user: Any, key_id: int) -> None:
+    deleted, _ = Credential.objects.filter(user=user, pk=key_id, kind=CredentialKind.GUEST).delete()
+    if not deleted:
+        raise errors.SessionNotFound()
+
+
+def django_session_for(user: Any) -> str:
+    """A new Django session signed in as ``user`` (allauth's endpoints take it, through the
+    device session's access key, as an app client's session): its key."""
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+
+    engine = import_module(settings.SESSION_ENGINE)
+    store = engine.SessionStore()
+    store[SESSION_KEY] = str(user.pk)
+    store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    store[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    store.create()
+    return str(store.session_key)

@@ -1,0 +1,35 @@
+"""The notification a challenge causes: the invitee is told (kind ``challenge``) through the
+channels they chose for it, in the transaction that issued it (``games.hooks.ChallengeIssued``).
+
+A challenge belongs to no game yet: the notification has no game, and its payload names the
+challenge, the challenger, the preset, whether it is rated and when it expires."""
+
+from __future__ import annotations
+
+from datetime import UTC
+
+from games.models import Challenge
+from notifications.models import NotificationKind
+from notifications.services.notifications import notify
+
+
+def challenge_notify(challenge: Challenge) -> None:
+    """Tell the invitee of a new challenge (bots are told too: a bot account's program may
+    answer through a webhook)."""
+    rated = "a rated" if challenge.rated else "a"
+    notify(
+        player_id=challenge.invitee_id,
+        kind=NotificationKind.CHALLENGE,
+        game=None,
+        event_seq=None,
+        payload={
+            "title": f"{challenge.challenger.display_name} challenges you",
+            "text": f"{challenge.challenger.display_name} challenges you to {rated} game "
+            f"({challenge.preset}). Accept before {challenge.expires_at.astimezone(UTC):%Y-%m-%d %H:%M} UTC.",
+            "challenge_id": challenge.pk,
+            "challenger_id": challenge.challenger_id,
+            "preset": challenge.preset,
+            "rated": challenge.rated,
+            "expires_at": challenge.expires_at,
+        },
+    )
