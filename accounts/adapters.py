@@ -68,6 +68,20 @@ class MFAAdapter(DefaultMFAAdapter):
         return _fernet().decrypt(encrypted_text.encode()).decode()
 
 
+DEVICE_SESSION_ATTRIBUTE = "canasta_device_session_id"
+
+
+def device_session_of(request: HttpRequest) -> int | None:
+    """The device session whose access key authenticated this allauth request, if any."""
+    return getattr(request, DEVICE_SESSION_ATTRIBUTE, None)
+
+
+def user_display(user: Any) -> str:
+    """How allauth names a user (its e-mails, its API's ``display``): the display name."""
+    player = getattr(user, "player", None)
+    return player.display_name if player is not None else str(user.get_username())
+
+
 class DeviceTokenStrategy(SessionTokenStrategy):
     """allauth's app client, ending in a device session: after sign-in the response's
     ``meta`` carries ``access_token``, ``refresh_token`` and ``expires_in``. An access key also
@@ -90,7 +104,17 @@ class DeviceTokenStrategy(SessionTokenStrategy):
         )
         if credential is None or credential.session is None or not credential.session.session_key:
             return None
+        # A flow may give the sign-in a new Django session (a password change does): the
+        # device session follows it (``create_session_token``).
+        setattr(request, DEVICE_SESSION_ATTRIBUTE, credential.session_id)
         return credential.session.session_key
+
+    def create_session_token(self, request: HttpRequest) -> str:
+        key = super().create_session_token(request)
+        device_session = getattr(request, DEVICE_SESSION_ATTRIBUTE, None)
+        if device_session is not None:
+            credentials.device_session_rekey(device_session, key)
+        return key
 
     def create_access_token_payload(self, request: HttpRequest) -> dict[str, Any] | None:
         user = request.user

@@ -12,8 +12,17 @@ class AccountsConfig(AppConfig):
         from django.conf import settings
         from django.db.models.signals import post_save
 
+        import accounts.api.schema  # noqa: F401  the schema's security schemes and scopes
         import accounts.errors  # noqa: F401  its codes join the catalogue (core.errors)
         from accounts.services.players import user_saved
 
         # Every user gets a player profile when it is made, so no read has to make one.
         post_save.connect(user_saved, sender=settings.AUTH_USER_MODEL, dispatch_uid="player")
+
+        from allauth.account.signals import password_changed, password_reset, password_set
+
+        from accounts.services.identity import password_changed_elsewhere
+
+        # A new password signs every other device out (the one that changed it stays).
+        for signal in (password_changed, password_set, password_reset):
+            signal.connect(password_changed_elsewhere, dispatch_uid=f"devices-{id(signal)}")

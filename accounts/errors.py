@@ -239,3 +239,15 @@ class AccountPasswordInvalid(
     after="account_deletion_unconfirmed",
 ):
     pass
+
+
+# ------------------------------------------------------------------ third-party apps (OIDC)
+class IdentityProviderUnavailable(
+    ServiceError,
+    code="identity_provider_unavailable",
+    status=503,
+    title="Identity provider unavailable",
+    message="Sign-in for third-party apps is off on this server (it has no signing key).",
+    after="guest_key_required",
+):
+    pass

@@ -37,6 +37,23 @@ GRANTABLE: frozenset[str] = frozenset(SCOPES) - {ACCOUNT_WRITE}
 # A bot account's key: it plays, and reads its profile; nothing else.
 BOT_ACCOUNT: tuple[str, ...] = (BOT_PLAY, PROFILE_READ)
 
+# What the API's views declare (any one suffices), by what they let a program do.
+# Reading and playing the games one sits at: the game, its log and live feed, moves, seats,
+# chat at the table, concede, rematch; a bot account also opens and starts casual tables.
+GAME_PLAY: tuple[str, ...] = (PLAY, BOT_PLAY)
+# A person's play beyond a bot account's: rated tables, quick play, hints, reviews, proposals
+# to pause or to turn the timer off.
+PERSON_PLAY: tuple[str, ...] = (PLAY,)
+# Reading one's own profile, relations and games (what every player's program needs).
+OWN_PROFILE_READ: tuple[str, ...] = (PROFILE_READ, PLAY, BOT_PLAY)
+# Reading other players: profiles, ratings, leaderboards.
+PROFILES_READ: tuple[str, ...] = (PROFILE_READ,)
+# Changing one's profile: name, blocks, favourites.
+PROFILE_CHANGE: tuple[str, ...] = (PROFILE_WRITE,)
+# Notification settings, webhooks and push subscriptions.
+NOTIFICATIONS_READ: tuple[str, ...] = (NOTIFICATIONS_WRITE, PROFILE_READ)
+NOTIFICATIONS_CHANGE: tuple[str, ...] = (NOTIFICATIONS_WRITE,)
+
 
 def scopes_grant(held: Iterable[str], wanted: Iterable[str]) -> bool:
     """Whether a credential holding ``held`` may do what needs any one of ``wanted``."""

@@ -21,6 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import scopes
 from accounts.models import Player
 from games.models import WorkerProbe
 
@@ -28,6 +29,9 @@ TOKEN_PREFIX = "bench-"
 
 
 class BaselineApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+    write_scopes = scopes.GAME_PLAY
+
     @extend_schema(exclude=True)
     def post(self, request: Request) -> Response:
         assert request.user.pk is not None, "authenticated by the default permission"

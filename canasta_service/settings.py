@@ -23,6 +23,7 @@ from canasta_service.env import (
     env_str,
     env_url,
 )
+from canasta_service.oidc_key import oidc_private_key
 from core.limits import throttle_rate
 from core.proxies import trusted_proxies_parse
 
@@ -193,6 +194,7 @@ AUTHENTICATION_BACKENDS = [
     "allauth.account.auth_backends.AuthenticationBackend",
 ]
 ACCOUNT_ADAPTER = "accounts.adapters.AccountAdapter"
+ACCOUNT_USER_DISPLAY = "accounts.adapters.user_display"
 ACCOUNT_SIGNUP_FORM_CLASS = "accounts.forms.SignupForm"
 ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*"]
@@ -225,6 +227,7 @@ HEADLESS_FRONTEND_URLS = {
     "account_reset_password": "/#/account/reset",
     "account_reset_password_from_key": "/#/account/reset/{key}",
     "account_signup": "/#/account/signup",
+    "account_login": "/#/account/signin?next={next}",
 }
 MFA_ADAPTER = "accounts.adapters.MFAAdapter"
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
@@ -235,6 +238,41 @@ MFA_TOTP_ISSUER = "Canasta"
 MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = env_bool("WEBAUTHN_ALLOW_INSECURE_ORIGIN", default=DEBUG)
 USERSESSIONS_TRACK_ACTIVITY = True
 SESSION_COOKIE_AGE = 30 * 24 * 3600
+
+# ----------------------------------------------------------------------------- third-party apps (OIDC)
+# docs/accounts.md, "Third-party apps": allauth's OpenID Connect provider (authorization code
+# with PKCE, refresh tokens, the device authorization grant) under /identity/o/ and
+# /.well-known/. Its signing key: OIDC_PRIVATE_KEY (PEM) or OIDC_PRIVATE_KEY_FILE; with
+# neither, DEBUG uses a development key kept in .oidc-dev-key.pem, and otherwise the provider
+# is off (its endpoints answer 503 identity_provider_unavailable; the rest of the service
+# runs). Clients: `manage.py oidc_client_create` or the admin. Its tokens (access, refresh,
+# authorization codes) are stored as SHA-256 digests; client secrets as password hashes.
+IDP_OIDC_ADAPTER = "accounts.adapters_oidc.OIDCAdapter"
+IDP_OIDC_PRIVATE_KEY = oidc_private_key(debug=DEBUG, folder=BASE_DIR)
+# Opaque access tokens, looked up (by digest) at every API request, so revoking one works at
+# once; an hour each, renewed by refresh tokens that rotate at every use (the old one is void).
+IDP_OIDC_ACCESS_TOKEN_FORMAT = "opaque"
+IDP_OIDC_ACCESS_TOKEN_EXPIRES_IN = 3600
+IDP_OIDC_ROTATE_REFRESH_TOKEN = True
+IDP_OIDC_REFRESH_TOKEN_EXPIRES_IN = 30 * 24 * 3600
+IDP_OIDC_AUTHORIZATION_CODE_EXPIRES_IN = 60
+IDP_OIDC_DEVICE_CODE_EXPIRES_IN = 600
+IDP_OIDC_DEVICE_CODE_INTERVAL = 5
+# Clients are registered by an operator only (no dynamic registration, no metadata documents).
+IDP_OIDC_DCR_ENABLED = False
+IDP_OIDC_CIMD_ENABLED = False
+IDP_OIDC_INTROSPECTION_ENABLED = False
+# Per client address, in the shared cache (429 on excess): user codes typed at the device
+# page, device codes asked for, and token requests (accounts/oidc_views.py adds the last two).
+IDP_OIDC_RATE_LIMITS = {
+    "device_user_code": "5/m/ip",
+    "device_code": "10/m/ip",
+    "token": "60/m/ip",
+}
+# The provider's pages need a signed-in browser: a visitor who is not signed in goes through
+# /identity/signin to the web client's sign-in page (HEADLESS_FRONTEND_URLS["account_login"]),
+# which brings them back.
+LOGIN_URL = "/identity/signin"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

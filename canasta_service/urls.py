@@ -40,7 +40,7 @@ urlpatterns = [
     # /_allauth/app/v1/... for apps, /_allauth/browser/v1/... for the web client.
     path("_allauth/", include("allauth.headless.urls")),
     # The OpenID Connect provider for third-party apps (/.well-known/openid-configuration).
-    path("", include("allauth.idp.urls")),
+    path("", include("accounts.oidc_urls")),
     path("", client_page, name="client"),
 ]
 

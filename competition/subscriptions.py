@@ -9,8 +9,8 @@ from typing import Any
 
 from accounts import hooks as account_hooks
 from competition import errors
-from competition.selectors.account_export import player_ratings_export
 from competition.models import QueueEntry
+from competition.selectors.account_export import player_ratings_export
 from competition.selectors.rating_changes import game_rating_changes_get
 from competition.services.departures import player_competition_leave
 from competition.services.ratings import ranks_by_score, ranks_with_last, ratings_apply

@@ -10,9 +10,9 @@ from accounts import hooks as account_hooks
 from games import hooks
 from notifications.models import NotificationSettings
 from notifications.selectors.account_export import player_notifications_export
-from notifications.services.departures import player_notifications_forget
 from notifications.services import game_notifications as tell
 from notifications.services.challenge_notifications import challenge_notify
+from notifications.services.departures import player_notifications_forget
 
 
 def game_started(event: hooks.GameStarted) -> None:

@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import scopes
 from accounts.api.authentication import player_of
 from accounts.models import RelationKind
 from accounts.selectors.players import relations_get
@@ -120,6 +121,8 @@ class PlayerCreateApi(APIView):
 
 
 class PlayerMeApi(APIView):
+    read_scopes = scopes.OWN_PROFILE_READ
+
     @extend_schema(
         operation_id="players_me",
         tags=["players"],
@@ -138,6 +141,8 @@ class PlayerMeApi(APIView):
 
 
 class RelationsApi(APIView):
+    read_scopes = scopes.OWN_PROFILE_READ
+
     @extend_schema(
         operation_id="players_relations",
         tags=["players"],
@@ -149,6 +154,9 @@ class RelationsApi(APIView):
 
 
 class _RelationApi(APIView):
+    read_scopes = scopes.OWN_PROFILE_READ
+    write_scopes = scopes.PROFILE_CHANGE
+
     kind: str = RelationKind.BLOCK
 
     def put(self, request: Request, player_id: int) -> Response:

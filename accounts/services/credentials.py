@@ -165,6 +165,22 @@ def device_session_open(
         return _session_pair(session)
 
 
+def device_session_rekey(session_id: int, session_key: str) -> None:
+    """The sign-in's Django session got a new key (allauth cycles it on a password change)."""
+    DeviceSession.objects.filter(pk=session_id).exclude(session_key=session_key).update(
+        session_key=session_key
+    )
+
+
+def device_sessions_end_others(user: Any, *, keep: int | None) -> int:
+    """End every device session of ``user`` but ``keep`` (after a password change)."""
+    ended = 0
+    for session in DeviceSession.objects.filter(user=user).exclude(pk=keep or 0):
+        _session_end(session)
+        ended += 1
+    return ended
+
+
 def session_keys_refresh(refresh_key: str) -> SessionKeys | None:
     """A new access and refresh key for a live refresh key; ``None`` for anything else. A
     refresh key used before ends its session (every key of it stops working at once)."""

@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import scopes
 from bots.services.hints import HINT_LEVELS, hint_get
 from core.problems import AUTH, problem_responses
 from games.api.serializers import ActionSerializer
@@ -57,6 +58,7 @@ HINT_PROBLEMS = (
 
 
 class GameHintApi(APIView):
+    read_scopes = scopes.PERSON_PLAY
     throttle_scope = "hint"
 
     @extend_schema(

@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
+from accounts import scopes
 from accounts.models import Player
 from bots.models import ReviewStatus
 from bots.selectors.reviews import game_review_get, review_game_get, review_seat_check, review_view
@@ -187,6 +188,9 @@ def _review_game(request: Request, game_id: int, parser: type[Base]) -> tuple[Pl
 
 
 class GameReviewApi(APIView):
+    read_scopes = scopes.PERSON_PLAY
+    write_scopes = scopes.PERSON_PLAY
+
     def get_throttles(self) -> list[BaseThrottle]:
         # Asking sends a search of many seconds to a worker; reading is cheap (clients poll).
         self.throttle_scope = "review" if self.request.method == "POST" else ""

@@ -18,7 +18,9 @@ from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from accounts import scopes
 from accounts.models import Player
+from competition import errors
 from competition.models import RatingFormat
 from competition.selectors.matchmaking import (
     WINDOW_START,
@@ -180,6 +182,17 @@ QUEUE_EXAMPLE = OpenApiExample(
 
 
 class QueueApi(AsyncApiView):
+    read_scopes = scopes.PERSON_PLAY
+    write_scopes = scopes.PERSON_PLAY
+
+    def check_permissions(self, request: Request) -> None:
+        # A bot account is kept from quick play by the rules: it hears so (403
+        # bot_account_not_allowed) rather than that its key lacks `play`.
+        player = getattr(request.user, "player", None)
+        if request.method == "POST" and player is not None and player.is_bot:
+            raise errors.BotAccountNotAllowed()
+        super().check_permissions(request)
+
     @extend_schema(
         operation_id="queue_join",
         tags=["quick play"],

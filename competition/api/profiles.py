@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import scopes
 from competition.api.ratings import PlayerRatingSerializer, RatedGameSerializer
 from competition.selectors.profiles import player_profile_get
 from competition.selectors.ratings import PROFILE_RATED_GAMES_MAX
@@ -83,6 +84,8 @@ class PlayerProfileSerializer(Base):
 
 
 class PlayerProfileApi(APIView):
+    read_scopes = scopes.PROFILES_READ
+
     @extend_schema(
         operation_id="players_profile",
         tags=["players"],

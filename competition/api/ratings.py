@@ -21,6 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import scopes
 from competition.models import UnratedReason
 from competition.selectors.ratings import (
     AROUND_SIZE_DEFAULT,
@@ -232,6 +233,8 @@ def _params(serializer: type[Base], request: Request) -> dict[str, Any]:
 
 
 class LeaderboardApi(APIView):
+    read_scopes = scopes.PROFILES_READ
+
     @extend_schema(
         operation_id="leaderboards_retrieve",
         tags=["ratings"],
@@ -259,6 +262,8 @@ class LeaderboardApi(APIView):
 
 
 class LeaderboardAroundApi(APIView):
+    read_scopes = scopes.PROFILES_READ
+
     @extend_schema(
         operation_id="leaderboards_around_me",
         tags=["ratings"],
@@ -284,6 +289,8 @@ class LeaderboardAroundApi(APIView):
 
 
 class RatingHistoryApi(APIView):
+    read_scopes = scopes.PROFILES_READ
+
     @extend_schema(
         operation_id="players_rating_history",
         tags=["ratings"],

@@ -19,6 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import scopes
 from accounts.models import Player
 from core.problems import AUTH, problem_responses
 from games.api.serializers import PauseViewSerializer
@@ -62,6 +63,8 @@ _STEP = (AUTH, "not_seated", "not_found", "game_not_active", "throttled")
 
 
 class PauseStepApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+    write_scopes = scopes.PERSON_PLAY
     # Each step is an event every seat and the turn timer act on: limited per player.
     throttle_scope = "proposals"
 
@@ -176,6 +179,8 @@ class MyGamesSerializer(Base):
 
 
 class MyGamesApi(APIView):
+    read_scopes = scopes.OWN_PROFILE_READ
+
     @extend_schema(
         operation_id="players_me_games",
         tags=PAUSE_TAGS,

@@ -47,6 +47,7 @@ from rest_framework.response import Response
 from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
+from accounts import scopes
 from accounts.models import Player
 from core.problems import problem_responses
 from games.api.serializers import GameEventListSerializer
@@ -368,6 +369,7 @@ class EventStreamFrameSerializer(serializers.Serializer[Any]):
 
 
 class GameStreamApi(AsyncApiView):
+    read_scopes = scopes.GAME_PLAY
     renderer_classes = [JSONRenderer, EventStreamRenderer]
 
     @extend_schema(

@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import scopes
 from core.problems import GameProblemSerializer, problem_responses
 from games import errors
 from games.api.event_schemas import DiscriminatedUnion, EnumRefField, GameEventField, camel
@@ -251,6 +252,8 @@ SOCKET_TEXT = (
 
 class GameSocketApi(APIView):
     """The socket's path over plain HTTP: 426, and the socket's documentation."""
+
+    read_scopes = scopes.GAME_PLAY
 
     @extend_schema(
         operation_id="games_socket",

@@ -21,6 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import scopes
 from core.problems import AUTH, BODY, problem_responses
 from games.api.event_schemas import (
     EVENT_TYPES,
@@ -570,6 +571,8 @@ def _game(request: Request, game_id: int) -> tuple[Game, Any]:
 
 
 class GameReplayApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+
     @extend_schema(
         operation_id="games_replay_retrieve",
         tags=["replay"],
@@ -598,6 +601,8 @@ class GameReplayApi(APIView):
 
 
 class GameReplayStepsApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+
     @extend_schema(
         operation_id="games_replay_steps",
         tags=["replay"],
@@ -615,6 +620,8 @@ class GameReplayStepsApi(APIView):
 
 
 class GameExportApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+
     @extend_schema(
         operation_id="games_export",
         tags=["replay"],
@@ -632,6 +639,9 @@ class GameExportApi(APIView):
 
 
 class GameImportApi(APIView):
+    # A bot account imports too (a casual table).
+    read_scopes = scopes.GAME_PLAY
+    write_scopes = scopes.GAME_PLAY
     throttle_scope = "import"
 
     @extend_schema(
@@ -671,6 +681,8 @@ class GameImportApi(APIView):
 
 
 class GameFairnessApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+
     @extend_schema(
         operation_id="games_fairness",
         tags=["replay"],

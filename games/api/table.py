@@ -25,6 +25,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
+from accounts import scopes
 from core.problems import AUTH, BODY, problem_responses
 from games.api.live import (
     WAIT_MAX_SECONDS,
@@ -253,6 +254,8 @@ def _settings_body(game: Any, player: Any) -> dict[str, Any]:
 
 
 class ChatPhrasesApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+
     @extend_schema(
         operation_id="chat_phrases",
         tags=["table"],
@@ -267,6 +270,9 @@ class ChatPhrasesApi(APIView):
 
 
 class TableSettingsApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+    write_scopes = scopes.GAME_PLAY
+
     @extend_schema(
         operation_id="games_table_retrieve",
         tags=["table"],
@@ -325,6 +331,8 @@ class TableSettingsApi(APIView):
 
 
 class ChatSendApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+    write_scopes = scopes.GAME_PLAY
     # Besides the per-game limit of the service, the HTTP rate of the "chat" scope (settings).
     throttle_scope = "chat"
 
@@ -362,6 +370,9 @@ class ChatSendApi(APIView):
 
 
 class ChatMuteApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+    write_scopes = scopes.GAME_PLAY
+
     @extend_schema(
         operation_id="games_chat_mute",
         tags=["table"],
@@ -389,6 +400,8 @@ class ChatMuteApi(APIView):
 
 
 class TableEventListApi(AsyncApiView):
+    read_scopes = scopes.GAME_PLAY
+
     @extend_schema(
         operation_id="games_table_events_list",
         tags=["table"],
@@ -425,6 +438,9 @@ class TableEventListApi(AsyncApiView):
 
 
 class GameConcedeApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+    write_scopes = scopes.GAME_PLAY
+
     @extend_schema(
         operation_id="games_concede",
         tags=["table"],
@@ -447,6 +463,9 @@ class GameConcedeApi(APIView):
 
 
 class RematchApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+    write_scopes = scopes.GAME_PLAY
+
     def get_throttles(self) -> list[BaseThrottle]:
         # Accepting may create a table: the creation limit; reading is not limited.
         self.throttle_scope = "game_create" if self.request.method == "POST" else ""
@@ -486,6 +505,8 @@ class RematchApi(APIView):
 
 
 class SpectatorViewApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+
     @extend_schema(
         operation_id="games_spectate",
         tags=["table"],
@@ -505,6 +526,9 @@ class SpectatorViewApi(APIView):
 
 
 class PresenceApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+    write_scopes = scopes.GAME_PLAY
+
     @extend_schema(
         operation_id="games_presence_retrieve",
         tags=["table"],

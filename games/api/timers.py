@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import scopes
 from accounts.models import Player
 from core.problems import AUTH, problem_responses
 from games.api.serializers import TimerDetailSerializer
@@ -33,6 +34,8 @@ def _timer_detail(game_id: int, player: Player, after: int = 0) -> Response:
 
 
 class GameTimerApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+
     @extend_schema(
         operation_id="games_timer_retrieve",
         tags=TIMER_TAGS,
@@ -62,6 +65,8 @@ _OFF = (AUTH, "not_seated", "not_found", "game_not_active", "timer_not_running",
 
 
 class TimerOffStepApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+    write_scopes = scopes.PERSON_PLAY
     # Each step is a row of the timer's log that every seat is told of: limited per player.
     throttle_scope = "proposals"
 

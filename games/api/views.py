@@ -23,7 +23,9 @@ from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
+from accounts import scopes
 from accounts.api.authentication import player_of
+from accounts.api.scopes import scopes_demand
 from accounts.models import Player
 from core.problems import AUTH, BODY, problem_responses
 from games import errors
@@ -74,6 +76,7 @@ GAME_CREATE_PROBLEMS = (
     "invalid_seat",
     "timer_option_invalid",
     AUTH,
+    "insufficient_scope",
     "seat_taken",
     "game_full",
     "queued_for_match",
@@ -139,6 +142,8 @@ GAME_ID = OpenApiParameter(
 
 # ============================================================================== rules
 class RulesApi(APIView):
+    read_scopes = scopes.OWN_PROFILE_READ  # what a client of any scope needs to show tables
+
     @extend_schema(
         operation_id="rules_get",
         tags=["rules"],
@@ -178,6 +183,10 @@ class GamePagination(PageNumberPagination):
 
 
 class GameListCreateApi(GenericAPIView[Any]):
+    # A bot account opens casual tables; a rated one needs `play` too (see ``post``).
+    read_scopes = scopes.GAME_PLAY
+    write_scopes = scopes.GAME_PLAY
+
     pagination_class = GamePagination
     serializer_class = GameSummarySerializer
 
@@ -230,7 +239,8 @@ class GameListCreateApi(GenericAPIView[Any]):
         "`players`; `bots` reserves seats for bots; you sit at `seat` unless `spectate`. "
         "Private tables (`is_public: false`) are not listed and need the `join_code`. A "
         "`rated` table plays the preset as it is, with people only; its result changes the "
-        "players' ratings (`rating_changes` in the game once it is over). While you wait in a "
+        "players' ratings (`rating_changes` in the game once it is over); a token needs the "
+        "`play` scope for it (403 `insufficient_scope`). While you wait in a "
         "quick-play queue you create no table (409 `queued_for_match`). `hints` lets the "
         "seat to act ask for a suggested move (`GET /games/{id}/hint/`), at casual tables only.",
         request=GameCreateSerializer,
@@ -242,6 +252,8 @@ class GameListCreateApi(GenericAPIView[Any]):
         data.is_valid(raise_exception=True)
         v = data.validated_data
         player = player_of(request)
+        if v["rated"] and not player.is_bot:  # a bot account: 422 rated_humans_only below
+            scopes_demand(request, scopes.PERSON_PLAY)
         game = game_create(
             creator=player,
             preset=v["preset"],
@@ -271,6 +283,8 @@ def game_detail_response(
 
 
 class GameDetailApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+
     @extend_schema(
         operation_id="games_retrieve",
         tags=["games"],
@@ -288,6 +302,9 @@ class GameDetailApi(APIView):
 
 
 class GameJoinApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+    write_scopes = scopes.GAME_PLAY
+
     @extend_schema(
         operation_id="games_join",
         tags=["seats"],
@@ -315,6 +332,9 @@ JOIN_CODE_MAX_LENGTH = 16
 
 
 class GameJoinByCodeApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+    write_scopes = scopes.GAME_PLAY
+
     @extend_schema(
         operation_id="games_join_by_code",
         tags=["seats"],
@@ -349,6 +369,9 @@ class GameJoinByCodeFormerApi(GameJoinByCodeApi):
 
 
 class GameLeaveApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+    write_scopes = scopes.GAME_PLAY
+
     @extend_schema(
         operation_id="games_leave",
         tags=["seats"],
@@ -364,6 +387,9 @@ class GameLeaveApi(APIView):
 
 
 class GameStartApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+    write_scopes = scopes.GAME_PLAY
+
     throttle_scope = "game_start"
 
     @extend_schema(
@@ -409,6 +435,9 @@ def action_request_read(data: Any) -> tuple[Any, int]:
 
 
 class GameActionCreateApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+    write_scopes = scopes.GAME_PLAY
+
     throttle_scope = "actions"
 
     @extend_schema(
@@ -460,6 +489,8 @@ class GameActionCreateApi(APIView):
 
 
 class GameEventListApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+
     @extend_schema(
         operation_id="games_events_list",
         tags=["play"],
@@ -489,6 +520,8 @@ class GameEventListApi(APIView):
 
 
 class GameScorecardApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+
     @extend_schema(
         operation_id="games_scorecard",
         tags=["play"],

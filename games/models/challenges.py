@@ -17,9 +17,7 @@ class ChallengeStatus(models.TextChoices):
 class Challenge(models.Model):
     """``challenger`` invites ``invitee`` to play ``preset`` with ``options``."""
 
-    challenger = models.ForeignKey(
-        Player, on_delete=models.CASCADE, related_name="challenges_sent"
-    )
+    challenger = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="challenges_sent")
     invitee = models.ForeignKey(
         Player, on_delete=models.CASCADE, related_name="challenges_received"
     )

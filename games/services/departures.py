@@ -8,16 +8,20 @@
 - Every game they sat at names them as they are now (the deleted player's name) in its seating
   (``player_rename``), so the replay verifier finds the Seat rows, the Player rows and the
   game rows agreeing; the log itself names seats by player id only.
+- Their open challenges are withdrawn (sent) or declined (received).
 - Their stored action answers (which show their own hand) and chat mutes go.
 """
 
 from __future__ import annotations
 
 from django.db import transaction
+from django.db.models import Q
 
 from accounts.models import Player
+from core.errors import ServiceError
 from games import errors, live
-from games.models import ChatMute, Game, GameStatus, IdempotencyRecord, Seat
+from games.models import Challenge, ChatMute, Game, GameStatus, IdempotencyRecord, Seat
+from games.services.challenges import challenge_cancel, challenge_decline, open_q
 from games.services.lobby import game_leave
 from games.services.players import player_rename
 from games.services.table import game_concede
@@ -45,10 +49,23 @@ def player_games_leave(player: Player) -> list[int]:
             except (errors.GameAlreadyStarted, errors.NotSeated):
                 continue
         _own_lobbies_remove(player)
+        _challenges_close(player)
         IdempotencyRecord.objects.filter(player=player).delete()
         ChatMute.objects.filter(player=player).delete()
         player_rename(player, player.display_name)
     return conceded
+
+
+def _challenges_close(player: Player) -> None:
+    """Withdraw the open challenges ``player`` sent and decline those they received (one that
+    closed meanwhile is left as it is)."""
+    mine = Q(challenger=player) | Q(invitee=player)
+    for challenge in Challenge.objects.filter(open_q() & mine).order_by("pk"):
+        close = challenge_cancel if challenge.challenger_id == player.pk else challenge_decline
+        try:
+            close(challenge_id=challenge.pk, player=player)
+        except ServiceError:
+            continue
 
 
 def _own_lobbies_remove(player: Player) -> None:

@@ -24,6 +24,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import scopes
 from core.problems import AUTH, BODY, problem_responses
 from games.api.event_schemas import DiscriminatedUnion, EnumRefField, camel
 from games.api.views import GAME_ID, player_of
@@ -329,6 +330,9 @@ class GameMuteSerializer(Base):
 
 # ============================================================================== webhooks
 class WebhookListCreateApi(APIView):
+    read_scopes = scopes.NOTIFICATIONS_READ
+    write_scopes = scopes.NOTIFICATIONS_CHANGE
+
     @extend_schema(
         operation_id="players_me_webhooks_list",
         tags=["notifications"],
@@ -377,6 +381,9 @@ class WebhookListCreateApi(APIView):
 
 
 class WebhookDetailApi(APIView):
+    read_scopes = scopes.NOTIFICATIONS_READ
+    write_scopes = scopes.NOTIFICATIONS_CHANGE
+
     @extend_schema(
         operation_id="players_me_webhooks_destroy",
         tags=["notifications"],
@@ -391,6 +398,9 @@ class WebhookDetailApi(APIView):
 
 
 class WebhookEnableApi(APIView):
+    read_scopes = scopes.NOTIFICATIONS_READ
+    write_scopes = scopes.NOTIFICATIONS_CHANGE
+
     @extend_schema(
         operation_id="players_me_webhooks_enable",
         tags=["notifications"],
@@ -408,6 +418,8 @@ class WebhookEnableApi(APIView):
 
 
 class WebhookDeliveriesApi(APIView):
+    read_scopes = scopes.NOTIFICATIONS_READ
+
     @extend_schema(
         operation_id="players_me_webhooks_deliveries",
         tags=["notifications"],
@@ -435,6 +447,9 @@ class WebhookDeliveriesApi(APIView):
 
 # ============================================================================== preferences
 class NotificationPreferencesApi(APIView):
+    read_scopes = scopes.NOTIFICATIONS_READ
+    write_scopes = scopes.NOTIFICATIONS_CHANGE
+
     @extend_schema(
         operation_id="players_me_notifications_retrieve",
         tags=["notifications"],
@@ -483,6 +498,9 @@ class NotificationPreferencesApi(APIView):
 
 
 class GameNotificationMuteApi(APIView):
+    read_scopes = scopes.NOTIFICATIONS_READ
+    write_scopes = scopes.NOTIFICATIONS_CHANGE
+
     def _answer(self, request: Request, game_id: int, muted: bool) -> Response:
         player = player_of(request)
         game = game_get_visible(game_id=game_id, player=player)

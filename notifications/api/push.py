@@ -20,6 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import scopes
 from core.problems import AUTH, BODY, problem_responses
 from games.api.views import player_of
 from notifications.models import PushSubscription
@@ -143,6 +144,9 @@ class PushKeyApi(APIView):
 
 
 class PushSubscriptionListCreateApi(APIView):
+    read_scopes = scopes.NOTIFICATIONS_READ
+    write_scopes = scopes.NOTIFICATIONS_CHANGE
+
     @extend_schema(
         operation_id="players_me_push_subscriptions_list",
         tags=["notifications"],
@@ -215,6 +219,9 @@ class PushSubscriptionListCreateApi(APIView):
 
 
 class PushSubscriptionDetailApi(APIView):
+    read_scopes = scopes.NOTIFICATIONS_READ
+    write_scopes = scopes.NOTIFICATIONS_CHANGE
+
     @extend_schema(
         operation_id="players_me_push_subscriptions_destroy",
         tags=["notifications"],

@@ -24,9 +24,9 @@ def player_notifications_export(*, player: Player) -> dict[str, Any]:
             for s in PushSubscription.objects.filter(player=player).order_by("pk")
         ],
         "muted_games": list(
-            GameMute.objects.filter(player=player).order_by("game_id").values_list(
-                "game_id", flat=True
-            )
+            GameMute.objects.filter(player=player)
+            .order_by("game_id")
+            .values_list("game_id", flat=True)
         ),
         "received": [
             {

@@ -17,15 +17,17 @@ def challenge_notify(challenge: Challenge) -> None:
     """Tell the invitee of a new challenge (bots are told too: a bot account's program may
     answer through a webhook)."""
     rated = "a rated" if challenge.rated else "a"
+    name = challenge.challenger.display_name
+    until = f"{challenge.expires_at.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
     notify(
         player_id=challenge.invitee_id,
         kind=NotificationKind.CHALLENGE,
         game=None,
         event_seq=None,
         payload={
-            "title": f"{challenge.challenger.display_name} challenges you",
-            "text": f"{challenge.challenger.display_name} challenges you to {rated} game "
-            f"({challenge.preset}). Accept before {challenge.expires_at.astimezone(UTC):%Y-%m-%d %H:%M} UTC.",
+            "title": f"{name} challenges you",
+            "text": f"{name} challenges you to {rated} game ({challenge.preset}). Accept it "
+            f"before {until}.",
             "challenge_id": challenge.pk,
             "challenger_id": challenge.challenger_id,
             "preset": challenge.preset,

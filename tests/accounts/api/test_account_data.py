@@ -16,8 +16,10 @@ from accounts.models import Player, PlayerRelation, RelationKind
 from accounts.services.account_data import DELETED_PLAYER_NAME
 from competition.models import Rating, RatingFormat
 from games.engine.history import GAME_CONCEDED
-from games.models import Game, GameEvent, GameStatus
+from games.models import Challenge, Game, GameEvent, GameStatus
+from games.models.challenges import ChallengeStatus
 from games.selectors.verify import game_verify
+from games.services.challenges import challenge_issue
 from notifications.models import (
     NotificationPreference,
     NotificationSettings,
@@ -26,10 +28,11 @@ from notifications.models import (
 )
 from tests.games.api.conftest import (
     PlayerClient,
-    against_a_bot,
     create_game,
+    move,
     problem,
     snapshot_of,
+    to_act,
     two_player_game,
 )
 
@@ -55,6 +58,16 @@ def seat_of(client: PlayerClient, game_id: int) -> int:
     return int(client.game(game_id)["your_seat"])
 
 
+def finished_game(ada: PlayerClient, bob: PlayerClient, moves: int = 4) -> int:
+    """A game between two humans: a few moves, then ``ada`` concedes."""
+    game_id = two_player_game(ada, bob)
+    for _ in range(moves):
+        move(to_act([ada, bob], game_id), game_id)
+    conceded = ada.post(f"/api/v1/games/{game_id}/concede/", {}, format="json")
+    assert conceded.status_code == 200, conceded.content
+    return game_id
+
+
 def names_in(data: Any) -> str:
     return json.dumps(data, default=str)
 
@@ -77,9 +90,10 @@ def test_deleting_concedes_a_game_in_play(ada: PlayerClient, bob: PlayerClient) 
     assert "Ada" not in names and DELETED_PLAYER_NAME in names
 
 
-def test_a_finished_game_keeps_its_log_and_shows_no_personal_data(ada: PlayerClient) -> None:
-    game_id = against_a_bot(ada)
-    assert ada.post(f"/api/v1/games/{game_id}/concede/", {}, format="json").status_code == 200
+def test_a_finished_game_keeps_its_log_and_shows_no_personal_data(
+    ada: PlayerClient, bob: PlayerClient
+) -> None:
+    game_id = finished_game(ada, bob)
     events_before = GameEvent.objects.filter(game_id=game_id).count()
 
     assert delete(ada).status_code == 204
@@ -88,12 +102,12 @@ def test_a_finished_game_keeps_its_log_and_shows_no_personal_data(ada: PlayerCli
     game = Game.objects.get(pk=game_id)
     assert game_verify(game).ok, game_verify(game).problems
     assert "Ada" not in names_in(game.seating)
-    viewer = APIClient()
-    for path in ("", "replay/", "export/", "table/events/"):
+    viewer = plain(bob)
+    for path in ("", "replay/", "export/", "table/events/", "scorecard/"):
         response = viewer.get(f"/api/v1/games/{game_id}/{path}")
-        assert response.status_code in (200, 401, 403), (path, response.status_code)
-        if response.status_code == 200:
-            assert "Ada" not in response.content.decode(), path
+        assert response.status_code == 200, (path, response.status_code)
+        assert "Ada" not in response.content.decode(), path
+    assert DELETED_PLAYER_NAME in viewer.get(f"/api/v1/games/{game_id}/").content.decode()
     call_command("replay", "--all", "--verify")  # raises on a game that does not verify
 
 
@@ -105,9 +119,7 @@ def test_the_player_row_stays_without_personal_data(ada: PlayerClient, bob: Play
     PlayerRelation.objects.create(
         owner=ada_player, other_id=bob.player_id, kind=RelationKind.FAVOURITE
     )
-    PlayerRelation.objects.create(
-        owner_id=bob.player_id, other=ada_player, kind=RelationKind.BLOCK
-    )
+    PlayerRelation.objects.create(owner_id=bob.player_id, other=ada_player, kind=RelationKind.BLOCK)
 
     assert delete(ada).status_code == 204
 
@@ -220,8 +232,7 @@ def test_a_lobby_table_of_the_player_goes_and_their_seats_elsewhere_are_given_up
 
 # ============================================================================== export
 def test_the_export_has_every_section(ada: PlayerClient, bob: PlayerClient) -> None:
-    finished = against_a_bot(ada)
-    ada.post(f"/api/v1/games/{finished}/concede/", {}, format="json")
+    finished = finished_game(ada, bob)
     NotificationSettings.objects.create(player_id=ada.player_id, email="ada@example.org")
     WebhookEndpoint.objects.create(
         player_id=ada.player_id, url="https://example.org/hook", secret="top-secret"
@@ -273,3 +284,21 @@ def test_the_export_shows_no_other_players_hidden_cards(
 
 def test_the_export_needs_a_key(make_player: Callable[..., PlayerClient]) -> None:
     assert APIClient().get(EXPORT).status_code == 401
+
+
+def test_open_challenges_are_withdrawn_and_declined(
+    ada: PlayerClient, bob: PlayerClient, make_player: Callable[..., PlayerClient]
+) -> None:
+    cy = make_player("Cy")
+    players = {c.player_id: Player.objects.get(pk=c.player_id) for c in (ada, bob, cy)}
+    sent = challenge_issue(
+        challenger=players[ada.player_id], invitee_id=bob.player_id, preset="two_player"
+    )
+    received = challenge_issue(
+        challenger=players[cy.player_id], invitee_id=ada.player_id, preset="two_player"
+    )
+
+    assert delete(ada).status_code == 204
+
+    assert Challenge.objects.get(pk=sent.pk).status == ChallengeStatus.CANCELLED
+    assert Challenge.objects.get(pk=received.pk).status == ChallengeStatus.DECLINED

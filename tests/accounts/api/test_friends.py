@@ -65,7 +65,9 @@ def test_only_the_addressee_answers_a_request(ada: Someone, bob: Someone):
     carol = someone("Carol")
     for who in (ada, carol):
         refused(who.client.post(f"{REQUESTS}{sent['id']}/accept/"), 404, "friend_request_not_found")
-        refused(who.client.post(f"{REQUESTS}{sent['id']}/decline/"), 404, "friend_request_not_found")
+        refused(
+            who.client.post(f"{REQUESTS}{sent['id']}/decline/"), 404, "friend_request_not_found"
+        )
     refused(bob.client.delete(f"{REQUESTS}{sent['id']}/"), 404, "friend_request_not_found")
     assert FriendRequest.objects.filter(pk=sent["id"]).exists()
     assert not Friendship.objects.exists()
@@ -108,8 +110,12 @@ def test_a_second_request_and_a_request_to_a_friend_are_refused(ada: Someone, bo
 
 
 def test_yourself_and_nobody_are_refused(ada: Someone):
-    refused(ada.client.post(REQUESTS, {"player_id": ada.player_id}, format="json"), 400, "friend_self")
-    refused(ada.client.post(REQUESTS, {"player_id": 999999}, format="json"), 404, "player_not_found")
+    refused(
+        ada.client.post(REQUESTS, {"player_id": ada.player_id}, format="json"), 400, "friend_self"
+    )
+    refused(
+        ada.client.post(REQUESTS, {"player_id": 999999}, format="json"), 404, "player_not_found"
+    )
     refused(ada.client.post(REQUESTS, {"player_id": "x"}, format="json"), 400, "invalid_request")
     assert not FriendRequest.objects.exists()
 
@@ -156,4 +162,6 @@ def test_friends_need_a_token(ada: Someone):
     from rest_framework.test import APIClient
 
     assert APIClient().get(FRIENDS).status_code == 401
-    assert APIClient().post(REQUESTS, {"player_id": ada.player_id}, format="json").status_code == 401
+    assert (
+        APIClient().post(REQUESTS, {"player_id": ada.player_id}, format="json").status_code == 401
+    )
