@@ -34,9 +34,7 @@ def _guard(patterns: list[URLPattern | URLResolver]) -> list[URLPattern | URLRes
         else:
             view = _WRAPPED.get(entry.name or "", entry.callback)
             out.append(
-                URLPattern(
-                    entry.pattern, oidc_views.guarded(view), entry.default_args, entry.name
-                )
+                URLPattern(entry.pattern, oidc_views.guarded(view), entry.default_args, entry.name)
             )
     return out
 

@@ -221,6 +221,8 @@ ACCOUNT_RATE_LIMITS = {
 HEADLESS_ONLY = True
 HEADLESS_CLIENTS = ("app", "browser")
 HEADLESS_TOKEN_STRATEGY = "accounts.adapters.DeviceTokenStrategy"
+# allauth's own OpenAPI document of the flows, at /_allauth/openapi.{yaml,json,html}.
+HEADLESS_SERVE_SPECIFICATION = True
 # Links in e-mails lead to the web client (codes are what the flows use).
 HEADLESS_FRONTEND_URLS = {
     "account_confirm_email": "/#/account/verify/{key}",
@@ -239,7 +241,7 @@ MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = env_bool("WEBAUTHN_ALLOW_INSECURE_ORIGIN", 
 USERSESSIONS_TRACK_ACTIVITY = True
 SESSION_COOKIE_AGE = 30 * 24 * 3600
 
-# ----------------------------------------------------------------------------- third-party apps (OIDC)
+# -------------------------------------------------------------------------- third-party apps (OIDC)
 # docs/accounts.md, "Third-party apps": allauth's OpenID Connect provider (authorization code
 # with PKCE, refresh tokens, the device authorization grant) under /identity/o/ and
 # /.well-known/. Its signing key: OIDC_PRIVATE_KEY (PEM) or OIDC_PRIVATE_KEY_FILE; with

@@ -3,7 +3,10 @@
 It is written against ``canasta_client``, the Python client generated from the service's
 ``openapi.yaml`` (see README.md beside this file). It
 
-1. signs up as a bot account (``--name``), or uses the token of one it made before (``--token``);
+1. signs in: with a personal access token holding the ``bot:play`` scope (``CANASTA_TOKEN``, sent
+   as ``Authorization: Bearer``), or by the device authorization grant (``--device-login``: it
+   prints a code to enter at the service's device page, where a signed-in person approves), or
+   as a new bot account (``--name``), or with the guest key of one made before (``--token``);
 2. sits at a casual table, by its id (``--game``) or its join code (``--code``);
 3. follows the game through the move log's long-poll (``GET /games/{id}/events/?after=N&wait=25``:
    the server answers as soon as an event after seq N is committed, else after 25 s);
@@ -13,13 +16,14 @@ It is written against ``canasta_client``, the Python client generated from the s
 
 Run it with the generated package importable, for example::
 
-    PYTHONPATH=build/python-client python examples/bot/canasta_bot.py \\
-        --server http://127.0.0.1:8000 --name Robo --code KC7PJ9R5
+    CANASTA_TOKEN=... PYTHONPATH=build/python-client python examples/bot/canasta_bot.py \\
+        --server http://127.0.0.1:8000 --code KC7PJ9R5
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 import uuid
@@ -44,6 +48,10 @@ from canasta_client.models import (
     Scorecard,
 )
 
+BOT_SCOPE = "bot:play"  # what the bot's token must hold: play the games it sits at
+DEVICE_CODE_PATH = "/identity/o/api/device/code"  # the provider's device authorization endpoint
+TOKEN_PATH = "/identity/o/api/token"  # the provider's token endpoint
+DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 WAIT_SECONDS = 25  # how long one long-poll may wait for the next event (the server allows 30)
 OVER = (GameStatusEnum.FINISHED, GameStatusEnum.ABANDONED)
 
@@ -106,6 +114,46 @@ def sign_up(server: str, name: str) -> str:
     assert isinstance(created, PlayerCreated)
     print(f"signed up as {created.display_name} (player {created.id}, bot account)", flush=True)
     return created.token
+
+
+def device_login(server: str, client_id: str) -> str:
+    """An access token with ``bot:play`` by the device authorization grant (RFC 8628): ask the
+    provider for a code, show it, and poll the token endpoint until a person approves it at
+    the service's device page (signed in there as the account the bot plays as)."""
+    http = httpx.Client(base_url=server, timeout=30.0)
+    started = http.post(DEVICE_CODE_PATH, data={"client_id": client_id, "scope": BOT_SCOPE})
+    if started.status_code != 200:
+        sys.exit(f"device login refused: {started.text}")
+    device = started.json()
+    print(
+        f"To let this bot play for you, open {device['verification_uri']} "
+        f"and enter the code {device['user_code']}",
+        flush=True,
+    )
+    if device.get("verification_uri_complete"):
+        print(f"(or open {device['verification_uri_complete']})", flush=True)
+    interval = float(device.get("interval") or 5)
+    deadline = time.monotonic() + float(device["expires_in"])
+    poll = {
+        "grant_type": DEVICE_GRANT,
+        "device_code": device["device_code"],
+        "client_id": client_id,
+    }
+    while time.monotonic() < deadline:
+        time.sleep(interval)
+        answer = http.post(TOKEN_PATH, data=poll)
+        body = answer.json()
+        if answer.status_code == 200:
+            if BOT_SCOPE not in body.get("scope", "").split():
+                sys.exit(f"device login: the token lacks the {BOT_SCOPE} scope")
+            print("device login approved", flush=True)
+            return str(body["access_token"])
+        error = body.get("error")
+        if error == "slow_down":  # polling too fast: wait longer from now on
+            interval += 5
+        elif error != "authorization_pending":  # access_denied, expired_token, ...
+            sys.exit(f"device login failed: {error}")
+    sys.exit("device login failed: the code expired before anyone approved it")
 
 
 def sit_down(api: AuthenticatedClient, game_id: int | None, code: str | None) -> GameDetail:
@@ -182,14 +230,14 @@ def final_scores(api: AuthenticatedClient, game_id: int, seat: int | None) -> No
 
 
 def play_one_game(
-    server: str, token: str | None, name: str, game_id: int | None, code: str | None
+    server: str, token: str, prefix: str, game_id: int | None, code: str | None
 ) -> int:
-    """Sign up (or use ``token``), sit down, play to the end, print the scores."""
-    token = token or sign_up(server, name)
+    """With ``token`` (sent as ``Authorization: <prefix> <token>``): sit down, play to the
+    end, print the scores."""
     api = AuthenticatedClient(
         base_url=server,
         token=token,
-        prefix="Token",
+        prefix=prefix,
         timeout=httpx.Timeout(WAIT_SECONDS + 15.0),  # a long-poll waits up to WAIT_SECONDS
     )
     table = sit_down(api, game_id, code)
@@ -199,20 +247,49 @@ def play_one_game(
     return 0
 
 
+def credentials(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple[str, str]:
+    """The bot's key and the scheme it is sent with, by the options (see ``main``)."""
+    if args.name:
+        return sign_up(args.server, args.name), "Token"
+    if args.token:
+        return args.token, "Token"
+    if args.device_login:
+        if not args.client_id:
+            parser.error("--device-login needs --client-id (or CANASTA_CLIENT_ID)")
+        return device_login(args.server, args.client_id), "Bearer"
+    if args.access_token:
+        return args.access_token, "Bearer"
+    parser.error("say who the bot plays as: CANASTA_TOKEN, --device-login, --name or --token")
+    raise AssertionError  # parser.error exits
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="A Canasta bot account playing one game.")
     parser.add_argument("--server", required=True, help="the service, e.g. http://127.0.0.1:8000")
-    who = parser.add_mutually_exclusive_group(required=True)
+    who = parser.add_mutually_exclusive_group()
     who.add_argument("--name", help="sign up as a new bot account with this display name")
-    who.add_argument("--token", help="the API token of a bot account made before")
+    who.add_argument("--token", help="the guest key of a bot account made before")
+    who.add_argument(
+        "--device-login",
+        action="store_true",
+        help=f"get a token with {BOT_SCOPE} by the device authorization grant",
+    )
+    parser.add_argument(
+        "--client-id",
+        default=os.environ.get("CANASTA_CLIENT_ID"),
+        help="the app's client id for --device-login (default: CANASTA_CLIENT_ID)",
+    )
     parser.add_argument("--game", type=int, help="the table's id")
     parser.add_argument("--code", help="the table's join code (needed for a private table)")
     args = parser.parse_args(argv)
+    # A personal access token with the bot:play scope, sent as a Bearer token.
+    args.access_token = os.environ.get("CANASTA_TOKEN", "").strip()
     if args.game is None and not args.code:
         parser.error("give the table: --game ID or --code JOIN_CODE (or both)")
 
     try:
-        return play_one_game(args.server, args.token, args.name, args.game, args.code)
+        token, prefix = credentials(args, parser)
+        return play_one_game(args.server, token, prefix, args.game, args.code)
     except httpx.HTTPError as exc:  # the server is down or unreachable
         sys.exit(f"cannot reach {args.server}: {exc}")
 

@@ -139,7 +139,12 @@ def exchange(client_id: str, code: str, verifier: str | None, **extra: str) -> A
     }
     if verifier is not None:
         data["code_verifier"] = verifier
-    return Client().post(TOKEN, data)
+    return form(Client(), TOKEN, data)
+
+
+def form(client: Client, path: str, data: dict[str, str]) -> Any:
+    """A POST as OAuth clients send it (application/x-www-form-urlencoded)."""
+    return client.post(path, urlencode(data), content_type="application/x-www-form-urlencoded")
 
 
 def api(token: str) -> Client:
@@ -269,7 +274,8 @@ def test_refresh_rotates_and_the_old_refresh_token_is_refused() -> None:
     client_id = public_app()
     code, verifier = code_for(browser, client_id, ["profile:read"])
     first = exchange(client_id, code, verifier).json()
-    refreshed = Client().post(
+    refreshed = form(
+        Client(),
         TOKEN,
         {
             "grant_type": "refresh_token",
@@ -282,7 +288,8 @@ def test_refresh_rotates_and_the_old_refresh_token_is_refused() -> None:
     assert second["refresh_token"] != first["refresh_token"]
     assert second["scope"] == "profile:read"
     assert api(second["access_token"]).get("/api/v1/players/me/").status_code == 200
-    replay = Client().post(
+    replay = form(
+        Client(),
         TOKEN,
         {
             "grant_type": "refresh_token",
@@ -301,7 +308,8 @@ def test_a_revoked_token_is_refused_by_the_api() -> None:
     code, verifier = code_for(browser, client_id, ["profile:read"])
     tokens = exchange(client_id, code, verifier).json()
     assert api(tokens["access_token"]).get("/api/v1/players/me/").status_code == 200
-    revoked = Client().post(
+    revoked = form(
+        Client(),
         REVOKE,
         {
             "token": tokens["access_token"],
@@ -315,7 +323,7 @@ def test_a_revoked_token_is_refused_by_the_api() -> None:
     # Revoking the refresh token also ends the access tokens of its grant.
     code, verifier = code_for(browser, client_id, ["profile:read"])
     tokens = exchange(client_id, code, verifier).json()
-    Client().post(REVOKE, {"token": tokens["refresh_token"], "client_id": client_id})
+    form(Client(), REVOKE, {"token": tokens["refresh_token"], "client_id": client_id})
     assert api(tokens["access_token"]).get("/api/v1/players/me/").status_code == 401
 
 
@@ -344,7 +352,11 @@ def test_device_grant_gives_a_token_once_the_person_approves(settings: Any) -> N
         "--name", "Table bot", "--scopes", "bot:play profile:read", "--public", "--device"
     )["client_id"]
     app = Client()
-    started = app.post(DEVICE_CODE, {"client_id": client_id, "scope": "bot:play"})
+    # Only scopes the client was registered with.
+    refused = form(app, DEVICE_CODE, {"client_id": client_id, "scope": "bot:play play"})
+    assert refused.status_code == 400
+    assert refused.json()["error"] == "invalid_scope"
+    started = form(app, DEVICE_CODE, {"client_id": client_id, "scope": "bot:play"})
     assert started.status_code == 200, started.content
     device = started.json()
     assert device["verification_uri"] == f"http://testserver{DEVICE_PAGE}"
@@ -353,7 +365,7 @@ def test_device_grant_gives_a_token_once_the_person_approves(settings: Any) -> N
         "device_code": device["device_code"],
         "client_id": client_id,
     }
-    pending = app.post(TOKEN, poll)
+    pending = form(app, TOKEN, poll)
     assert pending.status_code == 400
     assert pending.json()["error"] == "authorization_pending"
 
@@ -368,13 +380,13 @@ def test_device_grant_gives_a_token_once_the_person_approves(settings: Any) -> N
     )
     assert approved.status_code == 200
 
-    granted = app.post(TOKEN, poll)
+    granted = form(app, TOKEN, poll)
     assert granted.status_code == 200, granted.content
     body = granted.json()
     assert body["scope"] == "bot:play"
     assert api(body["access_token"]).get("/api/v1/players/me/").status_code == 200
     # The device code is spent.
-    assert app.post(TOKEN, poll).status_code == 400
+    assert form(app, TOKEN, poll).status_code == 400
 
 
 # ----------------------------------------------------------------------------- registration
@@ -422,4 +434,4 @@ def test_without_a_signing_key_the_provider_is_off(settings: Any) -> None:
         answer = Client().get(path)
         assert answer.status_code == 503
         assert answer.json()["code"] == "identity_provider_unavailable"
-    assert Client().post(TOKEN, {}).status_code == 503
+    assert form(Client(), TOKEN, {}).status_code == 503
