@@ -17,11 +17,16 @@ from allauth.headless.tokens.strategies.sessions import SessionTokenStrategy
 from allauth.mfa.adapter import DefaultMFAAdapter
 from cryptography.fernet import Fernet
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 
 from accounts.models import Credential, CredentialKind
 from accounts.services import credentials
-from accounts.services.credentials import DEVICE_HEADER
+from accounts.services.credentials import (
+    DEVICE_HEADER,
+    DEVICE_SESSION_ATTRIBUTE,
+    authorization_key,
+)
 from core.proxies import client_address
 
 
@@ -44,6 +49,28 @@ class AccountAdapter(DefaultAccountAdapter):
             if not Authenticator.objects.filter(user=user).exists():
                 return False
         return bool(super().is_reauthentication_required(app=app, **kwargs))
+
+    def pre_authenticate(self, request: HttpRequest, **credentials: Any) -> None:
+        """Too many failed sign-ins (per address, per e-mail) answer 429 with ``Retry-After``
+        (allauth's own answer is a 400 without it): ``accounts.ratelimits``."""
+        try:
+            super().pre_authenticate(request, **credentials)
+        except ValidationError as exc:
+            if getattr(exc, "code", None) != "too_many_login_attempts":
+                raise
+            from allauth.core.exceptions import ImmediateHttpResponse
+            from allauth.headless.base.response import RateLimitResponse
+
+            from accounts.ratelimits import retry_after_seconds
+
+            response = RateLimitResponse(request)
+            wait = retry_after_seconds(
+                request,
+                "login_failed",
+                key=self._get_login_attempts_cache_key(request, **credentials),
+            )
+            response["Retry-After"] = str(max(wait, 1))
+            raise ImmediateHttpResponse(response) from exc
 
     def populate_username(self, request: HttpRequest, user: Any) -> None:
         # People sign in by e-mail; the username is an internal, unique handle.
@@ -68,14 +95,6 @@ class MFAAdapter(DefaultMFAAdapter):
         return _fernet().decrypt(encrypted_text.encode()).decode()
 
 
-DEVICE_SESSION_ATTRIBUTE = "canasta_device_session_id"
-
-
-def device_session_of(request: HttpRequest) -> int | None:
-    """The device session whose access key authenticated this allauth request, if any."""
-    return getattr(request, DEVICE_SESSION_ATTRIBUTE, None)
-
-
 def user_display(user: Any) -> str:
     """How allauth names a user (its e-mails, its API's ``display``): the display name."""
     player = getattr(user, "player", None)
@@ -92,8 +111,6 @@ class DeviceTokenStrategy(SessionTokenStrategy):
         token = request.headers.get("x-session-token")
         if token:
             return token
-        from accounts.api.authentication import authorization_key
-
         key = authorization_key(request.headers.get("authorization", ""))
         if key is None:
             return None

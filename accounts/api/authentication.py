@@ -17,17 +17,9 @@ from rest_framework.request import Request
 
 from accounts import errors
 from accounts.models import Player
-from accounts.services.credentials import credential_authenticate
+from accounts.services.credentials import SCHEMES, authorization_key, credential_authenticate
 
-SCHEMES = ("bearer", "token")
-
-
-def authorization_key(header: str) -> str | None:
-    """The key of an ``Authorization`` header value of either scheme, else ``None``."""
-    parts = header.split()
-    if len(parts) != 2 or parts[0].lower() not in SCHEMES:
-        return None
-    return parts[1]
+__all__ = ["KeyAuthentication", "authorization_key", "player_of"]
 
 
 class KeyAuthentication(authentication.BaseAuthentication):

@@ -42,6 +42,25 @@ _PREFIXES = {
 }
 
 
+# The Authorization schemes keys are sent with (``Token``: guest keys, as they always were).
+SCHEMES = ("bearer", "token")
+# Set on a request by allauth's token strategy when a device session's access key made it.
+DEVICE_SESSION_ATTRIBUTE = "canasta_device_session_id"
+
+
+def authorization_key(header: str) -> str | None:
+    """The key of an ``Authorization`` header value of either scheme, else ``None``."""
+    parts = header.split()
+    if len(parts) != 2 or parts[0].lower() not in SCHEMES:
+        return None
+    return parts[1]
+
+
+def device_session_of(request: Any) -> int | None:
+    """The device session whose access key authenticated this allauth request, if any."""
+    return getattr(request, DEVICE_SESSION_ATTRIBUTE, None)
+
+
 def key_digest(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 

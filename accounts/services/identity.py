@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from accounts.services.credentials import device_sessions_end_others
+from accounts.services.credentials import device_session_of, device_sessions_end_others
 
 
 def password_changed_elsewhere(
@@ -14,7 +14,5 @@ def password_changed_elsewhere(
     of the user ends (the request's own, if a device session made it, stays)."""
     if user is None:
         return
-    from accounts.adapters import device_session_of
-
     keep = device_session_of(request) if request is not None else None
     device_sessions_end_others(user, keep=keep)
