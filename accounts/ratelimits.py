@@ -42,16 +42,18 @@ REFRESH_SCOPE = "token_refresh"
 
 # allauth's endpoint (the part after /_allauth/<client>/v1/) -> the limits that may refuse it,
 # each (action, the body field whose value is the per-key count's key, or None).
+# A sign-up, a sign-in or an added address may also meet ``confirm_email``: one code mailed to
+# an address per window (allauth answers 429 when a code would go out again too soon).
 _LIMITS: dict[str, tuple[tuple[str, str | None], ...]] = {
-    "auth/login": (("login", None),),
-    "auth/signup": (("signup", None),),
+    "auth/login": (("login", None), ("confirm_email", "email")),
+    "auth/signup": (("signup", None), ("confirm_email", "email")),
     "auth/password/request": (("reset_password", "email"),),
     "auth/password/reset": (("reset_password_from_key", None),),
     "auth/code/request": (("request_login_code", "email"),),
     "auth/email/verify/resend": (("confirm_email", None),),
     "auth/reauthenticate": (("reauthenticate", None),),
     "account/password/change": (("change_password", None),),
-    "account/email": (("manage_email", None),),
+    "account/email": (("manage_email", None), ("confirm_email", "email")),
 }
 # When nothing refusing can be found (the count moved meanwhile): the longest window allauth
 # uses by default is five minutes; a minute is the common one.

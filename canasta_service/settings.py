@@ -92,6 +92,9 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "allauth.account.middleware.AccountMiddleware",
     "allauth.usersessions.middleware.UserSessionsMiddleware",
+    # Retry-After on allauth's 429s; the per-address limit of its token refresh
+    # (accounts/ratelimits.py).
+    "accounts.ratelimits.SignInLimitsMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -311,6 +314,12 @@ THROTTLE_RATES: dict[str, str | None] = {
     "game_start": throttle_rate("THROTTLE_GAME_START", "30/hour"),
     "import": throttle_rate("THROTTLE_IMPORT", "20/hour"),
     "proposals": throttle_rate("THROTTLE_PROPOSALS", "30/hour"),
+    # Sign-in keys (docs/accounts.md#abuse-protection): personal access tokens made and device
+    # sessions opened from a guest key, per account; refreshes at
+    # /_allauth/app/v1/tokens/refresh, per client address (accounts/ratelimits.py).
+    "token_create": throttle_rate("THROTTLE_TOKEN_CREATE", "20/hour"),
+    "session_create": throttle_rate("THROTTLE_SESSION_CREATE", "20/hour"),
+    "token_refresh": throttle_rate("THROTTLE_TOKEN_REFRESH", "60/minute"),
 }
 # Unfinished tables a player created where bots play every other seat (games/services/quotas.py);
 # a start or import past it is refused (409 bot_tables_limit). 0: no cap.

@@ -10,6 +10,7 @@ from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from accounts import errors, scopes
@@ -105,6 +106,11 @@ class AccountApi(APIView):
 
 
 class SessionsApi(AccountApi):
+    def get_throttles(self) -> list[BaseThrottle]:
+        # Opening a device session from a guest key: per account (settings.THROTTLE_RATES).
+        self.throttle_scope = "session_create" if self.request.method == "POST" else ""
+        return super().get_throttles()
+
     @extend_schema(
         operation_id="account_sessions_list",
         tags=["account"],
@@ -132,7 +138,7 @@ class SessionsApi(AccountApi):
         request=DeviceSessionCreateSerializer,
         responses={
             201: SessionKeysSerializer,
-            **problem_responses(BODY, AUTH, "guest_key_required"),
+            **problem_responses(BODY, AUTH, "guest_key_required", "throttled"),
         },
     )
     def post(self, request: Request) -> Response:
@@ -192,6 +198,11 @@ class SignOutEverywhereApi(AccountApi):
 
 
 class TokensApi(AccountApi):
+    def get_throttles(self) -> list[BaseThrottle]:
+        # Making a personal access token: per account (settings.THROTTLE_RATES).
+        self.throttle_scope = "token_create" if self.request.method == "POST" else ""
+        return super().get_throttles()
+
     @extend_schema(
         operation_id="account_tokens_list",
         tags=["account"],
@@ -213,7 +224,7 @@ class TokensApi(AccountApi):
         request=TokenCreateSerializer,
         responses={
             201: TokenCreatedSerializer,
-            **problem_responses(BODY, AUTH, "scope_invalid", "tokens_limit"),
+            **problem_responses(BODY, AUTH, "scope_invalid", "tokens_limit", "throttled"),
         },
         examples=[
             OpenApiExample(

@@ -21,7 +21,8 @@ def scopes_held(auth: Any) -> frozenset[str]:
         return frozenset(auth.scopes)
     get_scopes = getattr(auth, "get_scopes", None)
     if get_scopes is not None:  # the OpenID Connect provider's access token
-        return frozenset(get_scopes())
+        # Only what a token may be given, whatever a client was registered with.
+        return frozenset(get_scopes()) & scopes.GRANTABLE
     return frozenset()
 
 

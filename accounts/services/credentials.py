@@ -248,8 +248,10 @@ def device_session_end(user: Any, session_id: int) -> None:
 
 
 def credentials_revoke_all(user: Any) -> int:
-    """Sign out everywhere: every device session, every key (guest, personal) and every
-    browser session of ``user`` ends. Returns how many keys and sessions ended."""
+    """Sign out everywhere: every device session, every key (guest, personal), every token a
+    third-party app holds and every browser session of ``user`` ends. Returns how many keys
+    and sessions ended."""
+    from allauth.idp.oidc.models import Token as ProviderToken
     from allauth.usersessions.models import UserSession
 
     with transaction.atomic():
@@ -258,6 +260,7 @@ def credentials_revoke_all(user: Any) -> int:
             _session_end(session)
             ended += 1
         ended += Credential.objects.filter(user=user).delete()[0]
+        ended += ProviderToken.objects.filter(user=user).delete()[0]
         for browser in UserSession.objects.filter(user=user):
             browser.end()
             ended += 1

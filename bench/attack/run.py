@@ -13,13 +13,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from bench.attack import classic, isolation
+from bench.attack import classic, identity, isolation
 from bench.attack.common import TALLY, Accounts, Outcome, Target
 from bench.attack.victim import Figures, Probe, Victim, figures
 
 ROOT = Path(__file__).resolve().parents[2]
 CLASSIC_FIRST = [n for n in classic.CLASSIC if n != "forwarded_for"]
-ALL = [*CLASSIC_FIRST, *isolation.ISOLATION, "forwarded_for"]
+ALL = [*CLASSIC_FIRST, *identity.IDENTITY, *isolation.ISOLATION, "forwarded_for"]
 
 
 @contextmanager
@@ -27,11 +27,14 @@ def served(serving: str, layout: str) -> Iterator[Any]:
     """The serving of bench.harness with the rate limits on (as in production) and webhooks and
     push allowed to reach the attacks' receivers on 127.0.0.1."""
     from bench import harness
+    from canasta_service.oidc_key import generate_pem
 
     env: dict[str, str | None] = {
         **{key: None for key in harness.UNLIMITED},  # every limit at its production default
         "WEBHOOK_ALLOW_HTTP_HOSTS": "127.0.0.1",
         "WEBPUSH_ALLOW_HTTP_HOSTS": "127.0.0.1",
+        # The OpenID Connect provider on, for the redirect-URI attack (identity.oidc_redirect).
+        "OIDC_PRIVATE_KEY": generate_pem(),
     }
     with harness.stack(serving=serving, env_overrides=env, worker_layout=layout) as stack:
         yield stack
@@ -68,6 +71,19 @@ def verify(stack: Any) -> tuple[bool, str]:
     return done.returncode == 0, (text[-1] if text else "")
 
 
+def manage(stack: Any, argv: list[str]) -> str:
+    """``manage.py <argv>`` with the served stack's environment: what it printed."""
+    done = subprocess.run(
+        [sys.executable, "manage.py", *argv],
+        cwd=ROOT,
+        env=stack.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return done.stdout + done.stderr
+
+
 def fmt(seconds: float) -> str:
     return "-" if seconds != seconds else f"{seconds:.2f}"
 
@@ -92,6 +108,15 @@ def run(args: argparse.Namespace, url: str, stack: Any) -> int:
         stack.env["DATABASE_URL"].replace("postgres://", "postgresql://") if stack else None
     )
     players = [accounts.new(f"Attacker{i}") for i in range(6)]
+    ictx = identity.Ctx(
+        target,
+        quick=args.quick,
+        mail_logs=sorted(stack.log_dir.glob("*.log")) if stack else [],
+        manage=(lambda argv: manage(stack, argv)) if stack else None,
+        first=random.randrange(0, 200) * 50,
+    )
+    if "enumeration" in names:
+        identity.prepare(ictx)  # its known e-mails, long before it runs
     cctx = classic.Context(target, players, database_url)
 
     def classic_run(name: str) -> None:
@@ -111,6 +136,22 @@ def run(args: argparse.Namespace, url: str, stack: Any) -> int:
     for name in CLASSIC_FIRST:
         if name in names:
             classic_run(name)
+
+    for name in identity.IDENTITY:
+        if name not in names:
+            continue
+        out = Outcome(name)
+        began = time.monotonic()
+        if time.monotonic() > deadline:
+            out.skipped = "the run's time limit was reached"
+        else:
+            try:
+                identity.IDENTITY[name](ictx, out)
+            except Exception as exc:  # noqa: BLE001 - an attack that breaks is a failure
+                out.failures.append(f"the attack broke: {type(exc).__name__}: {exc}")
+        out.say(f"[{time.monotonic() - began:.1f} s]")
+        outcomes.append(out)
+        print(f"{name:19} {out.result}", flush=True)
 
     rows: list[Figures] = []
     chosen = [n for n in isolation.ISOLATION if n in names]

@@ -77,7 +77,7 @@ def _int(params: dict[str, str], name: str, default: int, top: int) -> int:
 
 
 # Following a game live: what the live views of games.api.live declare.
-LIVE_SCOPES = (scopes.PLAY, scopes.BOT_PLAY)
+LIVE_SCOPES = scopes.GAME_PLAY
 
 
 def _token_holder(key: str) -> int:

@@ -435,3 +435,28 @@ def test_without_a_signing_key_the_provider_is_off(settings: Any) -> None:
         assert answer.status_code == 503
         assert answer.json()["code"] == "identity_provider_unavailable"
     assert form(Client(), TOKEN, {}).status_code == 503
+
+
+def test_signing_out_everywhere_ends_the_apps_tokens_too() -> None:
+    from django.contrib.auth.models import User
+
+    from accounts.services.credentials import credentials_revoke_all
+
+    person()
+    browser = browser_signed_in()
+    client_id = public_app()
+    code, verifier = code_for(browser, client_id, ["profile:read"])
+    tokens = exchange(client_id, code, verifier).json()
+    assert api(tokens["access_token"]).get("/api/v1/players/me/").status_code == 200
+    credentials_revoke_all(User.objects.get())
+    assert api(tokens["access_token"]).get("/api/v1/players/me/").status_code == 401
+    refreshed = form(
+        Client(),
+        TOKEN,
+        {
+            "grant_type": "refresh_token",
+            "refresh_token": tokens["refresh_token"],
+            "client_id": client_id,
+        },
+    )
+    assert refreshed.status_code == 400

@@ -266,29 +266,6 @@ def test_a_guest_keeps_the_account_on_a_second_device_and_signing_out_everywhere
     assert b.call("GET", "/api/v1/players/me/", key=bob["token"], scheme="Token")[0] == 200
 
 
-def test_no_answer_tells_whether_an_email_has_an_account(
-    servers: list[Http], inbox: tuple[Inbox, int]
-) -> None:
-    a, _ = servers
-    status, first = a.call(
-        "POST", "/_allauth/app/v1/auth/signup", {"email": "cid@example.org", "password": PASSWORD}
-    )
-    assert status == 401, first  # a pending e-mail verification
-    status, again = a.call(
-        "POST", "/_allauth/app/v1/auth/signup", {"email": "cid@example.org", "password": PASSWORD}
-    )
-    assert status == first[0] if isinstance(first, list) else status == 401
-    assert [f["id"] for f in again["data"]["flows"] if f.get("is_pending")] == [
-        f["id"] for f in first["data"]["flows"] if f.get("is_pending")
-    ]
-    known = a.call("POST", "/_allauth/app/v1/auth/password/request", {"email": "cid@example.org"})
-    unknown = a.call(
-        "POST", "/_allauth/app/v1/auth/password/request", {"email": "nobody@example.org"}
-    )
-    assert known[0] == unknown[0]
-    assert sorted(known[1]) == sorted(unknown[1])
-
-
 def test_the_log_of_the_first_server_has_no_key(
     servers: list[Http], tmp_path_factory: pytest.TempPathFactory
 ) -> None:

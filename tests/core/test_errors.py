@@ -44,6 +44,9 @@ NOT_PER_OPERATION = {
     # Answered on the game's socket only, in its messages (docs/live.md#limits).
     "socket_rate_limited",
     "action_in_flight",
+    # Answered by the OpenID Connect provider's endpoints (/identity/o/, /.well-known/), outside
+    # the API's schema, when it has no signing key (docs/accounts.md).
+    "identity_provider_unavailable",
 }
 
 

@@ -131,12 +131,20 @@ export function browserSession(): boolean {
   return token() === null && localStorage.getItem(BROWSER_KEY) === "1";
 }
 
-/** After a sign-in by the browser flow: who we are, with no key kept. */
-export function rememberBrowserSession(me: { id: number; display_name: string }): void {
-  localStorage.removeItem(TOKEN_KEY);
+/** After a sign-in by the browser flow: the session cookie authenticates, no key is kept;
+ * then who we are (`GET /players/me/`). */
+export async function startBrowserSession(): Promise<S["PlayerMe"]> {
+  forget();
   localStorage.setItem(BROWSER_KEY, "1");
-  localStorage.setItem(NAME_KEY, me.display_name);
-  localStorage.setItem(ID_KEY, String(me.id));
+  try {
+    const me = await api.me();
+    localStorage.setItem(NAME_KEY, me.display_name);
+    localStorage.setItem(ID_KEY, String(me.id));
+    return me;
+  } catch (err) {
+    forget();
+    throw err;
+  }
 }
 
 export function rememberName(name: string): void {

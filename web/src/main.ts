@@ -8,6 +8,9 @@
 //   #/player/{id|me}                    a player's profile and ratings
 //   #/games         my games: my turn first, with each deadline
 //   #/notifications notification settings, Web Push, webhooks
+//   #/friends       friends and challenges
+//   #/account       e-mail, password, passkeys, TOTP, sign-ins, tokens, export, deletion
+//   #/account/signin|signup|verify|reset   the browser sign-in flows (allauth's headless API)
 import "./style.css";
 import {
   ApiError,
@@ -19,9 +22,15 @@ import {
   playerName,
   type QueueStatus,
   type Rules,
+  signedIn,
   signUp,
-  token,
+  browserSession,
 } from "./api";
+import { AccountScreen } from "./account";
+import { browserAuth } from "./allauth";
+import { deviceKeys } from "./deviceKeys";
+import { FriendsScreen } from "./friends";
+import { AuthScreen, type AuthMode, checkBrowserSession } from "./signin";
 import { CORRESPONDENCE_TURNS, LIVE_TURNS, turnLimitText } from "./correspondence";
 import { closeDialogs } from "./dialog";
 import { clear, h } from "./dom";
@@ -70,7 +79,7 @@ function helpButton(): HTMLElement {
     {
       testid: "help-button",
       onclick: async () => {
-        if (!rulesCache && token()) rulesCache = await api.rules().catch(() => null);
+        if (!rulesCache && signedIn()) rulesCache = await api.rules().catch(() => null);
         openHelp({ rules: rulesCache });
       },
     },
@@ -104,8 +113,16 @@ function renderSignUp(): void {
     },
     h("h1", {}, "Play Canasta against bots or friends"),
     h("p", {}, "Pick a name to play as a guest; no password needed."),
-    h("div", { class: "row" }, name, h("button", { class: "primary", type: "submit", testid: "sign-up" }, "Play")),
+    h("div", { class: "row" }, h("label", { for: "display-name", class: "sr-only" }, "Your name"), name, h("button", { class: "primary", type: "submit", testid: "sign-up" }, "Play")),
     box,
+    h(
+      "p",
+      { class: "links", testid: "account-links" },
+      "Have an account? ",
+      h("a", { href: "#/account/signin", testid: "to-signin" }, "Sign in"),
+      " · ",
+      h("a", { href: "#/account/signup", testid: "to-signup" }, "Create an account"),
+    ),
   );
   root.append(
     h(
@@ -365,7 +382,7 @@ function gamesList(title: string, games: GameSummary[], open: boolean): HTMLElem
 }
 
 async function renderHome(): Promise<void> {
-  if (!token()) {
+  if (!signedIn()) {
     renderSignUp();
     return;
   }
@@ -374,7 +391,9 @@ async function renderHome(): Promise<void> {
       `Hello, ${playerName() ?? "player"}`,
       "home",
       helpButton(),
-      h("button", { onclick: () => { forget(); route(); } }, "Change name"),
+      browserSession()
+        ? h("button", { testid: "home-sign-out", onclick: async () => { await browserAuth.signOut().catch(() => null); forget(); route(); } }, "Sign out")
+        : h("button", { onclick: () => { deviceKeys.forget(); forget(); route(); } }, "Change name"),
       h("a", { class: "button", href: "/api/docs/" }, "API"),
     ),
   );
@@ -423,7 +442,7 @@ async function queueBanner(slot: HTMLElement): Promise<void> {
 
 // ---------------------------------------------------------------------------- router
 async function joinByLink(code: string): Promise<void> {
-  if (!token()) {
+  if (!signedIn()) {
     renderSignUp();
     return;
   }
@@ -449,12 +468,28 @@ function route(): void {
   const player = hash.match(/^\/player\/(\d+|me)\/?$/);
   const mine = /^\/games\/?$/.test(hash);
   const notifications = /^\/notifications\/?$/.test(hash);
+  const friends = /^\/friends\/?$/.test(hash);
+  const account = /^\/account\/?$/.test(hash);
+  const auth = hash.match(/^\/account\/(signin|signup|verify|reset)(?:\/[^?]*)?(?:\?.*)?$/);
   const format = board?.[1] ?? "partnership";
-  if ((game || replay || play || board || player || mine || notifications) && !token()) {
-    renderSignUp();
+  if ((game || replay || play || board || player || mine || notifications || friends || account) && !signedIn()) {
+    if (account || friends) location.replace(`#/account/signin`);
+    else renderSignUp();
     return;
   }
-  if (game) {
+  if (auth) {
+    const s = new AuthScreen(root, auth[1] as AuthMode, hash);
+    screen = s;
+    s.mount();
+  } else if (account) {
+    const s = new AccountScreen(root);
+    screen = s;
+    void s.mount();
+  } else if (friends) {
+    const s = new FriendsScreen(root);
+    screen = s;
+    void s.mount();
+  } else if (game) {
     const s = new GameScreen(root, Number(game[1]));
     screen = s;
     void s.mount();
@@ -491,4 +526,4 @@ function route(): void {
 
 window.addEventListener("hashchange", route);
 followNotificationClicks();
-route();
+void checkBrowserSession().finally(route);

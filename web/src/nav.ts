@@ -1,10 +1,10 @@
 // The header of the lobby's pages: the way home, the page's title and the links to quick play,
-// the leaderboard, your ratings, your games and your notifications (the current one marked
-// with aria-current).
+// the leaderboard, your ratings, your games, your notifications, your friends and your account
+// (the current one marked with aria-current).
 import { myPlayerId } from "./api";
 import { h } from "./dom";
 
-export type Place = "home" | "play" | "leaderboard" | "ratings" | "player" | "games" | "notifications";
+export type Place = "home" | "play" | "leaderboard" | "ratings" | "player" | "games" | "notifications" | "friends" | "account";
 
 export function pageHeader(title: string, place: Place, ...extra: HTMLElement[]): HTMLElement {
   const link = (href: string, text: string, here: boolean, testid: string) =>
@@ -23,6 +23,8 @@ export function pageHeader(title: string, place: Place, ...extra: HTMLElement[])
       link("#/leaderboard/partnership", "Leaderboard", place === "leaderboard", "nav-leaderboard"),
       link(`#/player/${me ?? "me"}`, "My ratings", place === "ratings", "nav-ratings"),
       link("#/notifications", "Notifications", place === "notifications", "nav-notifications"),
+      link("#/friends", "Friends", place === "friends", "nav-friends"),
+      link("#/account", "Account", place === "account", "nav-account"),
     ),
     ...(extra.length ? [h("span", { class: "header-buttons" }, ...extra)] : []),
   );

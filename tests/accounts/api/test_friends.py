@@ -165,3 +165,33 @@ def test_friends_need_a_token(ada: Someone):
     assert (
         APIClient().post(REQUESTS, {"player_id": ada.player_id}, format="json").status_code == 401
     )
+
+
+def token_client(player: Someone, *granted: str) -> Any:
+    """A client with a personal access token of ``player`` holding only ``granted``."""
+    from rest_framework.test import APIClient
+
+    from accounts.models import Player
+    from accounts.services.credentials import personal_token_create
+
+    user = Player.objects.get(pk=player.player_id).user
+    _, key = personal_token_create(user, name="a program", scopes_given=list(granted), days=None)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
+    return client
+
+
+def test_reading_friends_needs_profile_read_and_changing_them_profile_write(
+    ada: Someone, bob: Someone
+) -> None:
+    reader = token_client(ada, "profile:read")
+    checked(reader.get(FRIENDS), 200)
+    checked(reader.get(REQUESTS), 200)
+    problem(
+        reader.post(REQUESTS, {"player_id": bob.player_id}, format="json"),
+        403,
+        "insufficient_scope",
+    )
+    writer = token_client(ada, "profile:write")
+    problem(writer.get(FRIENDS), 403, "insufficient_scope")
+    checked(writer.post(REQUESTS, {"player_id": bob.player_id}, format="json"), 201)

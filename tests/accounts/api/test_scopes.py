@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from drf_spectacular.generators import EndpointEnumerator
 from rest_framework.permissions import AllowAny

@@ -121,3 +121,30 @@ def test_allauths_own_schema_is_served(client: Client) -> None:
     response = client.get("/_allauth/openapi.json")
     assert response.status_code == 200
     assert "/_allauth/{client}/v1/auth/login" in response.json()["paths"]
+
+
+def _known(email: str) -> None:
+    from allauth.account.models import EmailAddress
+    from django.contrib.auth.models import User
+
+    user = User.objects.create_user("known", email=email, password=PASSWORD)
+    EmailAddress.objects.create(user=user, email=email, verified=True, primary=True)
+
+
+def _shape(response: Any) -> tuple[int, Any]:
+    body = response.json()
+    flows = sorted(f["id"] for f in body.get("data", {}).get("flows", []) if f.get("is_pending"))
+    errors = sorted((e.get("code"), e.get("message")) for e in body.get("errors", []))
+    return response.status_code, (flows, errors)
+
+
+def test_no_answer_tells_whether_an_email_has_an_account() -> None:
+    _known("known@example.org")
+    for path, body in (
+        ("/auth/signup", {"password": PASSWORD}),
+        ("/auth/password/request", {}),
+        ("/auth/login", {"password": PASSWORD + "-wrong"}),
+    ):
+        known = post(Client(), path, {**body, "email": "known@example.org"})
+        unknown = post(Client(), path, {**body, "email": "nobody@example.org"})
+        assert _shape(known) == _shape(unknown), (path, known.content, unknown.content)

@@ -51,7 +51,7 @@ def issue(challenger: Someone, invitee: Someone | int, **body: Any) -> Any:
 
 
 def issued(challenger: Someone, invitee: Someone, **body: Any) -> dict[str, Any]:
-    return checked(issue(challenger, invitee, **body), 201)  # type: ignore[no-any-return]
+    return checked(issue(challenger, invitee, **body), 201)
 
 
 def accept(invitee: Someone, challenge_id: int) -> Any:
@@ -61,7 +61,7 @@ def accept(invitee: Someone, challenge_id: int) -> Any:
 def game_of(player: Someone, game_id: int) -> dict[str, Any]:
     response = player.client.get(f"/api/v1/games/{game_id}/")
     assert response.status_code == 200, response.content
-    return response.json()  # type: ignore[no-any-return]
+    return response.json()
 
 
 def play(players: list[Someone], game_id: int, moves: int) -> None:
@@ -298,3 +298,18 @@ def test_a_channel_switched_off_for_challenges_is_not_used(ada: Someone, bob: So
     )
     issued(ada, bob)
     assert not Notification.objects.filter(kind=NotificationKind.CHALLENGE).exists()
+
+
+def test_reading_challenges_needs_play_or_challenge_write_and_sending_challenge_write(
+    ada: Someone, bob: Someone
+) -> None:
+    from tests.accounts.api.test_friends import token_client
+
+    player = token_client(ada, "play")
+    checked(player.get(CHALLENGES), 200)
+    body = {"player_id": bob.player_id, "preset": "two_player"}
+    problem(player.post(CHALLENGES, body, format="json"), 403, "insufficient_scope")
+    challenger = token_client(ada, "challenge:write")
+    checked(challenger.get(CHALLENGES), 200)
+    checked(challenger.post(CHALLENGES, body, format="json"), 201)
+    problem(token_client(bob, "profile:read").get(CHALLENGES), 403, "insufficient_scope")

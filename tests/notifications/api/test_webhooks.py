@@ -243,6 +243,7 @@ def test_every_webhook_operation_names_the_payload_components() -> None:
         "Chat": "chat",
         "Reminder": "reminder",
         "GameOver": "game_over",
+        "Challenge": "challenge",
     }
     union = spec["components"]["schemas"]["WebhookPayload"]
     assert union["discriminator"]["propertyName"] == "kind"
