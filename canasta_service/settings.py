@@ -91,7 +91,9 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "allauth.account.middleware.AccountMiddleware",
-    "allauth.usersessions.middleware.UserSessionsMiddleware",
+    # A browser session's last request, for the list of sign-ins (async-capable, and
+    # written at most every five minutes: allauth's UserSessionsMiddleware is neither).
+    "accounts.middleware.browser_session_activity",
     # Retry-After on allauth's 429s; the per-address limit of its token refresh
     # (accounts/ratelimits.py).
     "accounts.ratelimits.SignInLimitsMiddleware",
@@ -241,7 +243,7 @@ MFA_PASSKEY_SIGNUP_ENABLED = True
 MFA_TOTP_ISSUER = "Canasta"
 # WebAuthn over plain http (a development server on localhost); never in production.
 MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = env_bool("WEBAUTHN_ALLOW_INSECURE_ORIGIN", default=DEBUG)
-USERSESSIONS_TRACK_ACTIVITY = True
+USERSESSIONS_TRACK_ACTIVITY = False  # accounts.middleware records it, more cheaply
 SESSION_COOKIE_AGE = 30 * 24 * 3600
 
 # -------------------------------------------------------------------------- third-party apps (OIDC)

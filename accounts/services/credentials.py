@@ -206,7 +206,7 @@ def session_keys_refresh(refresh_key: str) -> SessionKeys | None:
     digest = key_digest(refresh_key)
     with transaction.atomic():
         credential = (
-            Credential.objects.select_for_update()
+            Credential.objects.select_for_update(of=("self",))
             .select_related("session", "session__user")
             .filter(digest=digest, kind=CredentialKind.REFRESH)
             .first()
