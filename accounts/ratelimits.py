@@ -159,12 +159,12 @@ class SignInLimitsMiddleware:
 
     async def _acall(self, request: HttpRequest) -> HttpResponse:
         if not request.path.startswith(ALLAUTH_PREFIX):
-            response: HttpResponse = await self.get_response(request)  # type: ignore[misc]
+            response: HttpResponse = await self.get_response(request)
             return response
         refusal = await sync_to_async(self._before)(request)
         if refusal is not None:
             return refusal
-        response = await self.get_response(request)  # type: ignore[misc]
+        response = await self.get_response(request)
         return await sync_to_async(self._after)(request, response)
 
     @staticmethod

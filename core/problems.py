@@ -55,7 +55,8 @@ __all__ = [
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
 # Groups of codes many operations share.
-AUTH = ("not_authenticated", "authentication_failed")  # every endpoint that needs a token
+# Every endpoint that needs a key (insufficient_scope: a token without a scope the view declares).
+AUTH = ("not_authenticated", "authentication_failed", "insufficient_scope")
 BODY = ("invalid_request", "malformed_body", "body_too_large")  # every endpoint with a body
 
 

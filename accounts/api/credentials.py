@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiExample, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -32,9 +33,9 @@ class SignInSerializer(Base):
         "a guest key; `browser`: the web client.",
     )
     device = serializers.CharField(help_text="The name the app gave (`X-Device-Name`), if any.")
-    user_agent = serializers.CharField()
+    user_agent = serializers.CharField(help_text="The client's User-Agent at sign-in.")
     ip = serializers.CharField(allow_null=True, help_text="Where it signed in from.")
-    created_at = serializers.DateTimeField()
+    created_at = serializers.DateTimeField(help_text="When it signed in.")
     last_seen_at = serializers.DateTimeField(
         allow_null=True, help_text="Last request (to within five minutes)."
     )
@@ -56,7 +57,7 @@ class SessionKeysSerializer(Base):
         help_text="Trade it for a new pair at `POST /_allauth/app/v1/tokens/refresh` (once: a "
         "refresh token presented twice ends the session)."
     )
-    expires_in = serializers.IntegerField()
+    expires_in = serializers.IntegerField(help_text="Seconds the access token lasts.")
 
 
 class TokenCreateSerializer(Base):
@@ -75,13 +76,19 @@ class TokenCreateSerializer(Base):
 
 
 class TokenSerializer(Base):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
+    id = serializers.IntegerField(help_text="The token's id (to revoke it).")
+    name = serializers.CharField(help_text="What the token is for.")
     prefix = serializers.CharField(help_text="The token's first characters.")
-    scopes = serializers.ListField(child=serializers.CharField())
-    created_at = serializers.DateTimeField()
-    expires_at = serializers.DateTimeField(allow_null=True)
-    last_used_at = serializers.DateTimeField(allow_null=True)
+    scopes = serializers.ListField(
+        child=serializers.CharField(), help_text="What the token may do."
+    )
+    created_at = serializers.DateTimeField(help_text="When it was made.")
+    expires_at = serializers.DateTimeField(
+        allow_null=True, help_text="When it stops working (null: when revoked)."
+    )
+    last_used_at = serializers.DateTimeField(
+        allow_null=True, help_text="Its last request (to within five minutes)."
+    )
 
 
 class TokenCreatedSerializer(TokenSerializer):
@@ -175,6 +182,14 @@ class SessionDetailApi(AccountApi):
         tags=["account"],
         summary="End a sign-in",
         description="Its keys stop working at the next request, on every server.",
+        parameters=[
+            OpenApiParameter(
+                "session_id",
+                {"type": "string", "minLength": 3, "maxLength": 40},
+                OpenApiParameter.PATH,
+                description="A sign-in's `id` from the list.",
+            )
+        ],
         responses={204: None, **problem_responses(AUTH, "session_not_found")},
     )
     def delete(self, request: Request, session_id: str) -> Response:
@@ -210,9 +225,9 @@ class TokensApi(AccountApi):
         responses={200: TokenSerializer(many=True), **problem_responses(AUTH)},
     )
     def get(self, request: Request) -> Response:
-        rows = Credential.objects.filter(user=request.user, kind=CredentialKind.PERSONAL).order_by(
-            "-created_at"
-        )
+        rows = Credential.objects.filter(
+            user=request.user.pk, kind=CredentialKind.PERSONAL
+        ).order_by("-created_at")
         return Response(TokenSerializer([_token_body(c) for c in rows], many=True).data)
 
     @extend_schema(
@@ -252,6 +267,11 @@ class TokenDetailApi(AccountApi):
         operation_id="account_tokens_revoke",
         tags=["account"],
         summary="Revoke a personal access token",
+        parameters=[
+            OpenApiParameter(
+                "token_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The token's id."
+            )
+        ],
         responses={204: None, **problem_responses(AUTH, "token_not_found")},
     )
     def delete(self, request: Request, token_id: int) -> Response:

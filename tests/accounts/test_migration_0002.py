@@ -27,7 +27,8 @@ def _authtoken_table_with(rows: list[tuple[str, int]]) -> None:
         )
         for key, user_id in rows:
             cursor.execute(
-                "INSERT INTO authtoken_token (key, created, user_id) VALUES (%s, CURRENT_TIMESTAMP, %s)",
+                "INSERT INTO authtoken_token (key, created, user_id) "
+                "VALUES (%s, CURRENT_TIMESTAMP, %s)",
                 [key, user_id],
             )
 

@@ -22,7 +22,7 @@ PASSWORD = "tilted-canasta-at-dawn-41"
 
 
 def post(client: Client, path: str, body: Any, key: str = "", scheme: str = "Bearer") -> Any:
-    extra = {"HTTP_AUTHORIZATION": f"{scheme} {key}"} if key else {}
+    extra: dict[str, Any] = {"HTTP_AUTHORIZATION": f"{scheme} {key}"} if key else {}
     return client.post(path, body, content_type="application/json", **extra)
 
 

@@ -70,7 +70,18 @@ def test_a_generated_python_client_plays_a_game(client_package: ModuleType, serv
             base_url=server, token=created.token, prefix="Token", raise_on_unexpected_status=True
         )
 
-    ada, bob = sign_up("Ada"), sign_up("Bob")
+    def signed_in(name: str) -> Any:
+        """A guest who opens a device session: Bearer access key from here on."""
+        guest = sign_up(name)
+        keys = g.api("account", "account_sessions_create").sync(
+            client=guest, body=m("DeviceSessionCreateRequest")(device="python client")
+        )
+        assert isinstance(keys, m("SessionKeys")), keys
+        return client_package.AuthenticatedClient(
+            base_url=server, token=keys.access_token, raise_on_unexpected_status=True
+        )
+
+    ada, bob = sign_up("Ada"), signed_in("Bob")
     table = g.api("games", "games_create").sync(
         client=ada,
         body=m("GameCreateRequest")(preset=m("PresetEnum").TWO_PLAYER, seat=0),

@@ -306,6 +306,10 @@ def _resume_header(client: APIClient, game: dict[str, Any], value: str) -> Any:
     return client.get(f"/api/v1/games/{game['id']}/stream/?timeout=0", HTTP_LAST_EVENT_ID=value)
 
 
+def _end_session(client: APIClient, game: dict[str, Any], value: str) -> Any:
+    return client.delete(f"/api/v1/account/sessions/{value}/")
+
+
 def _probe(client: APIClient, game: dict[str, Any], value: str) -> Any:
     return client.get(f"/api/v1/health/probe/{value}/")
 
@@ -331,6 +335,11 @@ PARAMETERS: dict[tuple[str, str, str], tuple[Callable[..., Any], int, str | None
         None,
     ),
     ("get", "/api/v1/health/probe/{token}/", "path token"): (_probe, 200, None),
+    ("delete", "/api/v1/account/sessions/{session_id}/", "path session_id"): (
+        _end_session,
+        404,
+        "session_not_found",
+    ),
 }
 
 

@@ -4,6 +4,243 @@
  */
 
 export interface paths {
+    "/api/v1/account/delete/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete your account
+         * @description Deletes the account at once and for good. The body confirms it: `"confirm": "delete"` (400 `account_deletion_unconfirmed` otherwise), and the current `password` for an account that has one (403 `account_password_invalid`); a refused request changes nothing. Every game you are playing is conceded (a `game_conceded` fact in its log); your lobby seats are given up and the lobby tables you created removed; finished games keep their logs and show your seat as a deleted player. Your ratings leave the leaderboards; your credentials, sessions, e-mail addresses, authenticators, webhooks, push subscriptions, notification settings, relations and friends are deleted. Every key of the account answers 401 afterwards. Export your data first (`GET /api/v1/account/export/`).
+         */
+        post: operations["account_delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/export/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export your data
+         * @description Everything the service keeps of you, as one JSON document: `profile` (name, sign-up, e-mail addresses, authenticators), `relations` (block and favourite lists), `friends`, `games` (every game you sat at, with the seats, the teams' scores and your result; never a card), `ratings` (current ratings and every rated game's change) and `notifications` (settings, webhooks without their secrets, push subscriptions, muted games, notifications received). Sent as a download (`Content-Disposition: attachment`).
+         */
+        get: operations["account_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/sessions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List my sign-ins
+         * @description Every device session, guest key and browser session of the account, the most recently used first.
+         */
+        get: operations["account_sessions_list"];
+        put?: never;
+        /**
+         * Open a device session with a guest key
+         * @description Trades the guest key this request is made with for a device session (its access and refresh keys), so the guest can use the account endpoints of `/_allauth/app/v1/` (add an e-mail and password, or a passkey) with `Authorization: Bearer <access_token>`. The guest key keeps working.
+         */
+        post: operations["account_sessions_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/sessions/{session_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End a sign-in
+         * @description Its keys stop working at the next request, on every server.
+         */
+        delete: operations["account_sessions_end"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/sign-out-everywhere/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out everywhere
+         * @description Ends every sign-in of the account (this one too) and revokes every key and personal access token: each answers 401 from the next request on.
+         */
+        post: operations["account_sign_out_everywhere"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/tokens/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List my personal access tokens */
+        get: operations["account_tokens_list"];
+        put?: never;
+        /**
+         * Create a personal access token
+         * @description A token for a program (a bot, a script) with only the scopes it needs. The token is in this answer only; its digest is all the service keeps.
+         */
+        post: operations["account_tokens_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/tokens/{token_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a personal access token */
+        delete: operations["account_tokens_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/challenges/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your open challenges, incoming and outgoing */
+        get: operations["challenges_list"];
+        put?: never;
+        /**
+         * Challenge a player
+         * @description Invites `player_id` to a private table with this preset and options; they are told through the notification channels they chose (kind `challenge`). Checked as creating the table would be (options, seat, the rated-table rules), and refused between players either of whom blocked the other (403 `challenge_blocked`), while an open challenge of yours to the same player waits (409 `challenge_exists`), and past the open challenges a player may have out or waiting (409 `challenges_limit`). Issuing counts as creating a table for the rate limit.
+         */
+        post: operations["challenges_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/challenges/{challenge_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A challenge you sent or received
+         * @description Whatever its status; once accepted, `game_id` is the table.
+         */
+        get: operations["challenges_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/challenges/{challenge_id}/accept/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a challenge sent to you
+         * @description Creates the table (`game_id`), a private table of the challenger's with both of you seated: the challenger at their seat, you at the lowest seat of another team. A table of two is dealt at once; at three or four seats the others go to bots (`fill_with_bots`, and it is dealt) or stay open for the challenger to fill and start. An expired challenge cannot be accepted (409 `challenge_expired`); what the lobby refuses (409 `queued_for_match` for a player waiting in quick play, 409 `bot_tables_limit`) leaves the challenge open.
+         */
+        post: operations["challenges_accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/challenges/{challenge_id}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a challenge you sent */
+        post: operations["challenges_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/challenges/{challenge_id}/decline/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline a challenge sent to you */
+        post: operations["challenges_decline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/chat/phrases/": {
         parameters: {
             query?: never;
@@ -18,6 +255,121 @@ export interface paths {
         get: operations["chat_phrases"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/friends/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your friends */
+        get: operations["friends_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/friends/{player_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a friend
+         * @description Ends the friendship for both of you.
+         */
+        delete: operations["friends_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/friends/requests/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your pending friend requests, incoming and outgoing */
+        get: operations["friends_requests_list"];
+        put?: never;
+        /**
+         * Send a friend request
+         * @description Asks `player_id` to be friends (201, `status: pending`). If that player has already asked you, their request is accepted instead and you are friends at once (200, their request with `status: accepted`). Refused between players either of whom blocked the other (403 `friend_request_blocked`), to a friend (409 `already_friends`), twice (409 `friend_request_exists`), and past the unanswered requests a player may have out (409 `friend_requests_limit`).
+         */
+        post: operations["friends_requests_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/friends/requests/{request_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Cancel a friend request you sent */
+        delete: operations["friends_requests_cancel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/friends/requests/{request_id}/accept/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a friend request sent to you
+         * @description You become friends. Refused if either of you has blocked the other since (403 `friend_request_blocked`).
+         */
+        post: operations["friends_requests_accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/friends/requests/{request_id}/decline/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline a friend request sent to you
+         * @description The request is deleted; its sender is not told (it is no longer among their outgoing requests).
+         */
+        post: operations["friends_requests_decline"];
         delete?: never;
         options?: never;
         head?: never;
@@ -39,7 +391,7 @@ export interface paths {
         put?: never;
         /**
          * Create a table
-         * @description A new table in the lobby. Seats come from the preset's (or the options') `players`; `bots` reserves seats for bots; you sit at `seat` unless `spectate`. Private tables (`is_public: false`) are not listed and need the `join_code`. A `rated` table plays the preset as it is, with people only; its result changes the players' ratings (`rating_changes` in the game once it is over). While you wait in a quick-play queue you create no table (409 `queued_for_match`). `hints` lets the seat to act ask for a suggested move (`GET /games/{id}/hint/`), at casual tables only.
+         * @description A new table in the lobby. Seats come from the preset's (or the options') `players`; `bots` reserves seats for bots; you sit at `seat` unless `spectate`. Private tables (`is_public: false`) are not listed and need the `join_code`. A `rated` table plays the preset as it is, with people only; its result changes the players' ratings (`rating_changes` in the game once it is over); a token needs the `play` scope for it (403 `insufficient_scope`). While you wait in a quick-play queue you create no table (409 `queued_for_match`). `hints` lets the seat to act ask for a suggested move (`GET /games/{id}/hint/`), at casual tables only.
          */
         post: operations["games_create"];
         delete?: never;
@@ -1059,13 +1411,13 @@ export interface paths {
         };
         /**
          * Your webhooks
-         * @description Each with its state: a webhook disabled for failing has `enabled: false` and a `disabled_reason`. Each delivery is a `POST` of a JSON `WebhookPayload` (one schema per `kind`, see the components `WebhookPayloadYourTurn`, `WebhookPayloadGameStarted`, `WebhookPayloadGoOutAsked`, `WebhookPayloadChat`, `WebhookPayloadReminder`, `WebhookPayloadGameOver`) with the headers `Canasta-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (check it, and that `t` is recent, before trusting the body), `Canasta-Delivery: <idempotency key>` (the same in every attempt of a delivery, and the payload's `id`: drop repeats by it) and `Canasta-Event: <kind>`. A 2xx answer within 5 s is a delivery; anything else is retried with exponential backoff (30 s, 1 min, 2 min, ... at most an hour apart, 8 attempts). After 3 failed attempts in a row the webhook rests (30 s, doubling up to 15 min) before one trial attempt; one attempt at a time goes to a webhook. After 5 deliveries in a row that failed for good the webhook is disabled, with `disabled_reason` saying why; `POST .../enable/` turns it back on. A payload never holds a card.
+         * @description Each with its state: a webhook disabled for failing has `enabled: false` and a `disabled_reason`. Each delivery is a `POST` of a JSON `WebhookPayload` (one schema per `kind`, see the components `WebhookPayloadYourTurn`, `WebhookPayloadGameStarted`, `WebhookPayloadGoOutAsked`, `WebhookPayloadChat`, `WebhookPayloadReminder`, `WebhookPayloadGameOver`, `WebhookPayloadChallenge`) with the headers `Canasta-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (check it, and that `t` is recent, before trusting the body), `Canasta-Delivery: <idempotency key>` (the same in every attempt of a delivery, and the payload's `id`: drop repeats by it) and `Canasta-Event: <kind>`. A 2xx answer within 5 s is a delivery; anything else is retried with exponential backoff (30 s, 1 min, 2 min, ... at most an hour apart, 8 attempts). After 3 failed attempts in a row the webhook rests (30 s, doubling up to 15 min) before one trial attempt; one attempt at a time goes to a webhook. After 5 deliveries in a row that failed for good the webhook is disabled, with `disabled_reason` saying why; `POST .../enable/` turns it back on. A payload never holds a card.
          */
         get: operations["players_me_webhooks_list"];
         put?: never;
         /**
          * Register a webhook
-         * @description The answer holds the signing `secret`, shown only this once. At most 10 per player (409 `webhook_limit_reached`); a URL that is not https is refused (400 `webhook_url_refused`). Each delivery is a `POST` of a JSON `WebhookPayload` (one schema per `kind`, see the components `WebhookPayloadYourTurn`, `WebhookPayloadGameStarted`, `WebhookPayloadGoOutAsked`, `WebhookPayloadChat`, `WebhookPayloadReminder`, `WebhookPayloadGameOver`) with the headers `Canasta-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (check it, and that `t` is recent, before trusting the body), `Canasta-Delivery: <idempotency key>` (the same in every attempt of a delivery, and the payload's `id`: drop repeats by it) and `Canasta-Event: <kind>`. A 2xx answer within 5 s is a delivery; anything else is retried with exponential backoff (30 s, 1 min, 2 min, ... at most an hour apart, 8 attempts). After 3 failed attempts in a row the webhook rests (30 s, doubling up to 15 min) before one trial attempt; one attempt at a time goes to a webhook. After 5 deliveries in a row that failed for good the webhook is disabled, with `disabled_reason` saying why; `POST .../enable/` turns it back on. A payload never holds a card.
+         * @description The answer holds the signing `secret`, shown only this once. At most 10 per player (409 `webhook_limit_reached`); a URL that is not https is refused (400 `webhook_url_refused`). Each delivery is a `POST` of a JSON `WebhookPayload` (one schema per `kind`, see the components `WebhookPayloadYourTurn`, `WebhookPayloadGameStarted`, `WebhookPayloadGoOutAsked`, `WebhookPayloadChat`, `WebhookPayloadReminder`, `WebhookPayloadGameOver`, `WebhookPayloadChallenge`) with the headers `Canasta-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (check it, and that `t` is recent, before trusting the body), `Canasta-Delivery: <idempotency key>` (the same in every attempt of a delivery, and the payload's `id`: drop repeats by it) and `Canasta-Event: <kind>`. A 2xx answer within 5 s is a delivery; anything else is retried with exponential backoff (30 s, 1 min, 2 min, ... at most an hour apart, 8 attempts). After 3 failed attempts in a row the webhook rests (30 s, doubling up to 15 min) before one trial attempt; one attempt at a time goes to a webhook. After 5 deliveries in a row that failed for good the webhook is disabled, with `disabled_reason` saying why; `POST .../enable/` turns it back on. A payload never holds a card.
          */
         post: operations["players_me_webhooks_create"];
         delete?: never;
@@ -1103,7 +1455,7 @@ export interface paths {
         };
         /**
          * A webhook's delivery log
-         * @description Its latest deliveries, newest first, each with its attempts, the last HTTP status and error, and the payload sent (`WebhookPayload`). `status=failed` lists the last failures. Each delivery is a `POST` of a JSON `WebhookPayload` (one schema per `kind`, see the components `WebhookPayloadYourTurn`, `WebhookPayloadGameStarted`, `WebhookPayloadGoOutAsked`, `WebhookPayloadChat`, `WebhookPayloadReminder`, `WebhookPayloadGameOver`) with the headers `Canasta-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (check it, and that `t` is recent, before trusting the body), `Canasta-Delivery: <idempotency key>` (the same in every attempt of a delivery, and the payload's `id`: drop repeats by it) and `Canasta-Event: <kind>`. A 2xx answer within 5 s is a delivery; anything else is retried with exponential backoff (30 s, 1 min, 2 min, ... at most an hour apart, 8 attempts). After 3 failed attempts in a row the webhook rests (30 s, doubling up to 15 min) before one trial attempt; one attempt at a time goes to a webhook. After 5 deliveries in a row that failed for good the webhook is disabled, with `disabled_reason` saying why; `POST .../enable/` turns it back on. A payload never holds a card.
+         * @description Its latest deliveries, newest first, each with its attempts, the last HTTP status and error, and the payload sent (`WebhookPayload`). `status=failed` lists the last failures. Each delivery is a `POST` of a JSON `WebhookPayload` (one schema per `kind`, see the components `WebhookPayloadYourTurn`, `WebhookPayloadGameStarted`, `WebhookPayloadGoOutAsked`, `WebhookPayloadChat`, `WebhookPayloadReminder`, `WebhookPayloadGameOver`, `WebhookPayloadChallenge`) with the headers `Canasta-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (check it, and that `t` is recent, before trusting the body), `Canasta-Delivery: <idempotency key>` (the same in every attempt of a delivery, and the payload's `id`: drop repeats by it) and `Canasta-Event: <kind>`. A 2xx answer within 5 s is a delivery; anything else is retried with exponential backoff (30 s, 1 min, 2 min, ... at most an hour apart, 8 attempts). After 3 failed attempts in a row the webhook rests (30 s, doubling up to 15 min) before one trial attempt; one attempt at a time goes to a webhook. After 5 deliveries in a row that failed for good the webhook is disabled, with `disabled_reason` saying why; `POST .../enable/` turns it back on. A payload never holds a card.
          */
         get: operations["players_me_webhooks_deliveries"];
         put?: never;
@@ -1208,6 +1560,12 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AccountDeleteRequest: {
+            /** @description Must be "delete": deleting an account cannot be undone. */
+            confirm?: string;
+            /** @description The account's password, when it has one (a guest account has none). */
+            password?: string;
+        };
         /**
          * @description A command in text form. Fields by type: `draw`, `ask_partner`, `decline_pile`,
          *     `end_round`: none; `discard`: `card`; `answer_partner`: `allow`; `meld`: `melds`;
@@ -1524,6 +1882,129 @@ export interface components {
         };
         /** @enum {string} */
         CardDrawnKindEnum: "card_drawn";
+        Challenge: {
+            /** @description The challenge's id. */
+            id: number;
+            /** @description Who sent it. */
+            challenger: components["schemas"]["ChallengePlayer"];
+            /** @description Whom it invites. */
+            invitee: components["schemas"]["ChallengePlayer"];
+            /** @description The table's preset. */
+            preset: string;
+            /** @description Overrides of the preset's options. */
+            options: components["schemas"]["GameOptionOverrides"];
+            /** @description A rated table. */
+            rated: boolean;
+            /** @description The challenger's seat (null: drawn when it is accepted). */
+            seat: number | null;
+            /** @description At a table of three or four: the seats beyond the two players go to bots and the game is dealt on acceptance (otherwise they stay open). */
+            fill_with_bots: boolean;
+            /**
+             * @description Those bots' level.
+             *
+             *     * `easy` - Easy
+             *     * `medium` - Medium
+             *     * `hard` - Hard
+             */
+            bot_level: components["schemas"]["BotLevelEnum"];
+            /**
+             * @description `pending` (open), `expired` (never accepted in time), `accepted` (see `game_id`), `declined`, `cancelled`.
+             *
+             *     * `pending` - pending
+             *     * `accepted` - accepted
+             *     * `declined` - declined
+             *     * `cancelled` - cancelled
+             *     * `expired` - expired
+             */
+            status: components["schemas"]["ChallengeStatusEnum"];
+            /**
+             * Format: date-time
+             * @description When it was sent.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description It can be accepted until then.
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description When it was accepted, declined or cancelled.
+             */
+            answered_at: string | null;
+            /** @description The table created when it was accepted. */
+            game_id: number | null;
+        };
+        ChallengeCreateRequest: {
+            /**
+             * Format: int64
+             * @description The player you challenge.
+             */
+            player_id: number;
+            /**
+             * @description The preset whose options the table starts from (`GET /rules/`).
+             *
+             *     * `classic` - classic
+             *     * `hoyle` - hoyle
+             *     * `two_player` - two_player
+             *     * `three_player` - three_player
+             * @default classic
+             */
+            preset: components["schemas"]["PresetEnum"];
+            /** @description Overrides of the preset's options; any subset of them. */
+            options?: components["schemas"]["GameOptionOverridesRequest"];
+            /**
+             * @description A rated table: the preset as it is, people only (no bot account on either side, no bots in the other seats).
+             * @default false
+             */
+            rated: boolean;
+            /** @description The seat you want (absent or null: drawn at random when it is accepted). The invitee sits at the lowest seat of another team. */
+            seat?: number | null;
+            /**
+             * @description At a table of three or four: give the other seats to bots and deal at once (casual tables only). Otherwise they stay open and you start the table.
+             * @default false
+             */
+            fill_with_bots: boolean;
+            /**
+             * @description Those bots' level.
+             *
+             *     * `easy` - Easy
+             *     * `medium` - Medium
+             *     * `hard` - Hard
+             * @default easy
+             */
+            bot_level: components["schemas"]["BotLevelEnum"];
+            /**
+             * @description Seconds the challenge stays open (default a day, at most 7 days).
+             * @default 86400
+             */
+            expires_in: number;
+        };
+        /** @enum {string} */
+        ChallengeNotificationKindEnum: "challenge";
+        ChallengePlayer: {
+            /** @description The player's id. */
+            id: number;
+            /** @description The name other players see. */
+            display_name: string;
+            /** @description A bot account. */
+            is_bot: boolean;
+        };
+        /**
+         * @description * `pending` - pending
+         *     * `accepted` - accepted
+         *     * `declined` - declined
+         *     * `cancelled` - cancelled
+         *     * `expired` - expired
+         * @enum {string}
+         */
+        ChallengeStatusEnum: "pending" | "accepted" | "declined" | "cancelled" | "expired";
+        Challenges: {
+            /** @description Open challenges sent to you. */
+            incoming: components["schemas"]["Challenge"][];
+            /** @description Open challenges you sent. */
+            outgoing: components["schemas"]["Challenge"][];
+        };
         ChatMuteRequest: {
             /** @description The seat to (un)mute. */
             seat: number;
@@ -1685,6 +2166,10 @@ export interface components {
         };
         /** @enum {string} */
         DeliveryStatusEnum: "pending" | "delivered" | "failed" | "dropped";
+        DeviceSessionCreateRequest: {
+            /** @description A name for this device. */
+            device?: string;
+        };
         /** @description A seat discarded; its turn ended (or the round, if it went out). */
         DiscardEvent: {
             /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
@@ -1827,6 +2312,8 @@ export interface components {
             reminder: boolean;
             /** @description A game you played is over. (default: on) */
             game_over: boolean;
+            /** @description A player challenges you to a game (accept or decline it). (default: on) */
+            challenge: boolean;
         };
         /** @description Which kinds of notification go out by email. */
         EmailSwitchesUpdateRequest: {
@@ -1842,6 +2329,8 @@ export interface components {
             reminder?: boolean;
             /** @description A game you played is over. (default: on) */
             game_over?: boolean;
+            /** @description A player challenges you to a game (accept or decline it). (default: on) */
+            challenge?: boolean;
         };
         /**
          * @description No members (a proposal to turn the timer off or to pause the game, its acceptance or
@@ -2166,6 +2655,66 @@ export interface components {
          * @enum {integer}
          */
         FormatVersionEnum: 1;
+        Friend: {
+            /** @description The player's id. */
+            id: number;
+            /** @description The name other players see. */
+            display_name: string;
+            /** @description A bot account. */
+            is_bot: boolean;
+            /**
+             * Format: date-time
+             * @description When you became friends.
+             */
+            since: string;
+        };
+        FriendRequest: {
+            /** @description The request's id. */
+            id: number;
+            /** @description Who sent it. */
+            from_player: components["schemas"]["Someone"];
+            /** @description Whom it asks. */
+            to_player: components["schemas"]["Someone"];
+            /**
+             * @description `pending` while it waits for an answer; in the answer to an accept, decline or cancel (or to a request that accepted the other player's), what happened to it: an answered request is no longer listed.
+             *
+             *     * `pending` - pending
+             *     * `accepted` - accepted
+             *     * `declined` - declined
+             *     * `cancelled` - cancelled
+             */
+            status: components["schemas"]["FriendStatusEnum"];
+            /**
+             * Format: date-time
+             * @description When it was sent.
+             */
+            created_at: string;
+        };
+        FriendRequestCreateRequest: {
+            /**
+             * Format: int64
+             * @description The player you ask to be friends.
+             */
+            player_id: number;
+        };
+        FriendRequests: {
+            /** @description Pending requests sent to you. */
+            incoming: components["schemas"]["FriendRequest"][];
+            /** @description Pending requests you sent. */
+            outgoing: components["schemas"]["FriendRequest"][];
+        };
+        /**
+         * @description * `pending` - pending
+         *     * `accepted` - accepted
+         *     * `declined` - declined
+         *     * `cancelled` - cancelled
+         * @enum {string}
+         */
+        FriendStatusEnum: "pending" | "accepted" | "declined" | "cancelled";
+        Friends: {
+            /** @description Your friends, newest friendship first. */
+            friends: components["schemas"]["Friend"][];
+        };
         /** @description The game was abandoned (timeouts, `timeout_outcome` `abandon`). */
         GameAbandonedEvent: {
             /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
@@ -2630,6 +3179,63 @@ export interface components {
             muted: boolean;
         };
         /** @description Options that differ from the preset; any subset of the option names. */
+        GameOptionOverrides: {
+            /** @description Default (classic): `4`. */
+            players?: number;
+            /** @description Default (classic): `1`. */
+            draw_count?: number;
+            /** @description Default (classic): `1`. */
+            canastas_to_go_out?: number;
+            /** @description Default (classic): `5000`. */
+            target_score?: number;
+            /**
+             * @description Default (classic): `naturals_exceed_wilds`.
+             *
+             *     * `naturals_exceed_wilds` - naturals_exceed_wilds
+             *     * `wilds_not_exceed_naturals` - wilds_not_exceed_naturals
+             */
+            wild_ratio?: components["schemas"]["WildRatioEnum"];
+            /** @description Default (classic): `False`. */
+            pile_new_meld_needs_two_naturals?: boolean;
+            /** @description Default (classic): `True`. */
+            pile_to_canasta?: boolean;
+            /** @description Default (classic): `False`. */
+            one_card_pile_restriction?: boolean;
+            /**
+             * @description Default (classic): `on_turn`.
+             *
+             *     * `on_turn` - on_turn
+             *     * `at_deal` - at_deal
+             */
+            red_three_reveal?: components["schemas"]["RedThreeRevealEnum"];
+            /**
+             * @description Default (classic): `end_round`.
+             *
+             *     * `end_round` - end_round
+             *     * `play_on` - play_on
+             */
+            stock_exhausted?: components["schemas"]["StockExhaustedEnum"];
+            /** @description Default (classic): `True`. */
+            ask_partner_to_go_out?: boolean;
+            /** @description Default (classic): `False`. */
+            first_upcard_black_three_turns?: boolean;
+            /** @description Default (classic): `False`. */
+            red_three_discard?: boolean;
+            /** @description Default (classic): `3`. */
+            max_wilds_per_meld?: number;
+            /** @description Default (classic): `False`. */
+            wild_canasta?: boolean;
+            /** @description Default (classic): `True`. */
+            concealed_requires_canasta?: boolean;
+            /**
+             * @description Default (classic): `meld_then_end`.
+             *
+             *     * `meld_then_end` - meld_then_end
+             *     * `end_now` - end_now
+             */
+            last_red_three?: components["schemas"]["LastRedThreeEnum"];
+        };
+        /** @description Options that differ from the preset; any subset of the option names. */
         GameOptionOverridesRequest: {
             /** @description Default (classic): `4`. */
             players?: number;
@@ -2817,7 +3423,7 @@ export interface components {
          *     | `malformed_body` | 400 | Malformed body | The body is not parseable JSON. |  |
          *     | `body_too_large` | 413 | Body too large | The request body is larger than the server accepts. | `max_body_bytes` |
          *     | `bad_request` | 400 | Bad request | The request could not be understood (e.g. a disallowed Host header). |  |
-         *     | `not_authenticated` | 401 | Not authenticated | No credentials: send `Authorization: Token <token>`. |  |
+         *     | `not_authenticated` | 401 | Not authenticated | No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`. |  |
          *     | `authentication_failed` | 401 | Authentication failed | The token is wrong. |  |
          *     | `permission_denied` | 403 | Permission denied | You do not have permission to perform this action. |  |
          *     | `not_found` | 404 | Not found | No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table. |  |
@@ -2829,6 +3435,9 @@ export interface components {
          *     | `database_unavailable` | 503 | Database unavailable | The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once. | `retry_after` |
          *     | `internal_error` | 500 | Internal error | The server failed to handle the request; details are in the server log only. |  |
          *     | `player_profile_missing` | 403 | Player profile missing | This account has no player profile: sign up as a player to play. |  |
+         *     | `insufficient_scope` | 403 | Insufficient scope | This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do. | `needed` |
+         *     | `guest_key_required` | 403 | Guest key required | Only a guest key (the key given at guest sign-up) can open a device session this way. |  |
+         *     | `identity_provider_unavailable` | 503 | Identity provider unavailable | Sign-in for third-party apps is off on this server (it has no signing key). |  |
          *     | `stale_version` | 409 | Stale version | The game has moved on since this action was made; reload and try again. | `current_version` |
          *     | `game_not_active` | 409 | Game not active | The game is not being played (it has not started or was abandoned). |  |
          *     | `game_already_started` | 409 | Game already started | The game has already started; seats and settings can no longer change. |  |
@@ -2855,10 +3464,32 @@ export interface components {
          *     | `chat_rate_limited` | 429 | Chat rate limited | Too many chat messages: wait a moment. | `retry_after` |
          *     | `game_not_finished` | 409 | Game not finished | A rematch can be asked for only once the game is over. |  |
          *     | `player_blocked` | 403 | Player blocked | A player at this table has blocked you: you cannot join it. |  |
+         *     | `challenge_self` | 400 | Challenge to yourself | You cannot challenge yourself. |  |
+         *     | `challenge_blocked` | 403 | Challenge blocked | One of you has blocked the other: no challenge can pass between you. |  |
+         *     | `challenge_not_yours` | 403 | Not your challenge to answer | Only the invited player may accept or decline a challenge; only the challenger may cancel it. |  |
+         *     | `challenge_not_found` | 404 | Challenge not found | There is no such challenge sent by you or to you. |  |
+         *     | `challenge_closed` | 409 | Challenge closed | The challenge was already accepted, declined or cancelled. |  |
+         *     | `challenge_expired` | 409 | Challenge expired | The challenge expired before it was accepted; the challenger may send a new one. |  |
+         *     | `challenge_exists` | 409 | Challenge already open | You already have an open challenge to this player: wait for the answer or cancel it first. |  |
+         *     | `challenges_limit` | 409 | Too many open challenges | Too many open challenges: the challenger has as many out, or the invitee as many waiting, as allowed. |  |
          *     | `spectator_delay_invalid` | 400 | Spectator delay invalid | The spectator delay is 0 to 40 moves. |  |
          *     | `player_not_found` | 404 | Player not found | There is no such player. |  |
+         *     | `session_not_found` | 404 | Session not found | You have no such session. |  |
+         *     | `token_not_found` | 404 | Token not found | You have no such token. |  |
          *     | `upgrade_required` | 426 | Upgrade required | A WebSocket endpoint: open it with a WebSocket client (Upgrade: websocket). |  |
          *     | `relation_self` | 400 | Relation to yourself | You cannot block or favour yourself. |  |
+         *     | `account_deletion_unconfirmed` | 400 | Account deletion not confirmed | Deleting an account cannot be undone: send {"confirm": "delete"} to confirm it. |  |
+         *     | `account_password_invalid` | 403 | Password required | This account has a password: send it as `password` to delete the account. |  |
+         *     | `friend_self` | 400 | Friend request to yourself | You cannot send a friend request to yourself. |  |
+         *     | `friend_request_blocked` | 403 | Friend request blocked | One of you has blocked the other: no friend request can pass between you. |  |
+         *     | `friend_request_not_found` | 404 | Friend request not found | There is no such pending friend request addressed to you (or sent by you). |  |
+         *     | `friend_not_found` | 404 | Friend not found | This player is not your friend. |  |
+         *     | `friend_request_exists` | 409 | Friend request already sent | You have already sent this player a friend request; wait for their answer. |  |
+         *     | `already_friends` | 409 | Already friends | You are already friends with this player. |  |
+         *     | `friend_requests_limit` | 409 | Too many friend requests | You have as many unanswered friend requests out as allowed; cancel one or wait for answers first. |  |
+         *     | `friends_limit` | 409 | Too many friends | One of you has as many friends as a player may have. |  |
+         *     | `scope_invalid` | 400 | Invalid scope | Give a token one or more of the scopes listed in the API documentation (account:write is never given to a token). | `unknown` |
+         *     | `tokens_limit` | 409 | Too many tokens | You have as many personal access tokens as an account may have: revoke one first. |  |
          *     | `rules_version_unsupported` | 422 | Rules version unsupported | The game was played under rules this engine no longer plays; it is not replayed or continued under changed rules. | `rules_version`, `supported_rules_versions` |
          *     | `replay_step_out_of_range` | 400 | Replay step out of range | There is no event with that number in the game's log. | `current_version` |
          *     | `review_no_finished_round` | 409 | No finished round to review | A review covers finished rounds only: this game has not finished a round yet. |  |
@@ -2957,6 +3588,10 @@ export interface components {
             game_id?: number | null;
             /** @description The rules version the game is pinned to. Only for code `rules_version_unsupported`. */
             rules_version?: string;
+            /** @description The scopes that would let the request in (any one of them). Only for code `insufficient_scope`. */
+            needed?: string[];
+            /** @description The names given that are not scopes a token may have. Only for code `scope_invalid`. */
+            unknown?: string[];
             /** @description The rules versions this engine plays. Only for code `rules_version_unsupported`. */
             supported_rules_versions?: string[];
         };
@@ -3580,7 +4215,7 @@ export interface components {
             server_time: string;
         };
         /** @enum {string} */
-        NotificationKindEnum: "your_turn" | "game_started" | "go_out_asked" | "chat" | "reminder" | "game_over";
+        NotificationKindEnum: "your_turn" | "game_started" | "go_out_asked" | "chat" | "reminder" | "game_over" | "challenge";
         NotificationPreferences: {
             /**
              * Format: double
@@ -4195,7 +4830,7 @@ export interface components {
          *     | `malformed_body` | 400 | Malformed body | The body is not parseable JSON. |  |
          *     | `body_too_large` | 413 | Body too large | The request body is larger than the server accepts. | `max_body_bytes` |
          *     | `bad_request` | 400 | Bad request | The request could not be understood (e.g. a disallowed Host header). |  |
-         *     | `not_authenticated` | 401 | Not authenticated | No credentials: send `Authorization: Token <token>`. |  |
+         *     | `not_authenticated` | 401 | Not authenticated | No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`. |  |
          *     | `authentication_failed` | 401 | Authentication failed | The token is wrong. |  |
          *     | `permission_denied` | 403 | Permission denied | You do not have permission to perform this action. |  |
          *     | `not_found` | 404 | Not found | No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table. |  |
@@ -5087,6 +5722,16 @@ export interface components {
         };
         /** @enum {string} */
         SeatReturnedTypeEnum: "seat_returned";
+        SessionKeys: {
+            /** @description `device-<n>`. */
+            session_id: string;
+            /** @description Send as `Authorization: Bearer <access_token>`; lasts `expires_in` seconds. */
+            access_token: string;
+            /** @description Trade it for a new pair at `POST /_allauth/app/v1/tokens/refresh` (once: a refresh token presented twice ends the session). */
+            refresh_token: string;
+            /** @description Seconds the access token lasts. */
+            expires_in: number;
+        };
         /**
          * @description * `ok` - ok
          *     * `inaccuracy` - inaccuracy
@@ -5095,6 +5740,51 @@ export interface components {
          * @enum {string}
          */
         SeverityEnum: "ok" | "inaccuracy" | "mistake" | "blunder";
+        SignIn: {
+            /** @description `device-<n>`, `guest-<n>` or `browser-<n>`. */
+            id: string;
+            /**
+             * @description `device`: an app or program signed in (access and refresh keys); `guest`: a guest key; `browser`: the web client.
+             *
+             *     * `device` - device
+             *     * `guest` - guest
+             *     * `browser` - browser
+             */
+            kind: components["schemas"]["SignInKindEnum"];
+            /** @description The name the app gave (`X-Device-Name`), if any. */
+            device: string;
+            /** @description The client's User-Agent at sign-in. */
+            user_agent: string;
+            /** @description Where it signed in from. */
+            ip: string | null;
+            /**
+             * Format: date-time
+             * @description When it signed in.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Last request (to within five minutes).
+             */
+            last_seen_at: string | null;
+            /** @description The sign-in this request was made with. */
+            current: boolean;
+        };
+        /**
+         * @description * `device` - device
+         *     * `guest` - guest
+         *     * `browser` - browser
+         * @enum {string}
+         */
+        SignInKindEnum: "device" | "guest" | "browser";
+        Someone: {
+            /** @description The player's id. */
+            id: number;
+            /** @description The name other players see. */
+            display_name: string;
+            /** @description A bot account. */
+            is_bot: boolean;
+        };
         /**
          * @description * `player` - Player
          *     * `bot` - Bot
@@ -5755,6 +6445,66 @@ export interface components {
         };
         /** @enum {string} */
         TimerTurnedOffTypeEnum: "timer_turned_off";
+        Token: {
+            /** @description The token's id (to revoke it). */
+            id: number;
+            /** @description What the token is for. */
+            name: string;
+            /** @description The token's first characters. */
+            prefix: string;
+            /** @description What the token may do. */
+            scopes: string[];
+            /**
+             * Format: date-time
+             * @description When it was made.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it stops working (null: when revoked).
+             */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description Its last request (to within five minutes).
+             */
+            last_used_at: string | null;
+        };
+        TokenCreateRequest: {
+            /** @description What the token is for. */
+            name: string;
+            /** @description Any of: `bot:play`, `challenge:write`, `notifications:write`, `play`, `profile:read`, `profile:write`, `tournament:write`. */
+            scopes: string[];
+            /** @description Lifetime in days (1-366); left out: until revoked. */
+            days?: number | null;
+        };
+        TokenCreated: {
+            /** @description The token's id (to revoke it). */
+            id: number;
+            /** @description What the token is for. */
+            name: string;
+            /** @description The token's first characters. */
+            prefix: string;
+            /** @description What the token may do. */
+            scopes: string[];
+            /**
+             * Format: date-time
+             * @description When it was made.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it stops working (null: when revoked).
+             */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description Its last request (to within five minutes).
+             */
+            last_used_at: string | null;
+            /** @description The token, shown this once: store it now. */
+            token: string;
+        };
         /** @description A turn ran out of time; the moves the timer played for it follow. */
         TurnTimedOutEvent: {
             /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
@@ -5887,6 +6637,8 @@ export interface components {
             reminder: boolean;
             /** @description A game you played is over. (default: on) */
             game_over: boolean;
+            /** @description A player challenges you to a game (accept or decline it). (default: on) */
+            challenge: boolean;
         };
         /** @description Which kinds of notification go out by web_push. */
         WebPushSwitchesUpdateRequest: {
@@ -5902,6 +6654,8 @@ export interface components {
             reminder?: boolean;
             /** @description A game you played is over. (default: on) */
             game_over?: boolean;
+            /** @description A player challenges you to a game (accept or decline it). (default: on) */
+            challenge?: boolean;
         };
         /** @description A webhook endpoint of yours (its secret is shown only when it is created). */
         Webhook: {
@@ -5974,7 +6728,47 @@ export interface components {
             limit: number;
         };
         /** @description The JSON body of a notification, by `kind`: what a webhook receives (and what Web Push and e-mail carry). Never a card. */
-        WebhookPayload: components["schemas"]["WebhookPayloadYourTurn"] | components["schemas"]["WebhookPayloadGameStarted"] | components["schemas"]["WebhookPayloadGoOutAsked"] | components["schemas"]["WebhookPayloadChat"] | components["schemas"]["WebhookPayloadReminder"] | components["schemas"]["WebhookPayloadGameOver"];
+        WebhookPayload: components["schemas"]["WebhookPayloadYourTurn"] | components["schemas"]["WebhookPayloadGameStarted"] | components["schemas"]["WebhookPayloadGoOutAsked"] | components["schemas"]["WebhookPayloadChat"] | components["schemas"]["WebhookPayloadReminder"] | components["schemas"]["WebhookPayloadGameOver"] | components["schemas"]["WebhookPayloadChallenge"];
+        /** @description What a webhook receives for `challenge`: A player challenges you to a game (accept or decline it). */
+        WebhookPayloadChallenge: {
+            /**
+             * @description `challenge` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "challenge";
+            /** @description The delivery's idempotency key (also in the `Canasta-Delivery` header): the same in every attempt of this delivery. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            created_at: string;
+            /** @description The player notified (you). */
+            player_id: number;
+            /** @description The game it is about. */
+            game_id: number | null;
+            /** @description The game's version (move count) the event came at. */
+            game_version: number | null;
+            /** @description A short title (e.g. `Your turn`). */
+            title: string;
+            /** @description One sentence for a person to read. */
+            text: string;
+            /** @description Where the web client shows the game. */
+            url: string;
+            /** @description The challenge (`GET /challenges/{challenge_id}/`). */
+            challenge_id: number;
+            /** @description Who challenges you. */
+            challenger_id: number;
+            /** @description The table's preset. */
+            preset: string;
+            /** @description A rated table. */
+            rated: boolean;
+            /**
+             * Format: date-time
+             * @description Accept it before then.
+             */
+            expires_at: string;
+        };
         /** @description What a webhook receives for `chat`: A player at your table said something. */
         WebhookPayloadChat: {
             /**
@@ -6165,6 +6959,8 @@ export interface components {
             reminder: boolean;
             /** @description A game you played is over. (default: on) */
             game_over: boolean;
+            /** @description A player challenges you to a game (accept or decline it). (default: on) */
+            challenge: boolean;
         };
         /** @description Which kinds of notification go out by webhook. */
         WebhookSwitchesUpdateRequest: {
@@ -6180,6 +6976,8 @@ export interface components {
             reminder?: boolean;
             /** @description A game you played is over. (default: on) */
             game_over?: boolean;
+            /** @description A player challenges you to a game (accept or decline it). (default: on) */
+            challenge?: boolean;
         };
         /**
          * @description * `naturals_exceed_wilds` - naturals_exceed_wilds
@@ -6218,6 +7016,1294 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    account_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["AccountDeleteRequest"];
+            };
+        };
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             *     - `account_deletion_unconfirmed`: Deleting an account cannot be undone: send {"confirm": "delete"} to confirm it.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             *     - `account_password_invalid`: This account has a password: send it as `password` to delete the account.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    account_export: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    account_sessions_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignIn"][];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    account_sessions_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DeviceSessionCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionKeys"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             *     - `guest_key_required`: Only a guest key (the key given at guest sign-up) can open a device session this way.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of
+             *
+             *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    account_sessions_end: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A sign-in's `id` from the list. */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `session_not_found`: You have no such session.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    account_sign_out_everywhere: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    account_tokens_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Token"][];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    account_tokens_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenCreated"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             *     - `scope_invalid` (with `unknown`): Give a token one or more of the scopes listed in the API documentation (account:write is never given to a token).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `tokens_limit`: You have as many personal access tokens as an account may have: revoke one first.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of
+             *
+             *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    account_tokens_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token's id. */
+                token_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `token_not_found`: You have no such token.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    challenges_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Challenges"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    challenges_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChallengeCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Challenge"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             *     - `invalid_option` (with `option`): An option is unknown or its value is out of range.
+             *     - `invalid_seat`: There is no seat with that number at this table.
+             *     - `challenge_self`: You cannot challenge yourself.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             *     - `challenge_blocked`: One of you has blocked the other: no challenge can pass between you.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `player_not_found`: There is no such player.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `challenge_exists`: You already have an open challenge to this player: wait for the answer or cancel it first.
+             *     - `challenges_limit`: Too many open challenges: the challenger has as many out, or the invitee as many waiting, as allowed.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of
+             *
+             *     - `rated_custom_options`: A rated table plays a standard preset as it is, without custom options.
+             *     - `rated_humans_only`: A rated table seats people only: no bot seats, and it cannot be started with bots.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of
+             *
+             *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    challenges_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Challenge id */
+                challenge_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Challenge"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `challenge_not_found`: There is no such challenge sent by you or to you.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    challenges_accept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Challenge id */
+                challenge_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Challenge"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             *     - `challenge_not_yours`: Only the invited player may accept or decline a challenge; only the challenger may cancel it.
+             *     - `challenge_blocked`: One of you has blocked the other: no challenge can pass between you.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `challenge_not_found`: There is no such challenge sent by you or to you.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `challenge_closed`: The challenge was already accepted, declined or cancelled.
+             *     - `challenge_expired`: The challenge expired before it was accepted; the challenger may send a new one.
+             *     - `queued_for_match`: You are waiting in a quick-play queue; leave it before you sit at a table.
+             *     - `bot_tables_limit`: You already have as many unfinished tables with only bots as opponents as allowed; finish or concede one first.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    challenges_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Challenge id */
+                challenge_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Challenge"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             *     - `challenge_not_yours`: Only the invited player may accept or decline a challenge; only the challenger may cancel it.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `challenge_not_found`: There is no such challenge sent by you or to you.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `challenge_closed`: The challenge was already accepted, declined or cancelled.
+             *     - `challenge_expired`: The challenge expired before it was accepted; the challenger may send a new one.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    challenges_decline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Challenge id */
+                challenge_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Challenge"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             *     - `challenge_not_yours`: Only the invited player may accept or decline a challenge; only the challenger may cancel it.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `challenge_not_found`: There is no such challenge sent by you or to you.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `challenge_closed`: The challenge was already accepted, declined or cancelled.
+             *     - `challenge_expired`: The challenge expired before it was accepted; the challenger may send a new one.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     chat_phrases: {
         parameters: {
             query?: never;
@@ -6238,10 +8324,597 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    friends_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Friends"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    friends_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The friend's player id */
+                player_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `friend_not_found`: This player is not your friend.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    friends_requests_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FriendRequests"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    friends_requests_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FriendRequestCreateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FriendRequest"];
+                };
+            };
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FriendRequest"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             *     - `friend_self`: You cannot send a friend request to yourself.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             *     - `friend_request_blocked`: One of you has blocked the other: no friend request can pass between you.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `player_not_found`: There is no such player.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `friend_request_exists`: You have already sent this player a friend request; wait for their answer.
+             *     - `already_friends`: You are already friends with this player.
+             *     - `friend_requests_limit`: You have as many unanswered friend requests out as allowed; cancel one or wait for answers first.
+             *     - `friends_limit`: One of you has as many friends as a player may have.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    friends_requests_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Friend request id */
+                request_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FriendRequest"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `friend_request_not_found`: There is no such pending friend request addressed to you (or sent by you).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    friends_requests_accept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Friend request id */
+                request_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FriendRequest"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             *     - `friend_request_blocked`: One of you has blocked the other: no friend request can pass between you.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `friend_request_not_found`: There is no such pending friend request addressed to you (or sent by you).
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `friends_limit`: One of you has as many friends as a player may have.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    friends_requests_decline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Friend request id */
+                request_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FriendRequest"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `friend_request_not_found`: There is no such pending friend request addressed to you (or sent by you).
+             */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6308,10 +8981,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6390,10 +9076,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6499,10 +9198,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6586,7 +9298,7 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
@@ -6600,6 +9312,7 @@ export interface operations {
             /**
              * @description Forbidden: `code` is one of
              *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
              *     - `not_your_turn`: It is not this seat's turn to act.
              *     - `not_seated`: You do not occupy a seat at this table.
              */
@@ -6769,7 +9482,7 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
@@ -6783,6 +9496,7 @@ export interface operations {
             /**
              * @description Forbidden: `code` is one of
              *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
              *     - `not_seated`: You do not occupy a seat at this table.
              *     - `table_talk_off`: This is a 'no table talk' game: quick chat is off.
              */
@@ -6895,10 +9609,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6972,7 +9699,7 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
@@ -6986,6 +9713,7 @@ export interface operations {
             /**
              * @description Forbidden: `code` is one of
              *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
              *     - `not_seated`: You do not occupy a seat at this table.
              */
             403: {
@@ -7095,10 +9823,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7174,10 +9915,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7264,10 +10018,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7370,7 +10137,7 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
@@ -7384,6 +10151,7 @@ export interface operations {
             /**
              * @description Forbidden: `code` is one of
              *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
              *     - `hints_off`: This table plays without hints (its creator may turn them on in the lobby).
              *     - `not_seated`: You do not occupy a seat at this table.
              *     - `not_your_turn`: It is not this seat's turn to act.
@@ -7497,7 +10265,7 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
@@ -7511,6 +10279,7 @@ export interface operations {
             /**
              * @description Forbidden: `code` is one of
              *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
              *     - `player_blocked`: A player at this table has blocked you: you cannot join it.
              */
             403: {
@@ -7617,7 +10386,7 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
@@ -7631,6 +10400,7 @@ export interface operations {
             /**
              * @description Forbidden: `code` is one of
              *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
              *     - `not_seated`: You do not occupy a seat at this table.
              */
             403: {
@@ -7707,10 +10477,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7771,10 +10554,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7835,7 +10631,7 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
@@ -7849,6 +10645,7 @@ export interface operations {
             /**
              * @description Forbidden: `code` is one of
              *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
              *     - `not_seated`: You do not occupy a seat at this table.
              */
             403: {
@@ -7942,7 +10739,7 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
@@ -7956,6 +10753,7 @@ export interface operations {
             /**
              * @description Forbidden: `code` is one of
              *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
              *     - `not_seated`: You do not occupy a seat at this table.
              */
             403: {
@@ -8048,10 +10846,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8112,10 +10923,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8176,10 +11000,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8240,7 +11077,7 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
@@ -8254,6 +11091,7 @@ export interface operations {
             /**
              * @description Forbidden: `code` is one of
              *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
              *     - `not_seated`: You do not occupy a seat at this table.
              */
             403: {
@@ -8363,10 +11201,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8453,10 +11304,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8517,7 +11381,7 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
@@ -8531,6 +11395,7 @@ export interface operations {
             /**
              * @description Forbidden: `code` is one of
              *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
              *     - `not_seated`: You do not occupy a seat at this table.
              */
             403: {
@@ -8640,7 +11505,7 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
@@ -8654,6 +11519,7 @@ export interface operations {
             /**
              * @description Forbidden: `code` is one of
              *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
              *     - `not_seated`: You do not occupy a seat at this table.
              *     - `review_seat_not_allowed`: While the game is running a player may review only their own seat (a review names the seat's cards); once it is finished, any seat.
              */
@@ -8746,7 +11612,7 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
@@ -8760,6 +11626,7 @@ export interface operations {
             /**
              * @description Forbidden: `code` is one of
              *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
              *     - `not_seated`: You do not occupy a seat at this table.
              *     - `review_seat_not_allowed`: While the game is running a player may review only their own seat (a review names the seat's cards); once it is finished, any seat.
              */
@@ -8866,10 +11733,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8981,10 +11861,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9063,7 +11956,7 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
@@ -9077,6 +11970,7 @@ export interface operations {
             /**
              * @description Forbidden: `code` is one of
              *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
              *     - `not_game_creator`: Only the player who created the table may do this.
              */
             403: {
@@ -9223,10 +12117,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9302,10 +12209,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9385,7 +12305,7 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
@@ -9399,6 +12319,7 @@ export interface operations {
             /**
              * @description Forbidden: `code` is one of
              *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
              *     - `not_game_creator`: Only the player who created the table may do this.
              */
             403: {
@@ -9521,10 +12442,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9603,10 +12537,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9667,7 +12614,7 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
@@ -9681,6 +12628,7 @@ export interface operations {
             /**
              * @description Forbidden: `code` is one of
              *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
              *     - `not_seated`: You do not occupy a seat at this table.
              */
             403: {
@@ -9774,7 +12722,7 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
@@ -9788,6 +12736,7 @@ export interface operations {
             /**
              * @description Forbidden: `code` is one of
              *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
              *     - `not_seated`: You do not occupy a seat at this table.
              */
             403: {
@@ -9881,7 +12830,7 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
@@ -9895,6 +12844,7 @@ export interface operations {
             /**
              * @description Forbidden: `code` is one of
              *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
              *     - `not_seated`: You do not occupy a seat at this table.
              */
             403: {
@@ -10008,10 +12958,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10280,7 +13243,7 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
@@ -10294,6 +13257,7 @@ export interface operations {
             /**
              * @description Forbidden: `code` is one of
              *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
              *     - `player_blocked`: A player at this table has blocked you: you cannot join it.
              */
             403: {
@@ -10418,10 +13382,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10498,10 +13475,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10642,10 +13632,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10726,10 +13729,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10788,10 +13804,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10852,10 +13881,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10929,10 +13971,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11006,10 +14061,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11083,10 +14151,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11144,10 +14225,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11192,10 +14286,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11258,10 +14365,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11319,10 +14439,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11394,10 +14527,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11472,10 +14618,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11533,10 +14692,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11581,10 +14753,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11648,10 +14833,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11724,10 +14922,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11812,10 +15023,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11876,10 +15100,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12001,10 +15238,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12080,7 +15330,7 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
@@ -12094,6 +15344,7 @@ export interface operations {
             /**
              * @description Forbidden: `code` is one of
              *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
              *     - `bot_account_not_allowed`: Bot accounts play casual tables only: they cannot join a quick-play queue.
              */
             403: {
@@ -12180,10 +15431,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12254,10 +15518,23 @@ export interface operations {
             /**
              * @description Unauthorized: `code` is one of
              *
-             *     - `not_authenticated`: No credentials: send `Authorization: Token <token>`.
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
              *     - `authentication_failed`: The token is wrong.
              */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

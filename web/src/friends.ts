@@ -2,7 +2,7 @@
 // requests (send by player id, accept, decline, cancel), your friends (remove, challenge),
 // challenges (send one to a friend with a preset, rated or not, how long it stays open;
 // incoming: accept, which opens the table, or decline; outgoing: cancel).
-import type { Challenge, Friend, FriendRequests } from "./account-types";
+import type { Challenge, ChallengeCreate, Friend, FriendRequests } from "./account-types";
 import { CHALLENGE_EXPIRY, challengeText, friendRequestText, presetText } from "./accountWords";
 import { announce } from "./announce";
 import { ApiError, api, myPlayerId } from "./api";
@@ -246,7 +246,7 @@ export class FriendsScreen {
             onsubmit: async (e: Event) => {
               e.preventDefault();
               try {
-                const made = await busy(send, () => api.challengeSend({ player_id: Number(friend.value), preset: preset.value, rated: rated.checked, expires_in: Number(expiry.value) }));
+                const made = await busy(send, () => api.challengeSend({ player_id: Number(friend.value), preset: preset.value as ChallengeCreate["preset"], fill_with_bots: false, bot_level: "easy", rated: rated.checked, expires_in: Number(expiry.value) }));
                 announce(`Challenge sent to ${made.invitee.display_name}.`);
                 await this.load("challenge-send");
               } catch (err) {

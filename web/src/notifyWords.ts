@@ -17,6 +17,7 @@ export const KINDS: { id: NotificationKind; name: string }[] = [
   { id: "game_started", name: "A game started" },
   { id: "chat", name: "Table chat" },
   { id: "game_over", name: "Game over" },
+  { id: "challenge", name: "A challenge to a game" },
 ];
 
 /** The reminder's choices: when this share of a correspondence turn has passed. */

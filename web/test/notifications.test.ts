@@ -7,7 +7,7 @@ import { OPEN_MESSAGE as PAGE_OPEN_MESSAGE } from "../src/webpush";
 const ORIGIN = "https://canasta.example";
 
 function prefs(): NotificationPreferences {
-  const on = { your_turn: true, game_started: true, go_out_asked: true, chat: true, reminder: true, game_over: true };
+  const on = { your_turn: true, game_started: true, go_out_asked: true, chat: true, reminder: true, game_over: true, challenge: true };
   return { reminder_fraction: 0.75, email: "", preferences: { webhook: { ...on }, web_push: { ...on }, email: { ...on, chat: false } } };
 }
 

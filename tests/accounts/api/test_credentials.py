@@ -21,7 +21,7 @@ PASSWORD = "tilted-canasta-at-dawn-41"
 def call(
     client: Client, method: str, path: str, body: Any = None, key: str = "", scheme: str = "Bearer"
 ) -> Any:
-    extra = {"HTTP_AUTHORIZATION": f"{scheme} {key}"} if key else {}
+    extra: dict[str, Any] = {"HTTP_AUTHORIZATION": f"{scheme} {key}"} if key else {}
     return getattr(client, method)(path, body, content_type="application/json", **extra)
 
 
@@ -44,7 +44,7 @@ def upgrade(client: Client, access: str, email: str) -> None:
         call(client, "post", "/_allauth/app/v1/account/email", {"email": email}, access).status_code
         == 200
     )
-    code = re.search(r"^([A-Z0-9]{4}-[A-Z0-9]{4})$", mail.outbox[-1].body, re.MULTILINE)
+    code = re.search(r"^([A-Z0-9]{4}-[A-Z0-9]{4})$", str(mail.outbox[-1].body), re.MULTILINE)
     assert code
     assert (
         call(

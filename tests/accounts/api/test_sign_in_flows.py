@@ -18,13 +18,13 @@ A = "/_allauth/app/v1"
 PASSWORD = "tilted-canasta-at-dawn-41"
 
 
-def post(client: Client, path: str, body: dict[str, Any], **headers: str) -> Any:
+def post(client: Client, path: str, body: dict[str, Any], **headers: Any) -> Any:
     return client.post(A + path, body, content_type="application/json", **headers)
 
 
 def last_code() -> str:
     found = re.search(
-        r"^([A-Z0-9]{4}-[A-Z0-9]{4}|[0-9]{6}|[A-Z0-9]{6,8})$", mail.outbox[-1].body, re.M
+        r"^([A-Z0-9]{4}-[A-Z0-9]{4}|[0-9]{6}|[A-Z0-9]{6,8})$", str(mail.outbox[-1].body), re.M
     )
     assert found, mail.outbox[-1].body
     return found.group(1)
@@ -88,7 +88,7 @@ def test_totp_is_asked_at_sign_in_once_active_and_a_recovery_code_works_once(
     from allauth.mfa.totp.internal.auth import hotp_value, yield_hotp_counters_from_time
 
     meta = sign_up(client, "ada@example.org")
-    bearer = {"HTTP_AUTHORIZATION": f"Bearer {meta['access_token']}"}
+    bearer: dict[str, Any] = {"HTTP_AUTHORIZATION": f"Bearer {meta['access_token']}"}
     assert post(client, "/auth/reauthenticate", {"password": PASSWORD}, **bearer).status_code == 200
     secret = client.get(A + "/account/authenticators/totp", **bearer).json()["meta"]["secret"]
     code = f"{hotp_value(secret, next(yield_hotp_counters_from_time()))}"

@@ -9,9 +9,8 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from accounts.services.credentials import guest_key_issue
-
 from accounts.models import Player
+from accounts.services.credentials import guest_key_issue
 from accounts.services.players import player_create
 from games import errors
 from games.engine import GameState, action_to_dict, legal_actions
