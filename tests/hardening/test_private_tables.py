@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from django.db.models import Max
-from django.urls import URLPattern
+from django.urls import URLPattern, URLResolver
 from rest_framework.test import APIClient
 
 from accounts.api import urls as accounts_urls
@@ -47,13 +47,26 @@ NOT_404 = {"game-socket": (426, "upgrade_required")}
 def game_routes() -> list[tuple[str, str, str]]:
     """(name, route, method) of every game route of the API."""
     found = []
-    patterns = [
-        pattern
-        for urls in (accounts_urls, games_urls, competition_urls, notifications_urls, bots_urls)
-        for pattern in urls.urlpatterns
-    ]
+
+    def flat(patterns: list[Any]) -> list[URLPattern]:
+        """The routes, those of included modules too."""
+        found: list[URLPattern] = []
+        for pattern in patterns:
+            if isinstance(pattern, URLResolver):
+                found += flat(pattern.url_patterns)
+            else:
+                assert isinstance(pattern, URLPattern)
+                found.append(pattern)
+        return found
+
+    patterns = flat(
+        [
+            pattern
+            for urls in (accounts_urls, games_urls, competition_urls, notifications_urls, bots_urls)
+            for pattern in urls.urlpatterns
+        ]
+    )
     for pattern in patterns:
-        assert isinstance(pattern, URLPattern)
         route = str(pattern.pattern)
         if "<id:game_id>" not in route:
             continue

@@ -38,6 +38,7 @@ from tests.hardening.helpers import started_game
 pytestmark = pytest.mark.django_db
 
 SERVICE_BUDGET = 3  # a move that changes no meld and ends no round
+KEY_LOOKUP = "SELECT accounts_credential"
 HTTP_EXTRA = 1  # the key's lookup (accounts.services.credentials.credential_authenticate)
 MELD_EXTRA = 1  # a move that adds or extends one meld (no round end)
 TURN_PASSED_EXTRA = 1  # the turn passes to a person: the outbox reads their endpoints
@@ -108,7 +109,7 @@ def test_a_plain_move_costs_three_queries_in_the_service(
     print(f"plain move statements: {[kind(s) for s in plain[0][3]]}")
 
 
-def test_a_move_through_http_costs_three_queries(
+def test_a_move_through_http_costs_the_keys_lookup_and_three_queries(
     make_player: Callable[..., PlayerClient],
 ) -> None:
     game_id, players = started_game(make_player)
@@ -134,10 +135,10 @@ def test_a_move_through_http_costs_three_queries(
             sql = statements(ctx)
             passed = after.to_act != state.to_act
             per_move.append((action["type"], len(sql) - (TURN_PASSED_EXTRA if passed else 0)))
-            expected = PLAIN_MOVE + ([OUTBOX_READ] if passed else [])
+            expected = [KEY_LOOKUP, *PLAIN_MOVE] + ([OUTBOX_READ] if passed else [])
             assert [kind(s) for s in sql] == expected, (action["type"], sql)
             # the game row is locked (PostgreSQL; SQLite has no row locks, nor does the ORM)
-            assert sql[0].endswith('FOR UPDATE OF "games_game"') == (connection.vendor != "sqlite")
+            assert sql[1].endswith('FOR UPDATE OF "games_game"') == (connection.vendor != "sqlite")
             first = first or [kind(s) for s in sql]
     assert per_move
     assert {"draw", "discard"} <= {t for t, _ in per_move}
@@ -156,4 +157,4 @@ def test_a_request_pays_one_query_to_look_its_key_up(
     with CaptureQueriesContext(connection) as ctx:
         response = actor.act(game_id, {"type": "draw"}, mine["version"])
     assert response.status_code == 201, response.content
-    assert [kind(s) for s in statements(ctx)] == ["SELECT accounts_credential", *PLAIN_MOVE]
+    assert [kind(s) for s in statements(ctx)] == [KEY_LOOKUP, *PLAIN_MOVE]
