@@ -20,6 +20,18 @@ class AccountsConfig(AppConfig):
         post_save.connect(user_saved, sender=settings.AUTH_USER_MODEL, dispatch_uid="player")
 
         from allauth.account.signals import password_changed, password_reset, password_set
+        from django.db.models.signals import post_delete
+
+        from accounts.models import Credential, Player
+        from accounts.services.credentials import key_deleted, player_changed, user_changed
+
+        # What each process remembers of a key is dropped when it is revoked (key_cache).
+        post_delete.connect(key_deleted, sender=Credential, dispatch_uid="key-deleted")
+        post_save.connect(user_changed, sender=settings.AUTH_USER_MODEL, dispatch_uid="key-user")
+        post_delete.connect(
+            user_changed, sender=settings.AUTH_USER_MODEL, dispatch_uid="key-user-gone"
+        )
+        post_save.connect(player_changed, sender=Player, dispatch_uid="key-player")
 
         from accounts.services.identity import password_changed_elsewhere
 

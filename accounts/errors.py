@@ -251,3 +251,14 @@ class IdentityProviderUnavailable(
     after="guest_key_required",
 ):
     pass
+
+
+class ConnectedAppNotFound(
+    ServiceError,
+    code="connected_app_not_found",
+    status=404,
+    title="Connected app not found",
+    message="No app of that id holds access to your account.",
+    after="token_not_found",
+):
+    pass

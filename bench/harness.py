@@ -141,7 +141,7 @@ def _vapid_private_key() -> str:
     return base64.urlsafe_b64encode(number.to_bytes(32, "big")).rstrip(b"=").decode()
 
 
-def _redis_free_db() -> int:
+def redis_free_db() -> int:
     import redis
 
     for index in range(15, 0, -1):
@@ -313,7 +313,7 @@ class Stack:
 
     def start(self) -> None:
         self._nginx_dirs: list[Path] = []
-        self.redis_db = _redis_free_db()
+        self.redis_db = redis_free_db()
         _psql(f'CREATE DATABASE "{self.name}"')
         redis_url = f"{REDIS_BASE}/{self.redis_db}"
         self.env = {

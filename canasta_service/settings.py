@@ -243,6 +243,9 @@ MFA_PASSKEY_SIGNUP_ENABLED = True
 MFA_TOTP_ISSUER = "Canasta"
 # WebAuthn over plain http (a development server on localhost); never in production.
 MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = env_bool("WEBAUTHN_ALLOW_INSECURE_ORIGIN", default=DEBUG)
+# How long a process remembers whom a key stands for (accounts/services/key_cache.py): only with
+# REDIS_URL, whose pub/sub tells every process of a revocation at once; 0: look every key up.
+AUTH_KEY_CACHE_SECONDS = env_int("AUTH_KEY_CACHE_SECONDS", default=60, minimum=0, maximum=3600)
 USERSESSIONS_TRACK_ACTIVITY = False  # accounts.middleware records it, more cheaply
 SESSION_COOKIE_AGE = 30 * 24 * 3600
 

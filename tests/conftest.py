@@ -277,6 +277,16 @@ def celery_worker_process(django_db_setup: None) -> Iterator[WorkerProcess]:
 
 
 @pytest.fixture(autouse=True)
+def _fresh_key_cache() -> Iterator[None]:
+    """Each test starts with no key remembered (accounts/services/key_cache.py)."""
+    from accounts.services import key_cache
+
+    key_cache.forget_all()
+    yield
+    key_cache.forget_all()
+
+
+@pytest.fixture(autouse=True)
 def _fresh_cache() -> Iterator[None]:
     """Each test starts with an empty cache (presence lives there; ids are reused between
     tests)."""

@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from accounts import errors, scopes
 from accounts.models import Credential, CredentialKind
-from accounts.services import credentials, sessions
+from accounts.services import apps, credentials, sessions
 from accounts.services.credentials import DEVICE_HEADER
 from core.problems import AUTH, BODY, problem_responses
 from core.proxies import client_address
@@ -276,4 +276,50 @@ class TokenDetailApi(AccountApi):
     )
     def delete(self, request: Request, token_id: int) -> Response:
         credentials.personal_token_revoke(request.user, token_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ConnectedAppSerializer(Base):
+    client_id = serializers.CharField(help_text="The app's client id.")
+    name = serializers.CharField(help_text="The app's name, as it was registered.")
+    scopes = serializers.ListField(
+        child=serializers.CharField(), help_text="What its tokens may do."
+    )
+    first_authorized_at = serializers.DateTimeField(help_text="Its oldest live token's issue.")
+    last_authorized_at = serializers.DateTimeField(help_text="Its newest token's issue.")
+
+
+class ConnectedAppsApi(AccountApi):
+    @extend_schema(
+        operation_id="account_apps_list",
+        tags=["account"],
+        summary="List the apps connected to my account",
+        description="Every third-party app (a client of the OpenID Connect provider) that holds "
+        "a live token of yours, with the scopes it holds.",
+        responses={200: ConnectedAppSerializer(many=True), **problem_responses(AUTH)},
+    )
+    def get(self, request: Request) -> Response:
+        rows = apps.connected_apps_list(request.user)
+        return Response(ConnectedAppSerializer([r.__dict__ for r in rows], many=True).data)
+
+
+class ConnectedAppDetailApi(AccountApi):
+    @extend_schema(
+        operation_id="account_apps_revoke",
+        tags=["account"],
+        summary="Disconnect an app",
+        description="Revokes every token the app holds for you: it answers 401 from the next "
+        "request, and must ask you again.",
+        parameters=[
+            OpenApiParameter(
+                "client_id",
+                {"type": "string", "minLength": 1, "maxLength": 100},
+                OpenApiParameter.PATH,
+                description="The app's `client_id` from the list.",
+            )
+        ],
+        responses={204: None, **problem_responses(AUTH, "connected_app_not_found")},
+    )
+    def delete(self, request: Request, client_id: str) -> Response:
+        apps.connected_app_revoke(request.user, client_id)
         return Response(status=status.HTTP_204_NO_CONTENT)

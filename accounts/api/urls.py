@@ -20,6 +20,12 @@ urlpatterns = [
         name="account-sign-out-everywhere",
     ),
     path("account/tokens/", credentials.TokensApi.as_view(), name="account-tokens"),
+    path("account/apps/", credentials.ConnectedAppsApi.as_view(), name="account-apps"),
+    path(
+        "account/apps/<str:client_id>/",
+        credentials.ConnectedAppDetailApi.as_view(),
+        name="account-app",
+    ),
     path(
         "account/tokens/<id:token_id>/", credentials.TokenDetailApi.as_view(), name="account-token"
     ),

@@ -12,6 +12,7 @@ the whole session, as the OAuth 2.0 Security BCP asks (refresh token reuse detec
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import secrets
 from collections.abc import Iterable
@@ -26,6 +27,8 @@ from django.utils import timezone
 
 from accounts import errors, scopes
 from accounts.models import Credential, CredentialKind, DeviceSession
+from accounts.services import key_cache
+from accounts.services.key_lookup import key_instances, key_row
 
 ACCESS_KEY_SECONDS = 15 * 60
 REFRESH_KEY_SECONDS = 60 * 24 * 3600
@@ -112,26 +115,34 @@ class KeyHolder:
 
 
 def credential_authenticate(key: str) -> KeyHolder | None:
-    """Who ``key`` stands for, in one query (the user and their player joined), or ``None``:
+    """Who ``key`` stands for, in one statement (the user and their player joined:
+    ``accounts.services.key_lookup``), or ``None``:
     no such key, a refresh key, an expired key, or an inactive user."""
     if not key or len(key) > 200:
         return None
-    credential = (
-        Credential.objects.select_related("user", "user__player")
-        .exclude(kind=CredentialKind.REFRESH)
-        .filter(digest=key_digest(key))
-        .first()
-    )
-    if credential is None or not credential.user.is_active:
-        return None
+    digest = key_digest(key)
     now = timezone.now()
-    if credential.expires_at is not None and credential.expires_at <= now:
+    remembered = key_cache.recall(digest)
+    if remembered is not None:
+        row = remembered.row
+        if row.expires_at is not None and row.expires_at <= now:
+            return None
+    else:
+        seen = key_cache.generation()
+        row = key_row(digest)
+        if row is None:
+            return None
+    if not row.is_active:
         return None
-    if (
-        credential.last_used_at is None
-        or (now - credential.last_used_at).total_seconds() > TOUCH_SECONDS
-    ):
+    credential = key_instances(row)
+    used = row.last_used_at
+    if used is None or (now - used).total_seconds() > TOUCH_SECONDS:
         _touch(credential, now)
+        row = dataclasses.replace(row, last_used_at=now)
+        if remembered is not None:
+            remembered.row = row
+    if remembered is None:
+        key_cache.remember(digest, row, seen)
     return KeyHolder(credential=credential, user=credential.user)
 
 
@@ -321,3 +332,23 @@ def django_session_for(user: Any) -> str:
     store[HASH_SESSION_KEY] = user.get_session_auth_hash()
     store.create()
     return str(store.session_key)
+
+
+# ----------------------------------------------------------------------------- revocations
+def key_deleted(sender: Any, instance: Credential, **_: Any) -> None:
+    """``post_delete`` of a key (revoked, its session ended, its user deleted): no process
+    may go on using what it remembers of it (``accounts.services.key_cache``)."""
+    key_cache.revoked(f"d:{instance.digest}")
+
+
+def user_changed(sender: Any, instance: Any, created: bool = False, **_: Any) -> None:
+    """A user saved (deactivated, say) or deleted: what every process remembers of its keys
+    is dropped (a new user has none)."""
+    if not created:
+        key_cache.revoked(f"u:{instance.pk}")
+
+
+def player_changed(sender: Any, instance: Any, created: bool = False, **_: Any) -> None:
+    """A player renamed: the name remembered with their keys is dropped."""
+    if not created:
+        key_cache.revoked(f"u:{instance.user_id}")

@@ -460,3 +460,24 @@ def test_signing_out_everywhere_ends_the_apps_tokens_too() -> None:
         },
     )
     assert refreshed.status_code == 400
+
+
+def test_the_connected_apps_are_listed_and_one_is_disconnected() -> None:
+    from accounts.services.credentials import guest_key_issue
+
+    ada = person()
+    key = guest_key_issue(ada)
+    browser = browser_signed_in()
+    client_id = public_app()
+    code, verifier = code_for(browser, client_id, ["profile:read"])
+    tokens = exchange(client_id, code, verifier).json()
+    listed = api(key).get("/api/v1/account/apps/", HTTP_AUTHORIZATION=f"Token {key}").json()
+    assert [(app["client_id"], app["scopes"]) for app in listed] == [(client_id, ["profile:read"])]
+    # An app's own token cannot see or disconnect apps (account:write).
+    refused = api(tokens["access_token"]).get("/api/v1/account/apps/")
+    assert (refused.status_code, refused.json()["code"]) == (403, "insufficient_scope")
+    gone = Client().delete(f"/api/v1/account/apps/{client_id}/", HTTP_AUTHORIZATION=f"Token {key}")
+    assert gone.status_code == 204
+    assert api(tokens["access_token"]).get("/api/v1/players/me/").status_code == 401
+    again = Client().delete(f"/api/v1/account/apps/{client_id}/", HTTP_AUTHORIZATION=f"Token {key}")
+    assert (again.status_code, again.json()["code"]) == (404, "connected_app_not_found")

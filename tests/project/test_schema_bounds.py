@@ -310,6 +310,10 @@ def _end_session(client: APIClient, game: dict[str, Any], value: str) -> Any:
     return client.delete(f"/api/v1/account/sessions/{value}/")
 
 
+def _disconnect(client: APIClient, game: dict[str, Any], value: str) -> Any:
+    return client.delete(f"/api/v1/account/apps/{value}/")
+
+
 def _probe(client: APIClient, game: dict[str, Any], value: str) -> Any:
     return client.get(f"/api/v1/health/probe/{value}/")
 
@@ -335,6 +339,11 @@ PARAMETERS: dict[tuple[str, str, str], tuple[Callable[..., Any], int, str | None
         None,
     ),
     ("get", "/api/v1/health/probe/{token}/", "path token"): (_probe, 200, None),
+    ("delete", "/api/v1/account/apps/{client_id}/", "path client_id"): (
+        _disconnect,
+        404,
+        "connected_app_not_found",
+    ),
     ("delete", "/api/v1/account/sessions/{session_id}/", "path session_id"): (
         _end_session,
         404,

@@ -19,3 +19,4 @@ export type ChallengeStatus = Challenge["status"];
 export type Challenges = Schemas["Challenges"];
 export type ChallengeCreate = Schemas["ChallengeCreateRequest"];
 export type AccountDelete = Schemas["AccountDeleteRequest"];
+export type ConnectedApp = Schemas["ConnectedApp"];

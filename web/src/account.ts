@@ -127,6 +127,7 @@ export class AccountScreen {
   private readonly totpSlot = h("div");
   private readonly signInSlot = h("div");
   private readonly tokenSlot = h("div");
+  private readonly appSlot = h("div");
   private readonly dataSlot = h("div");
   private readonly top = statusLine("account-message");
 
@@ -145,7 +146,7 @@ export class AccountScreen {
         "div",
         { class: "home-grid settings account" },
         h("div", {}, this.keepSlot, this.emailSlot, this.passwordSlot, this.passkeySlot, this.totpSlot),
-        h("div", {}, this.signInSlot, this.tokenSlot, this.dataSlot),
+        h("div", {}, this.signInSlot, this.tokenSlot, this.appSlot, this.dataSlot),
       ),
     );
     this.emailSlot.append(h("p", { class: "loading" }, "Loading your account…"));
@@ -153,6 +154,7 @@ export class AccountScreen {
     await this.loadIdentity();
     await this.loadSignIns();
     await this.loadTokens();
+    await this.loadApps();
     this.showData();
   }
 
@@ -678,6 +680,59 @@ export class AccountScreen {
           h("div", { class: "option" }, h("label", { for: "token-days", class: "stack" }, h("span", {}, "Valid for"), days)),
           h("div", { class: "row" }, create),
         ),
+        box,
+      ),
+    );
+  }
+
+  // ------------------------------------------------------------------ connected apps
+  private async loadApps(): Promise<void> {
+    let list;
+    try {
+      list = await api.connectedApps();
+    } catch (err) {
+      if (this.disposed) return;
+      clear(this.appSlot);
+      this.appSlot.append(h("p", { class: "message error" }, problemText(err)));
+      return;
+    }
+    if (this.disposed) return;
+    clear(this.appSlot);
+    const box = statusLine("app-message");
+    this.appSlot.append(
+      panel(
+        "apps",
+        "Connected apps",
+        h("p", { class: "muted" }, "Other apps you let into your account. Disconnecting one revokes its access at once."),
+        list.length
+          ? h(
+              "ul",
+              { class: "games", testid: "apps" },
+              ...list.map((a) =>
+                h(
+                  "li",
+                  { testid: "app" },
+                  h("strong", {}, a.name || a.client_id),
+                  h("br"),
+                  h("small", {}, `May: ${a.scopes.join(", ") || "sign you in"}; since ${new Date(a.first_authorized_at).toLocaleDateString()}`),
+                  h("button", {
+                    class: "small",
+                    testid: "app-disconnect",
+                    "aria-label": `Disconnect ${a.name || a.client_id}`,
+                    onclick: async () => {
+                      try {
+                        await api.connectedAppRevoke(a.client_id);
+                        announce(`${a.name || a.client_id} disconnected.`);
+                        await this.loadApps();
+                      } catch (err) {
+                        say(box, problemText(err), "error");
+                      }
+                    },
+                  }, "Disconnect"),
+                ),
+              ),
+            )
+          : h("p", { class: "muted" }, "No app is connected."),
         box,
       ),
     );

@@ -3,6 +3,7 @@ replays detected, revoked at once."""
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from accounts import errors, scopes
 from accounts.models import Credential, CredentialKind, DeviceSession
-from accounts.services import credentials
+from accounts.services import credentials, key_cache
 
 pytestmark = pytest.mark.django_db
 
@@ -43,6 +44,19 @@ def test_a_key_authenticates_its_user_until_it_expires(user: User) -> None:
     Credential.objects.filter(kind=CredentialKind.ACCESS).update(
         expires_at=timezone.now() - timedelta(seconds=1)
     )
+    key_cache.forget_all()  # a key's expiry is fixed when it is made; here it moved by hand
+    assert credentials.credential_authenticate(keys.access_key) is None
+
+
+def test_a_remembered_key_is_refused_once_it_expires(
+    user: User, settings: pytest.FixtureRequest
+) -> None:
+    keys = credentials.device_session_open(user)
+    Credential.objects.filter(kind=CredentialKind.ACCESS).update(
+        expires_at=timezone.now() + timedelta(seconds=1)
+    )
+    assert credentials.credential_authenticate(keys.access_key) is not None
+    time.sleep(1.1)
     assert credentials.credential_authenticate(keys.access_key) is None
 
 
@@ -152,3 +166,25 @@ def test_personal_tokens_are_bounded(user: User, monkeypatch: pytest.MonkeyPatch
 @given(key=st.text(max_size=300))
 def test_no_made_up_key_authenticates(key: str) -> None:
     assert credentials.credential_authenticate(key) is None
+
+
+def test_the_lookup_joins_the_player_and_records_use_rarely(
+    user: User, settings: pytest.FixtureRequest
+) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    settings.AUTH_KEY_CACHE_SECONDS = 0  # type: ignore[attr-defined]  # the lookup itself
+    key = credentials.guest_key_issue(user)
+    with CaptureQueriesContext(connection) as first:
+        holder = credentials.credential_authenticate(key)
+    assert holder is not None
+    assert holder.user.player.display_name == user.player.display_name  # no query more
+    assert holder.credential.scopes == [scopes.ALL]
+    assert len(first) == 2  # the lookup, and the first use recorded
+    used = Credential.objects.get().last_used_at
+    assert used is not None
+    with CaptureQueriesContext(connection) as second:
+        assert credentials.credential_authenticate(key) is not None
+    assert len(second) == 1  # used a moment ago: nothing written
+    assert Credential.objects.get().last_used_at == used
