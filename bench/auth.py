@@ -132,8 +132,9 @@ def _postgres_database(url: str, name: str, create: bool) -> str:
     return urlunsplit(parts._replace(path=f"/{name}"))
 
 
-def measure(tree: Path, database: str, n: int, full: int) -> dict[str, Any]:
-    """Run ``worker`` in ``tree`` (a subprocess with the tree first on sys.path)."""
+def measure(tree: Path, database: str, n: int, full: int, redis: str = "") -> dict[str, Any]:
+    """Run ``worker`` in ``tree`` (a subprocess with the tree first on sys.path); with
+    ``redis``, REDIS_URL is set (the key cache of accounts/services/key_cache.py is on)."""
     env = {
         k: v
         for k, v in os.environ.items()
@@ -148,6 +149,8 @@ def measure(tree: Path, database: str, n: int, full: int) -> dict[str, Any]:
         THROTTLE_SIGNUP="off",
         LOG_LEVEL="WARNING",
     )
+    if redis:
+        env["REDIS_URL"] = redis
     code = (
         "import json, runpy, sys\n"
         f"ns = runpy.run_path({str(Path(__file__).resolve())!r}, run_name={WORKER!r})\n"
@@ -178,21 +181,29 @@ def main(argv: list[str] | None = None) -> int:
         default=os.environ.get("DATABASE_URL", ""),
         help="a PostgreSQL server to measure on too (default: DATABASE_URL)",
     )
+    parser.add_argument(
+        "--redis",
+        default="",
+        help="a Redis URL: this tree is measured again with it (each process remembers keys)",
+    )
     args = parser.parse_args(argv)
-    trees = [("this tree", ROOT)]
+    trees: list[tuple[str, Path, str]] = [("this tree", ROOT, "")]
+    if args.redis:
+        trees.append(("this tree, with Redis", ROOT, args.redis))
     if args.compare:
         if not (args.compare / "manage.py").exists():
             parser.error(f"--compare {args.compare}: no manage.py there")
-        trees.insert(0, (f"{args.compare}", args.compare.resolve()))
+        trees.insert(0, (f"{args.compare}", args.compare.resolve(), ""))
     postgres = args.database_url if args.database_url.startswith(("postgres", "postgresql")) else ""
 
     print(
         f"python -m bench.auth --n {args.n} --full {args.full}"
         + (f" --compare {args.compare}" if args.compare else "")
+        + (f" --redis {args.redis}" if args.redis else "")
     )
     print("| tree | database | authentication class | what | median µs | p95 µs |")
     print("|---|---|---|---|---|---|")
-    for label, tree in trees:
+    for label, tree, redis in trees:
         with tempfile.TemporaryDirectory(prefix="bench-auth-") as folder:
             bases = [("SQLite", f"sqlite:///{folder}/db.sqlite3", None)]
             if postgres:
@@ -200,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
                 bases.append(("PostgreSQL", _postgres_database(postgres, name, True), name))
             for base, url, created in bases:
                 try:
-                    result = measure(tree, url, args.n, args.full)
+                    result = measure(tree, url, args.n, args.full, redis)
                 finally:
                     if created:
                         _postgres_database(postgres, created, False)
