@@ -4,6 +4,46 @@
  */
 
 export interface paths {
+    "/api/v1/account/apps/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the apps connected to my account
+         * @description Every third-party app (a client of the OpenID Connect provider) that holds a live token of yours, with the scopes it holds.
+         */
+        get: operations["account_apps_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/apps/{client_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect an app
+         * @description Revokes every token the app holds for you: it answers 401 from the next request, and must ask you again.
+         */
+        delete: operations["account_apps_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account/delete/": {
         parameters: {
             query?: never;
@@ -2062,6 +2102,24 @@ export interface components {
          * @enum {string}
          */
         CheckStatusEnum: "ok" | "eager" | "error";
+        ConnectedApp: {
+            /** @description The app's client id. */
+            client_id: string;
+            /** @description The app's name, as it was registered. */
+            name: string;
+            /** @description What its tokens may do. */
+            scopes: string[];
+            /**
+             * Format: date-time
+             * @description Its oldest live token's issue.
+             */
+            first_authorized_at: string;
+            /**
+             * Format: date-time
+             * @description Its newest token's issue.
+             */
+            last_authorized_at: string;
+        };
         /** @description A seat left the pile (stock exhausted, `play_on`). */
         DeclinePileEvent: {
             /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
@@ -3476,6 +3534,7 @@ export interface components {
          *     | `player_not_found` | 404 | Player not found | There is no such player. |  |
          *     | `session_not_found` | 404 | Session not found | You have no such session. |  |
          *     | `token_not_found` | 404 | Token not found | You have no such token. |  |
+         *     | `connected_app_not_found` | 404 | Connected app not found | No app of that id holds access to your account. |  |
          *     | `upgrade_required` | 426 | Upgrade required | A WebSocket endpoint: open it with a WebSocket client (Upgrade: websocket). |  |
          *     | `relation_self` | 400 | Relation to yourself | You cannot block or favour yourself. |  |
          *     | `account_deletion_unconfirmed` | 400 | Account deletion not confirmed | Deleting an account cannot be undone: send {"confirm": "delete"} to confirm it. |  |
@@ -7016,6 +7075,143 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    account_apps_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectedApp"][];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    account_apps_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's `client_id` from the list. */
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `connected_app_not_found`: No app of that id holds access to your account.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     account_delete: {
         parameters: {
             query?: never;
