@@ -37,6 +37,14 @@ from tests.hardening.helpers import started_game
 
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture(autouse=True)
+def _keys_looked_up(settings: Any) -> None:
+    """Every request looks its key up, as without Redis (with it, a process remembers keys:
+    ``test_a_remembered_key_costs_no_query``)."""
+    settings.AUTH_KEY_CACHE_SECONDS = 0
+
+
 SERVICE_BUDGET = 3  # a move that changes no meld and ends no round
 KEY_LOOKUP = "SELECT accounts_credential"
 HTTP_EXTRA = 1  # the key's lookup (accounts.services.credentials.credential_authenticate)
@@ -158,3 +166,18 @@ def test_a_request_pays_one_query_to_look_its_key_up(
         response = actor.act(game_id, {"type": "draw"}, mine["version"])
     assert response.status_code == 201, response.content
     assert [kind(s) for s in statements(ctx)] == [KEY_LOOKUP, *PLAIN_MOVE]
+
+
+def test_a_remembered_key_costs_no_query(
+    make_player: Callable[..., PlayerClient], settings: Any
+) -> None:
+    if not settings.REDIS_URL:  # CI's SQLite run has none; its PostgreSQL + Redis run has
+        pytest.skip("needs REDIS_URL=redis://... (keys are remembered only with it)")
+    settings.AUTH_KEY_CACHE_SECONDS = 60
+    game_id, players = started_game(make_player)
+    actor = players[snapshot_of(game_id).to_act]
+    mine = actor.game(game_id)  # the key is looked up, and remembered
+    with CaptureQueriesContext(connection) as ctx:
+        response = actor.act(game_id, {"type": "draw"}, mine["version"])
+    assert response.status_code == 201, response.content
+    assert [kind(s) for s in statements(ctx)] == PLAIN_MOVE
