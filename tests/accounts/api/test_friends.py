@@ -129,10 +129,10 @@ def test_blocked_players_cannot_send_requests(ada: Someone, bob: Someone, blocke
     assert not FriendRequest.objects.exists()
 
 
-def test_a_block_after_the_request_refuses_its_acceptance(ada: Someone, bob: Someone):
+def test_a_block_after_the_request_withdraws_it(ada: Someone, bob: Someone):
     sent = checked(send(ada, bob), 201)
     assert ada.client.put(f"/api/v1/players/me/blocked/{bob.player_id}/").status_code == 200
-    refused(bob.client.post(f"{REQUESTS}{sent['id']}/accept/"), 403, "friend_request_blocked")
+    refused(bob.client.post(f"{REQUESTS}{sent['id']}/accept/"), 404, "friend_request_not_found")
     assert friend_ids(bob) == []
 
 

@@ -91,3 +91,28 @@ def test_a_block_either_way_refuses_a_request() -> None:
     PlayerRelation.objects.filter(kind=RelationKind.BLOCK).delete()
     PlayerRelation.objects.create(owner=bob, other=ada, kind=RelationKind.FAVOURITE)
     assert friend_request_send(sender=ada, to_player_id=bob.pk)[1]
+
+
+def test_a_block_ends_the_friendship_and_the_requests_between_the_two() -> None:
+    from accounts.services.relations import relation_set
+
+    ada, bob, cid = player("Ada"), player("Bob"), player("Cid")
+    befriend(ada, bob)
+    befriend(ada, cid)
+    friend_request_send(sender=bob, to_player_id=cid.pk)
+    relation_set(owner=bob, other_id=ada.pk, kind=RelationKind.BLOCK, on=True)
+    assert not Friendship.objects.filter(owner__in=(ada, bob), friend__in=(ada, bob)).exists()
+    # Ada's other friendship and Bob's request to Cid are not touched; a favourite ends nothing.
+    assert Friendship.objects.filter(owner=ada, friend=cid).exists()
+    assert FriendRequest.objects.filter(from_player=bob, to_player=cid).exists()
+    relation_set(owner=ada, other_id=cid.pk, kind=RelationKind.FAVOURITE, on=True)
+    assert Friendship.objects.filter(owner=ada, friend=cid).exists()
+
+
+def test_a_block_withdraws_a_pending_request_either_way() -> None:
+    from accounts.services.relations import relation_set
+
+    ada, bob = player("Ada"), player("Bob")
+    friend_request_send(sender=ada, to_player_id=bob.pk)
+    relation_set(owner=bob, other_id=ada.pk, kind=RelationKind.BLOCK, on=True)
+    assert not FriendRequest.objects.exists()
