@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import secrets
 from typing import Any
 
 from allauth.account.adapter import DefaultAccountAdapter
@@ -27,11 +28,7 @@ from accounts.services.credentials import (
     DEVICE_SESSION_ATTRIBUTE,
     authorization_key,
 )
-from core.proxies import client_address
-
-
-def _client_ip(request: HttpRequest) -> str:
-    return client_address(request.META, settings.TRUSTED_PROXIES)
+from core.proxies import request_address
 
 
 class AccountAdapter(DefaultAccountAdapter):
@@ -39,7 +36,7 @@ class AccountAdapter(DefaultAccountAdapter):
     without re-authenticating, since it has nothing to re-authenticate with."""
 
     def get_client_ip(self, request: HttpRequest) -> str:
-        return _client_ip(request)
+        return request_address(request)
 
     def is_reauthentication_required(self, *, app: str, **kwargs: Any) -> bool:
         user = getattr(self.request, "user", None)
@@ -76,8 +73,6 @@ class AccountAdapter(DefaultAccountAdapter):
         """A sign-up with an e-mail that has an account makes no account, so it would skip the
         password hash a new account pays for (Argon2: most of the answer's time) and answer
         measurably sooner. It hashes one too, so the answer's timing tells nothing."""
-        import secrets
-
         from django.contrib.auth.hashers import make_password
 
         make_password(secrets.token_urlsafe(16))
@@ -85,8 +80,6 @@ class AccountAdapter(DefaultAccountAdapter):
 
     def populate_username(self, request: HttpRequest, user: Any) -> None:
         # People sign in by e-mail; the username is an internal, unique handle.
-        import secrets
-
         if not user.username:
             user.username = f"user-{secrets.token_hex(8)}"
 
@@ -154,7 +147,7 @@ class DeviceTokenStrategy(SessionTokenStrategy):
             user,
             device=request.headers.get(DEVICE_HEADER, ""),
             user_agent=request.headers.get("user-agent", ""),
-            ip=_client_ip(request),
+            ip=request_address(request),
             session_key=request.session.session_key or "",
         )
         return {

@@ -7,6 +7,7 @@ from typing import Any
 
 from django import forms
 
+from accounts import errors
 from accounts.services.players import DISPLAY_NAME_MAX, display_name_clean
 
 
@@ -19,8 +20,8 @@ class SignupForm(forms.Form):
             return ""
         try:
             return display_name_clean(name)
-        except Exception as exc:
-            raise forms.ValidationError(str(exc)) from exc
+        except errors.DisplayNameInvalid as exc:
+            raise forms.ValidationError(exc.message) from exc
 
     def signup(self, request: Any, user: Any) -> None:
         from accounts.services.players import player_rename_at_signup

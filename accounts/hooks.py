@@ -17,12 +17,12 @@ which returns what each subscriber returned.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
 
 from accounts.models import Player
+from core.hooks import publish, subscribe, subscribers, unsubscribe
+
+__all__ = ["publish", "subscribe", "subscribers", "unsubscribe"]  # the registry (core.hooks)
 
 
 @dataclass(frozen=True)
@@ -40,32 +40,3 @@ class AccountExportWanted:
     another player's hidden cards."""
 
     player: Player
-
-
-E = TypeVar("E")
-Subscriber = Callable[[Any], Any]
-
-_subscribers: dict[type, list[Subscriber]] = defaultdict(list)
-
-
-def subscribe(event_type: type[E], subscriber: Callable[[E], Any]) -> None:
-    """Call ``subscriber`` with every published ``event_type`` (once, however often a test
-    or an app registers it)."""
-    if subscriber not in _subscribers[event_type]:
-        _subscribers[event_type].append(subscriber)
-
-
-def subscribers(event_type: type) -> list[Subscriber]:
-    """Who hears ``event_type``, in the order they are called."""
-    return list(_subscribers.get(event_type, ()))
-
-
-def unsubscribe(event_type: type[E], subscriber: Callable[[E], Any]) -> None:
-    """Stop calling ``subscriber`` (tests)."""
-    if subscriber in _subscribers.get(event_type, ()):
-        _subscribers[event_type].remove(subscriber)
-
-
-def publish(event: object) -> list[Any]:
-    """Call the subscribers of ``event``'s class in order; what each returned."""
-    return [subscriber(event) for subscriber in _subscribers.get(type(event), ())]

@@ -28,12 +28,11 @@ from collections.abc import Callable
 from typing import Any
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
-from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from core.counters import window_take
-from core.proxies import client_address
+from core.proxies import request_address
 from core.throttling import ClientScopedRateThrottle
 
 ALLAUTH_PREFIX = "/_allauth/"
@@ -122,7 +121,7 @@ def refresh_refusal(request: HttpRequest) -> HttpResponse | None:
     limit, duration = throttle.parse_rate(rate)
     if limit is None or duration is None:
         return None
-    address = client_address(request.META, settings.TRUSTED_PROXIES)
+    address = request_address(request)
     decision = window_take(
         cache, f"throttle_{REFRESH_SCOPE}_{address}", limit, duration, time.time()
     )

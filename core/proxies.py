@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network, ip_address, ip_network
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 Network = IPv4Network | IPv6Network
@@ -78,3 +79,9 @@ def client_address(meta: Mapping[str, Any], proxies: Iterable[Network]) -> str:
         if not _trusted(address, proxies):
             break
     return str(client)
+
+
+def request_address(request: Any) -> str:
+    """The client's address of a Django or DRF request (``client_address`` with the
+    ``TRUSTED_PROXIES`` setting)."""
+    return client_address(request.META, settings.TRUSTED_PROXIES)

@@ -22,12 +22,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from rest_framework.request import Request
 from rest_framework.throttling import ScopedRateThrottle
 
 from core.counters import window_take
-from core.proxies import client_address
+from core.proxies import request_address
 
 
 class ClientScopedRateThrottle(ScopedRateThrottle):
@@ -37,7 +36,7 @@ class ClientScopedRateThrottle(ScopedRateThrottle):
     retry_after: float = 0.0
 
     def get_ident(self, request: Request) -> str:
-        return client_address(request.META, settings.TRUSTED_PROXIES)
+        return request_address(request)
 
     def allow_request(self, request: Request, view: Any) -> bool:
         self.scope = getattr(view, self.scope_attr, None)

@@ -1,4 +1,4 @@
-"""What happens to a game, published to the apps above ``games``: the one registry through which
+"""What happens to a game, published to the apps above ``games`` through ``core.hooks``: how
 ``competition``, ``notifications`` and ``bots`` learn of a game without ``games`` importing them.
 
 Each event is a frozen dataclass. A subscriber registers for an event class at its app's start
@@ -12,16 +12,25 @@ commit registers it with ``transaction.on_commit`` itself. Queries (``RatingChan
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
 
 from accounts.models import Player
+from core.hooks import answer, publish, subscribe, subscribers, unsubscribe
 from games.engine.history import ENDED_ABANDONED, ENDED_CONCEDED, ENDED_PLAYED_OUT
 from games.models import Challenge, Game, Seat
 
-__all__ = ["ENDED_ABANDONED", "ENDED_CONCEDED", "ENDED_PLAYED_OUT"]  # how a game ended
+# How a game ended, and the registry (core.hooks) the events go through.
+__all__ = [
+    "ENDED_ABANDONED",
+    "ENDED_CONCEDED",
+    "ENDED_PLAYED_OUT",
+    "answer",
+    "publish",
+    "subscribe",
+    "subscribers",
+    "unsubscribe",
+]
 
 
 @dataclass(frozen=True)
@@ -114,40 +123,3 @@ class ReminderFractionWanted:
     or None where they chose none."""
 
     player_id: int
-
-
-E = TypeVar("E")
-Subscriber = Callable[[Any], Any]
-
-_subscribers: dict[type, list[Subscriber]] = defaultdict(list)
-
-
-def subscribe(event_type: type[E], subscriber: Callable[[E], Any]) -> None:
-    """Call ``subscriber`` with every published ``event_type`` (once, however often a test
-    or an app registers it)."""
-    if subscriber not in _subscribers[event_type]:
-        _subscribers[event_type].append(subscriber)
-
-
-def subscribers(event_type: type) -> list[Subscriber]:
-    """Who hears ``event_type``, in the order they are called."""
-    return list(_subscribers.get(event_type, ()))
-
-
-def unsubscribe(event_type: type[E], subscriber: Callable[[E], Any]) -> None:
-    """Stop calling ``subscriber`` (tests)."""
-    if subscriber in _subscribers.get(event_type, ()):
-        _subscribers[event_type].remove(subscriber)
-
-
-def publish(event: object) -> list[Any]:
-    """Call the subscribers of ``event``'s class in order; what each returned."""
-    return [subscriber(event) for subscriber in _subscribers.get(type(event), ())]
-
-
-def answer(event: object) -> Any:
-    """The first answer to a query that is not None (None when nobody answers)."""
-    for value in publish(event):
-        if value is not None:
-            return value
-    return None

@@ -19,7 +19,7 @@ from accounts.models import Credential, CredentialKind
 from accounts.services import apps, credentials, sessions
 from accounts.services.credentials import DEVICE_HEADER
 from core.problems import AUTH, BODY, problem_responses
-from core.proxies import client_address
+from core.proxies import request_address
 
 Base = serializers.Serializer[Any]
 ACCOUNT = (scopes.ACCOUNT_WRITE,)
@@ -158,7 +158,7 @@ class SessionsApi(AccountApi):
             request.user,
             device=data.validated_data.get("device") or request.headers.get(DEVICE_HEADER, ""),
             user_agent=request.headers.get("user-agent", ""),
-            ip=client_address(request.META, _proxies()),
+            ip=request_address(request),
             session_key=credentials.django_session_for(request.user),
         )
         body = {
@@ -168,12 +168,6 @@ class SessionsApi(AccountApi):
             "expires_in": keys.expires_in,
         }
         return Response(SessionKeysSerializer(body).data, status=status.HTTP_201_CREATED)
-
-
-def _proxies() -> Any:
-    from django.conf import settings
-
-    return settings.TRUSTED_PROXIES
 
 
 class SessionDetailApi(AccountApi):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -154,8 +155,6 @@ def _publish(message: str) -> None:
 def _listener_ensure() -> None:
     """One subscriber thread per process (started after a fork too)."""
     global _listener, _listener_pid
-    import os
-
     pid = os.getpid()
     if _listener is not None and _listener_pid == pid and _listener.is_alive():
         return

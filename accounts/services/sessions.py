@@ -30,6 +30,7 @@ class SignIn:
 def sign_ins_list(user: Any, *, auth: Any, browser_session_key: str | None) -> list[SignIn]:
     current_device = auth.session_id if isinstance(auth, Credential) else None
     current_key = auth.pk if isinstance(auth, Credential) else None
+    devices = list(DeviceSession.objects.filter(user=user))
     rows: list[SignIn] = [
         SignIn(
             id=f"device-{s.pk}",
@@ -41,7 +42,7 @@ def sign_ins_list(user: Any, *, auth: Any, browser_session_key: str | None) -> l
             last_seen_at=s.last_seen_at,
             current=s.pk == current_device,
         )
-        for s in DeviceSession.objects.filter(user=user)
+        for s in devices
     ]
     rows += [
         SignIn(
@@ -56,11 +57,7 @@ def sign_ins_list(user: Any, *, auth: Any, browser_session_key: str | None) -> l
         )
         for c in Credential.objects.filter(user=user, kind=CredentialKind.GUEST)
     ]
-    device_keys = set(
-        DeviceSession.objects.filter(user=user)
-        .exclude(session_key="")
-        .values_list("session_key", flat=True)
-    )
+    device_keys = {s.session_key for s in devices if s.session_key}
     rows += [
         SignIn(
             id=f"browser-{b.pk}",

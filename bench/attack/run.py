@@ -8,7 +8,7 @@ import random
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -119,39 +119,30 @@ def run(args: argparse.Namespace, url: str, stack: Any) -> int:
         identity.prepare(ictx)  # its known e-mails, long before it runs
     cctx = classic.Context(target, players, database_url)
 
-    def classic_run(name: str) -> None:
+    def attack_run(name: str, attack: Callable[[Any, Outcome], None], ctx: Any) -> None:
         out = Outcome(name)
         began = time.monotonic()
         if time.monotonic() > deadline:
             out.skipped = "the run's time limit was reached"
         else:
             try:
-                classic.CLASSIC[name](cctx, out)
+                attack(ctx, out)
             except Exception as exc:  # noqa: BLE001 - an attack that breaks is a failure
                 out.failures.append(f"the attack broke: {type(exc).__name__}: {exc}")
         out.say(f"[{time.monotonic() - began:.1f} s]")
         outcomes.append(out)
-        print(f"{name:17} {out.result}", flush=True)
+        print(f"{name:19} {out.result}", flush=True)
+
+    def classic_run(name: str) -> None:
+        attack_run(name, classic.CLASSIC[name], cctx)
 
     for name in CLASSIC_FIRST:
         if name in names:
             classic_run(name)
 
     for name in identity.IDENTITY:
-        if name not in names:
-            continue
-        out = Outcome(name)
-        began = time.monotonic()
-        if time.monotonic() > deadline:
-            out.skipped = "the run's time limit was reached"
-        else:
-            try:
-                identity.IDENTITY[name](ictx, out)
-            except Exception as exc:  # noqa: BLE001 - an attack that breaks is a failure
-                out.failures.append(f"the attack broke: {type(exc).__name__}: {exc}")
-        out.say(f"[{time.monotonic() - began:.1f} s]")
-        outcomes.append(out)
-        print(f"{name:19} {out.result}", flush=True)
+        if name in names:
+            attack_run(name, identity.IDENTITY[name], ictx)
 
     rows: list[Figures] = []
     chosen = [n for n in isolation.ISOLATION if n in names]
