@@ -8,6 +8,7 @@ from .actions import (
     Action,
     AnswerPartner,
     AskPartner,
+    DeclareSpecialHand,
     DeclinePile,
     Discard,
     Draw,
@@ -32,6 +33,7 @@ from .log import (
     state_digest,
 )
 from .options import (
+    CLASSIC_PRESETS,
     OPTION_NAMES,
     PRESET_DESCRIPTIONS,
     PRESETS,
@@ -45,9 +47,13 @@ from .state import (
     SUPPORTED_RULES_VERSIONS,
     GameState,
     round_seed,
+    rules_version_of,
     seed_commitment,
 )
 from .stored import effects_from_json, effects_to_json
+
+# The families beside classic register their rules on import (``family.py``).
+from . import mac, samba  # noqa: E402, F401  isort: skip
 
 __all__ = [
     "GAME_STARTED",
@@ -61,12 +67,14 @@ __all__ = [
     "ERROR_CODES",
     "OPTION_NAMES",
     "PRESETS",
+    "CLASSIC_PRESETS",
     "PRESET_DESCRIPTIONS",
     "RULES_VERSION",
     "SUPPORTED_RULES_VERSIONS",
     "Action",
     "AnswerPartner",
     "AskPartner",
+    "DeclareSpecialHand",
     "DeclinePile",
     "Discard",
     "Draw",
@@ -97,6 +105,7 @@ __all__ = [
     "parse_cards",
     "replay",
     "round_seed",
+    "rules_version_of",
     "score_round",
     "seed_commitment",
 ]

@@ -53,6 +53,14 @@ VALUE_OF: tuple[int, ...] = tuple(_value(c) for c in range(N_CODES))
 
 FULL_DECK: tuple[int, ...] = tuple(sorted([c for c in range(52)] * 2 + [JOKER] * 4))
 assert len(FULL_DECK) == DECK_SIZE
+# Samba and Bolivia: three packs and six jokers (three copies of every suited card).
+FULL_DECK_162: tuple[int, ...] = tuple(sorted([c for c in range(52)] * 3 + [JOKER] * 6))
+IS_THREE: tuple[bool, ...] = tuple(RANK_OF[c] == THREE for c in range(N_CODES))
+
+
+def deck_of(family: str) -> tuple[int, ...]:
+    """The sorted full deck a family plays with (108 cards, or 162 for Samba and Bolivia)."""
+    return FULL_DECK_162 if family in ("samba", "bolivia") else FULL_DECK
 
 
 class CardParseError(ValueError):

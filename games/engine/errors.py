@@ -47,6 +47,47 @@ ERROR_CODES: dict[str, str] = {
     "drawing, before melding, once per turn, when going out is possible.",
     "red_three_discard": "Red threes may not be discarded.",
     "cannot_discard": "No discard is allowed now (the turn ends without one).",
+    # Modern American Canasta (docs/rules.md, "Modern American Canasta")
+    "discard_three_forbidden": "Threes are never discarded.",
+    "discard_wild_forbidden": "A wild card may be discarded only to go out or from a hand of "
+    "wild cards only.",
+    "discard_swad_on_empty_pile": "No seven, wild card, ace or card of a dead rank may be "
+    "discarded onto an empty pile.",
+    "meld_leaves_no_legal_discard": "With the pile empty, this meld would leave no card that "
+    "may be discarded.",
+    "pile_dead_card": "The top card's rank is dead (a canasta of it is complete): the pile "
+    "cannot be taken with it.",
+    "meld_too_large": "The meld would exceed its largest size (seven cards for melds of this "
+    "game, sequences and wild melds).",
+    "meld_dead_rank": "No meld of a dead rank may be started or extended.",
+    "meld_wild_forbidden": "This meld may hold no wild card (sevens, natural aces, sequences).",
+    "meld_rule_of_five": "Outside the initial-meld turn a wild card goes only onto a meld that "
+    "then holds five natural cards.",
+    "meld_wild_meld_open": "The side's wild meld is incomplete: wild cards may go only there.",
+    "initial_meld_needs_clean_triple": "The initial meld needs a meld of three or more natural "
+    "cards from the hand with no wild card.",
+    "initial_meld_mixed_canasta": "No mixed canasta may be completed in the initial-meld turn.",
+    "go_out_needs_discard": "A player goes out only by discarding the last card.",
+    "cannot_go_out_incomplete_special": "An incomplete sevens, natural aces or wild meld keeps "
+    "the side from going out.",
+    "special_hand_not_allowed": "A special hand can be declared only right after drawing from "
+    "the stock, by a side that has not melded, when the game allows special hands.",
+    "special_hand_invalid": "The hand does not form the special hand named (or the name is not "
+    "one this game allows).",
+    "cannot_keep_three": "A three may be kept (for a Straight) only while the side has not "
+    "melded and special hands are played.",
+    # Samba and Bolivia
+    "sequence_invalid": "A sequence is three to seven natural cards of one suit in consecutive "
+    "ranks from 4 to ace, each rank once (no three, no repeat).",
+    "pile_sequence_forbidden": "The pile's top card cannot start a sequence or join one together "
+    "with cards from the hand.",
+    "meld_target_required": "Several melds could take these cards: name one with 'target' (or "
+    "'new' for a new meld).",
+    "meld_target_invalid": "'target' is not one of the side's melds, or a meld of another kind.",
+    "meld_merge_invalid": "Only two group melds of one rank of the acting side can be merged.",
+    "meld_wild_to_canasta": "No wild card may be added to a group canasta.",
+    "cannot_go_out_without_escalera": "Going out needs two canastas, one of them an escalera "
+    "(a sequence canasta).",
 }
 
 

@@ -37,6 +37,7 @@ from .cards import (
     VALUE_OF,
     WILD_RANK,
 )
+from .family import CLASSIC, family_rules
 from .going_out import completion, going_out_plan, meld_all
 from .melds import initial_meld_minimum, initial_meld_need, wild_cap
 from .options import Options
@@ -67,6 +68,8 @@ DRAWS: tuple[Draw, ...] = tuple(Draw(seat) for seat in range(MAX_SEATS))
 
 
 def legal_actions(st: GameState) -> list[Action]:
+    if st.options.family != CLASSIC:
+        return family_rules(st.options.family).legal_actions(st)
     seat = st.to_act
     if st.phase == PHASE_DRAW:
         return _draw_phase(st, seat)

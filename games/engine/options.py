@@ -13,6 +13,9 @@ WILD_RATIOS = ("naturals_exceed_wilds", "wilds_not_exceed_naturals")
 RED_THREE_REVEALS = ("on_turn", "at_deal")
 STOCK_EXHAUSTED = ("end_round", "play_on")
 LAST_RED_THREE = ("meld_then_end", "end_now")
+FAMILIES = ("classic", "mac", "samba", "bolivia")
+SPECIAL_HANDS = ("cla", "basic", "none")
+INITIAL_MELD_CORES = ("clean_triple", "clean_triple_or_wild_meld")
 
 
 def doc(default: Any, text: str) -> Any:
@@ -117,12 +120,53 @@ class Options:
         end_now: the round ends at once.""",
     )
 
+    # -- the variant families (docs/rules.md, "Modern American Canasta", "Samba", "Bolivia").
+    # Stored only when they differ from these defaults, so a classic game's options read as
+    # they always did.
+    family: str = doc(
+        "classic",
+        """The rule family, fixed by the preset: classic (the classic, hoyle, two_player and
+        three_player presets), mac (Modern American Canasta), samba or bolivia.""",
+    )
+    talons: bool = doc(
+        False,
+        """Modern American Canasta: a player who makes the side's initial meld after drawing
+        from the stock takes a talon from the stock after discarding (4 cards if the other
+        side has not opened yet, 3 if it has), while the turn card is not drawn.""",
+    )
+    rule_of_five: bool = doc(
+        False,
+        """Modern American Canasta: outside the side's initial-meld turn a wild card goes only
+        onto a meld that then holds at least five natural cards.""",
+    )
+    special_hands: str = doc(
+        "none",
+        """Modern American Canasta: which special hands may be declared instead of melding.
+        cla: the Canasta League of America's eleven hands. basic: the four hands of the older
+        tables (pairs, wild pairs, straight, garbage). none: no special hands.""",
+    )
+    initial_meld_core: str = doc(
+        "clean_triple",
+        """Modern American Canasta: what the initial meld must hold. clean_triple: a meld of
+        three or more natural cards from the hand and no wild card. clean_triple_or_wild_meld:
+        a wild meld of three or more cards will also do.""",
+    )
+    initial_meld_over_7000: int = doc(
+        150,
+        """Samba and Bolivia: the initial-meld minimum of a side at 7000 or more (150, or 160 as
+        some rule books print it).""",
+    )
+
     @property
     def teams(self) -> int:
         return 2 if self.players == 4 else self.players
 
     @property
     def hand_size(self) -> int:
+        if self.family == "mac":
+            return 13
+        if self.family in ("samba", "bolivia"):
+            return 15
         return {4: 11, 3: 13, 2: 15}[self.players]
 
     @property
@@ -134,8 +178,15 @@ class Options:
         return self.players == 4 and self.ask_partner_to_go_out
 
     def to_dict(self) -> dict[str, Any]:
-        # Every field is a scalar: no need for asdict's deep copy.
-        return {name: getattr(self, name) for name in OPTION_NAMES}
+        # Every field is a scalar: no need for asdict's deep copy. The family options appear
+        # only where they differ from their defaults: classic games' stored options (and their
+        # state digests) are what they were before the families existed.
+        out = {name: getattr(self, name) for name in CLASSIC_OPTION_NAMES}
+        for name in FAMILY_OPTION_NAMES:
+            value = getattr(self, name)
+            if value != _DEFAULTS[name]:
+                out[name] = value
+        return out
 
 
 PRESETS: dict[str, Options] = {
@@ -159,8 +210,59 @@ PRESETS: dict[str, Options] = {
         ask_partner_to_go_out=False,
     ),
     "three_player": Options(players=3, ask_partner_to_go_out=False),
+    "mac": Options(
+        family="mac",
+        canastas_to_go_out=2,
+        target_score=8500,
+        max_wilds_per_meld=2,
+        wild_ratio="wilds_not_exceed_naturals",
+        pile_new_meld_needs_two_naturals=True,
+        pile_to_canasta=False,
+        wild_canasta=True,
+        talons=True,
+        rule_of_five=True,
+        special_hands="cla",
+    ),
+    "mac_two_player": Options(
+        family="mac",
+        players=2,
+        canastas_to_go_out=2,
+        target_score=8500,
+        max_wilds_per_meld=2,
+        wild_ratio="wilds_not_exceed_naturals",
+        pile_new_meld_needs_two_naturals=True,
+        pile_to_canasta=False,
+        wild_canasta=True,
+        talons=True,
+        rule_of_five=True,
+        special_hands="cla",
+        ask_partner_to_go_out=False,
+    ),
+    "samba": Options(
+        family="samba",
+        draw_count=2,
+        canastas_to_go_out=2,
+        target_score=10000,
+        max_wilds_per_meld=2,
+        wild_ratio="wilds_not_exceed_naturals",
+        pile_new_meld_needs_two_naturals=True,
+        pile_to_canasta=False,
+    ),
+    "bolivia": Options(
+        family="bolivia",
+        draw_count=2,
+        canastas_to_go_out=2,
+        target_score=15000,
+        max_wilds_per_meld=2,
+        wild_ratio="wilds_not_exceed_naturals",
+        pile_new_meld_needs_two_naturals=True,
+        pile_to_canasta=False,
+        wild_canasta=True,
+    ),
 }
 DEFAULT_PRESET = "classic"
+# The presets of the classic family (the engine's own modules play them).
+CLASSIC_PRESETS: tuple[str, ...] = tuple(n for n, o in PRESETS.items() if o.family == "classic")
 PRESET_DESCRIPTIONS: dict[str, str] = {
     "classic": "Four players in two partnerships, as on cardgames.io: draw one card, one "
     "canasta to go out, 5000 to win, wild cards fewer than the natural cards in a meld, red "
@@ -175,13 +277,58 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "deal, and play goes on when the stock runs out.",
     "three_player": "Three players, each alone, 13 cards; otherwise the classic rules (no "
     "partner to ask).",
+    "mac": "Modern American Canasta, as clubs and leagues play it: four players in two "
+    "partnerships, 13 cards, no upcard, every three a bonus card, talons, a pile always frozen, "
+    "melds of at most seven cards, sevens and aces natural, a wild meld, dead ranks, the "
+    "clean-triple opening of 125/155/180, two canastas and a discard to go out, special hands, "
+    "8500 to win.",
+    "mac_two_player": "Modern American Canasta for two players, each alone: 13 cards, the "
+    "rules of the four-handed game without a partner to ask.",
+    "samba": "Samba: four players in two partnerships, three packs and six jokers, 15 cards, "
+    "draw two, sequences of one suit (seven make a samba, 1500), several melds of a rank, "
+    "at most two wild cards in a meld, two canastas to go out, 10000 to win.",
+    "bolivia": "Bolivia: Samba with wild melds (seven wild cards make a bolivia, 2500), a "
+    "sequence canasta (escalera) needed among the two canastas to go out, black threes left "
+    "in a hand at -100 each, and 15000 to win.",
 }
+
+# Options a table may change in each family; every other one is fixed by the preset (R1).
+FAMILY_OVERRIDABLE: dict[str, frozenset[str]] = {
+    "mac": frozenset(
+        {
+            "target_score",
+            "talons",
+            "rule_of_five",
+            "special_hands",
+            "initial_meld_core",
+            "red_three_reveal",
+            "ask_partner_to_go_out",
+        }
+    ),
+    "samba": frozenset(
+        {
+            "target_score",
+            "initial_meld_over_7000",
+            "red_three_reveal",
+            "stock_exhausted",
+            "ask_partner_to_go_out",
+            "first_upcard_black_three_turns",
+            "last_red_three",
+        }
+    ),
+}
+FAMILY_OVERRIDABLE["bolivia"] = FAMILY_OVERRIDABLE["samba"]
+FAMILY_TARGET_RANGE = (1000, 20000)
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "wild_ratio": WILD_RATIOS,
     "red_three_reveal": RED_THREE_REVEALS,
     "stock_exhausted": STOCK_EXHAUSTED,
     "last_red_three": LAST_RED_THREE,
+    "family": FAMILIES,
+    "special_hands": SPECIAL_HANDS,
+    "initial_meld_core": INITIAL_MELD_CORES,
+    "initial_meld_over_7000": (150, 160),
 }
 _RANGES: dict[str, tuple[int, int]] = {
     "players": (2, 4),
@@ -192,6 +339,18 @@ _RANGES: dict[str, tuple[int, int]] = {
 }
 _TYPES: dict[str, type] = {f.name: type(getattr(Options(), f.name)) for f in fields(Options)}
 OPTION_NAMES: tuple[str, ...] = tuple(_TYPES)
+FAMILY_OPTION_NAMES: tuple[str, ...] = (
+    "family",
+    "talons",
+    "rule_of_five",
+    "special_hands",
+    "initial_meld_core",
+    "initial_meld_over_7000",
+)
+CLASSIC_OPTION_NAMES: tuple[str, ...] = tuple(
+    n for n in OPTION_NAMES if n not in FAMILY_OPTION_NAMES
+)
+_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(Options)}
 
 
 _DOCS: dict[str, str] = {f.name: f.metadata["doc"] for f in fields(Options)}
@@ -215,7 +374,7 @@ def describe_options() -> dict[str, dict[str, Any]]:
     return out
 
 
-def _check_value(name: str, value: Any) -> None:
+def _check_value(name: str, value: Any, family: str = "classic") -> None:
     kind = _TYPES[name]
     if kind is bool:
         if not isinstance(value, bool):
@@ -229,6 +388,10 @@ def _check_value(name: str, value: Any) -> None:
         raise InvalidOptions(name, f"option '{name}' must be one of {', '.join(_CHOICES[name])}")
     if name in _RANGES:
         low, high = _RANGES[name]
+        if family != "classic" and name == "target_score":
+            low, high = FAMILY_TARGET_RANGE
+        if family != "classic" and name == "max_wilds_per_meld":
+            low, high = 2, 2
         if not low <= value <= high:
             raise InvalidOptions(name, f"option '{name}' must be between {low} and {high}")
 
@@ -240,11 +403,43 @@ def make_options(preset: str = DEFAULT_PRESET, overrides: dict[str, Any] | None 
             "preset", f"unknown preset '{str(preset)[:32]}'; choose one of {', '.join(PRESETS)}"
         )
     overrides = dict(overrides or {})
+    base = PRESETS[preset]
     for name, value in overrides.items():
         if name not in _TYPES:
             raise InvalidOptions(name, f"unknown option '{str(name)[:40]}'")
-        _check_value(name, value)
-    return replace(PRESETS[preset], **overrides)
+        _check_value(name, value, base.family)
+        if value != getattr(base, name) and not _overridable(base, name):
+            raise InvalidOptions(name, _fixed_message(base, preset, name))
+    return replace(base, **overrides)
+
+
+def _overridable(base: Options, name: str) -> bool:
+    if base.family == "classic":
+        return name not in FAMILY_OPTION_NAMES
+    if name == "ask_partner_to_go_out" and not base.partnership:
+        return False
+    return name in FAMILY_OVERRIDABLE[base.family]
+
+
+def _fixed_message(base: Options, preset: str, name: str) -> str:
+    if base.family == "classic" and name in FAMILY_OPTION_NAMES:
+        return f"option '{name}' belongs to another rule family; choose a preset of that family"
+    return f"option '{name}' is fixed by the '{preset}' preset and cannot be changed"
+
+
+def _stored_options(data: dict[str, Any]) -> Options:
+    """Options read back from storage: every value checked against its family's ranges; the
+    family options absent from the data take their defaults (see ``Options.to_dict``)."""
+    family = data.get("family", "classic")
+    if family not in FAMILIES:
+        raise InvalidOptions("family", f"option 'family' must be one of {', '.join(FAMILIES)}")
+    for name, value in data.items():
+        if name not in _TYPES:
+            raise InvalidOptions(name, f"unknown option '{str(name)[:40]}'")
+        _check_value(name, value, family)
+    if family == "classic":
+        return make_options(DEFAULT_PRESET, dict(data))
+    return replace(Options(), **data)
 
 
 _FROM_DICT_CACHE: dict[tuple[tuple[str, type, Any], ...], Options] = {}
@@ -261,10 +456,10 @@ def options_from_dict(data: dict[str, Any]) -> Options:
         key = tuple((name, type(value), value) for name, value in sorted(data.items()))
         hash(key)
     except TypeError:  # an unhashable value is invalid: let the validation say which
-        return make_options(DEFAULT_PRESET, dict(data))
+        return _stored_options(dict(data))
     known = _FROM_DICT_CACHE.get(key)
     if known is None:
-        known = make_options(DEFAULT_PRESET, dict(data))
+        known = _stored_options(dict(data))
         if len(_FROM_DICT_CACHE) >= _FROM_DICT_CACHE_SIZE:
             _FROM_DICT_CACHE.clear()
         _FROM_DICT_CACHE[key] = known

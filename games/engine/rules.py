@@ -50,6 +50,7 @@ from .actions import (
     MeldGroup,
     TakePile,
     action_to_dict,
+    uses_family_fields,
 )
 from .cards import (
     FULL_DECK,
@@ -67,7 +68,8 @@ from .cards import (
     cards_text,
     rank_text,
 )
-from .errors import IllegalAction
+from .errors import IllegalAction, InvalidAction
+from .family import CLASSIC, family_rules
 from .going_out import completion, going_out_possible, out_plan
 from .melds import CANASTA_SIZE, canasta_count, initial_meld_minimum, initial_meld_need, wild_cap
 from .options import Options
@@ -110,6 +112,9 @@ def new_game(options: Options, seed: str, events: Events = None) -> GameState:
 def deal_round(st: GameState, events: Events, deck: list[int] | None = None) -> None:
     """Deal the next round; ``deck`` (top = last) replaces the seeded shuffle in set-ups."""
     opts = st.options
+    if opts.family != CLASSIC:
+        family_rules(opts.family).deal_round(st, events, deck)
+        return
     players = opts.players
     st.round_no += 1
     st.dealer = (st.dealer + 1) % players if st.round_no > 1 else players - 1
@@ -225,6 +230,15 @@ def apply(st: GameState, action: Action, events: Events = None) -> None:
         raise IllegalAction("game_over", "The game is over.")
     if action.seat != st.to_act:
         raise IllegalAction("not_your_turn", "It is not your turn to act.")
+    if st.options.family != CLASSIC:
+        family_rules(st.options.family).apply(st, action, events)
+        st.action_count += 1
+        return
+    if uses_family_fields(action):
+        raise InvalidAction(
+            "this action uses a field of another rule family (keep_three, kind, target, new, "
+            "merge or a special hand), which this game's rules do not have"
+        )
     if isinstance(action, Draw):
         _apply_draw(st, action, events)
     elif isinstance(action, Discard):

@@ -1,7 +1,9 @@
 """The full game state (including hidden cards), cheap to clone and lossless to serialise.
 
 Hands, stock and pile are lists of card codes (stock and pile tops are the list ends). Melds are
-kept per team as ``{rank: [codes]}``. Nothing here decides a rule; see ``rules.py``.
+kept per team as ``{key: [codes]}``: the rank in classic and mac, the meld's number in samba and
+bolivia (its id is the side's letter and that number). What a family adds is in ``ext``. Nothing
+here decides a rule; see ``rules.py`` and the family packages.
 """
 
 from __future__ import annotations
@@ -9,7 +11,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from .cards import FULL_DECK
+from .cards import deck_of
+from .family import CLASSIC, FamilyState, family_rules
 from .options import Options, options_from_dict
 
 PHASE_DRAW = "draw"  # the seat to move must draw, take the pile or (empty stock) decline it
@@ -23,10 +26,23 @@ PERMISSION_NONE, PERMISSION_ASKED, PERMISSION_YES, PERMISSION_NO = 0, 1, 2, 3
 PERMISSION_TEXT = ("none", "asked", "yes", "no")
 
 RULES_VERSION = "1"
+# Each family's rules have a version of their own, so a change to one family never touches the
+# games of another.
+FAMILY_RULES_VERSIONS: dict[str, str] = {
+    CLASSIC: RULES_VERSION,
+    "mac": "mac-1",
+    "samba": "samba-1",
+    "bolivia": "bolivia-1",
+}
 # Rules versions this engine replays exactly as they were played. A game is pinned to the version
 # it was started under; a game whose version is not listed here is refused, never replayed under
 # changed rules. Add the old marker here only while the engine still plays it identically.
-SUPPORTED_RULES_VERSIONS: frozenset[str] = frozenset({RULES_VERSION})
+SUPPORTED_RULES_VERSIONS: frozenset[str] = frozenset(FAMILY_RULES_VERSIONS.values())
+
+
+def rules_version_of(family: str) -> str:
+    """The rules version a new game of ``family`` is pinned to."""
+    return FAMILY_RULES_VERSIONS[family]
 
 
 def round_seed(game_seed: str, round_no: int) -> str:
@@ -64,6 +80,7 @@ class GameState:
         "rounds",
         "winner",
         "action_count",
+        "ext",
     )
 
     options: Options
@@ -90,6 +107,7 @@ class GameState:
     rounds: list[dict[str, Any]]
     winner: int | None
     action_count: int
+    ext: FamilyState | None  # what a family other than classic keeps beside (``family.py``)
 
     def __init__(self, options: Options, seed: str) -> None:
         players, teams = options.players, options.teams
@@ -117,6 +135,9 @@ class GameState:
         self.rounds = []
         self.winner = None
         self.action_count = 0
+        self.ext = (
+            None if options.family == CLASSIC else family_rules(options.family).new_ext(options)
+        )
 
     # -- helpers -----------------------------------------------------------------------------
     def team_of(self, seat: int) -> int:
@@ -139,10 +160,12 @@ class GameState:
                 out += cards
         for reds in self.red_threes:
             out += reds
+        if self.ext is not None:
+            out += self.ext.cards()
         return out
 
     def cards_conserved(self) -> bool:
-        return sorted(self.all_cards()) == list(FULL_DECK)
+        return sorted(self.all_cards()) == list(deck_of(self.options.family))
 
     # -- copying and serialising -------------------------------------------------------------
     def clone(self) -> GameState:
@@ -171,11 +194,12 @@ class GameState:
         new.rounds = self.rounds  # finished rounds are never mutated, only appended to
         new.winner = self.winner
         new.action_count = self.action_count
+        new.ext = None if self.ext is None else self.ext.clone()
         return new
 
     def to_dict(self) -> dict[str, Any]:
         out = {
-            "rules_version": RULES_VERSION,
+            "rules_version": FAMILY_RULES_VERSIONS[self.options.family],
             "options": self.options.to_dict(),
             "seed": self.seed,
             "round_no": self.round_no,
@@ -202,6 +226,8 @@ class GameState:
         }
         if self.turn_laid:  # only while a turn has laid cards: older snapshots have no such key
             out["turn_laid"] = [[r, list(c)] for r, c in sorted(self.turn_laid.items())]
+        if self.ext is not None:
+            out["ext"] = self.ext.to_dict()
         return out
 
     @classmethod
@@ -229,6 +255,8 @@ class GameState:
         st.rounds = [dict(r) for r in data["rounds"]]
         st.winner = data["winner"]
         st.action_count = data["action_count"]
+        if st.ext is not None:
+            st.ext = family_rules(st.options.family).ext_from_dict(data["ext"])
         return st
 
     def __eq__(self, other: object) -> bool:

@@ -10,6 +10,7 @@ from typing import Any
 
 from .actions import action_to_dict
 from .cards import IS_WILD, card_text, cards_text, rank_text
+from .family import CLASSIC, family_rules
 from .legal import legal_actions
 from .melds import CANASTA_SIZE, initial_meld_minimum
 from .rules import Event, pile_blocked, pile_frozen_for
@@ -32,6 +33,8 @@ def meld_view(rank: int, cards: list[int]) -> dict[str, Any]:
 def player_view(st: GameState, viewer: int | None, with_legal: bool = True) -> dict[str, Any]:
     """The state as ``viewer`` (a seat index, or None for a spectator) may see it."""
     opts = st.options
+    if opts.family != CLASSIC:
+        return family_rules(opts.family).player_view(st, viewer, with_legal)
     seated = viewer is not None and 0 <= viewer < opts.players
     teams = []
     for team in range(opts.teams):

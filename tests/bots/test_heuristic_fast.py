@@ -22,7 +22,7 @@ from games.engine import Event
 from games.engine.actions import TakePile
 from games.engine.cards import IS_BLACK_THREE, IS_RED_THREE, IS_WILD, RANK_OF
 from games.engine.legal import legal_actions
-from games.engine.options import PRESETS
+from games.engine.options import CLASSIC_PRESETS
 from games.engine.rules import discard_error
 from games.engine.state import PHASE_PLAY, GameState
 from tests.bots.positions import heuristic_position
@@ -51,7 +51,7 @@ def _plain_take_score(obs: Observation, take: TakePile) -> float:
 
 
 positions = st.tuples(
-    st.sampled_from(sorted(PRESETS)),
+    st.sampled_from(sorted(CLASSIC_PRESETS)),
     st.integers(0, 10_000),
     st.integers(0, 120),
     st.sampled_from([0.0, 0.5, 1.0]),

@@ -11,7 +11,7 @@ from bots.arena import observation_for
 from bots.policies import RandomPolicy, determinise, observation_from_state
 from games.engine import Action, Event, action_to_dict, apply, legal_actions, make_options, new_game
 from games.engine.cards import FULL_DECK, card_text
-from games.engine.options import PRESETS
+from games.engine.options import CLASSIC_PRESETS
 from games.engine.state import GameState
 
 
@@ -46,7 +46,7 @@ def _walk(preset: str, seed: str, steps: int) -> list[tuple[GameState, list[Even
     return out
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("preset", sorted(CLASSIC_PRESETS))
 def test_observation_knows_exactly_the_public_and_own_cards(preset: str) -> None:
     for st, events in _walk(preset, f"obs-{preset}", 300):
         for seat in range(st.options.players):
@@ -81,7 +81,7 @@ def test_observation_text_never_holds_another_hand() -> None:
         assert shown <= {card_text(c) for c in st.hands[1]}
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("preset", sorted(CLASSIC_PRESETS))
 def test_own_legal_actions_do_not_depend_on_hidden_cards(preset: str) -> None:
     rng = random.Random(3)
     for st, events in _walk(preset, f"legal-{preset}", 400):

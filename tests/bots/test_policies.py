@@ -21,11 +21,11 @@ from bots.policies import (
     policy_for_level,
 )
 from games.engine import Event, apply, make_options, new_game
-from games.engine.options import PRESETS
+from games.engine.options import CLASSIC_PRESETS
 from games.engine.state import PHASE_ANSWER
 
 HANDS = int(os.environ.get("BOTS_SOAK_HANDS", "20"))
-PRESET_NAMES = sorted(PRESETS)
+PRESET_NAMES = sorted(CLASSIC_PRESETS)
 
 
 def _tiny_ismcts(seed: int) -> Policy:

@@ -17,7 +17,7 @@ from bots.policies.heuristic import _Unseen, round_estimates, team_table_value
 from bots.policies.observation import Observation
 from games.engine import Event
 from games.engine.cards import IS_WILD, VALUE_OF
-from games.engine.options import PRESETS
+from games.engine.options import CLASSIC_PRESETS
 from games.engine.state import GameState
 from tests.bots.positions import heuristic_position
 
@@ -32,7 +32,7 @@ def _observations(state: GameState, events: list[Event]) -> list[Observation]:
 
 
 positions = st.tuples(
-    st.sampled_from(sorted(PRESETS)),
+    st.sampled_from(sorted(CLASSIC_PRESETS)),
     st.integers(0, 10_000),
     st.integers(0, 120),
     st.sampled_from([0.0, 0.5, 1.0]),

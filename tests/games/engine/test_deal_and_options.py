@@ -67,9 +67,24 @@ def test_presets_are_exactly_the_rule_book_table(index: int, preset: str) -> Non
     assert options.can_ask_partner == (preset in ("classic", "hoyle"))
 
 
-def test_default_preset_is_classic_and_presets_are_the_four_named() -> None:
+def test_default_preset_is_classic_and_presets_are_the_named_ones() -> None:
     assert make_options() == make_options("classic")
-    assert set(PRESETS) == {"classic", "hoyle", "two_player", "three_player"}
+    assert set(PRESETS) == {
+        "classic",
+        "hoyle",
+        "two_player",
+        "three_player",
+        "mac",
+        "mac_two_player",
+        "samba",
+        "bolivia",
+    }
+    assert {n for n, o in PRESETS.items() if o.family == "classic"} == {
+        "classic",
+        "hoyle",
+        "two_player",
+        "three_player",
+    }
 
 
 def test_overrides_apply_on_top_of_the_preset() -> None:

@@ -21,6 +21,8 @@ from games.engine import (
     apply,
     make_options,
 )
+from tests.games.engine.mac.cases import MAC_CASES
+from tests.games.engine.samba.cases import SAMBA_CASES
 
 from .helpers import discard, group, meld, opts, position, refused, stock_only, take
 
@@ -270,6 +272,10 @@ CASES: dict[str, tuple[Callable[[], EngineError], str]] = {
     ),
     "cannot_discard": (cannot_discard, "this turn has no discard"),
 }
+
+
+# The families' refusals have their cases beside their scenario tests.
+CASES |= MAC_CASES | SAMBA_CASES
 
 
 def test_every_error_code_has_a_case() -> None:

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.engine import PRESETS
+from games.engine import CLASSIC_PRESETS
 
 from .randomplay import OPTION_VARIANTS, check_game
 
@@ -37,7 +37,7 @@ slow = settings(
 )
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("preset", sorted(CLASSIC_PRESETS))
 @slow
 @given(seed=seeds, eager=st.sampled_from([0.0, 0.5, 0.9]))
 def test_random_hands_on_every_preset_keep_the_invariants(
@@ -46,7 +46,7 @@ def test_random_hands_on_every_preset_keep_the_invariants(
     check_game(seed, preset, max_rounds=1, eager=eager)
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("preset", sorted(CLASSIC_PRESETS))
 @slow
 @given(seed=seeds, options=overrides)
 def test_random_hands_with_option_overrides_keep_the_invariants(
@@ -61,7 +61,7 @@ def test_random_hands_with_option_overrides_keep_the_invariants(
     suppress_health_check=[HealthCheck.too_slow],
     derandomize=os.environ.get("CANASTA_ENGINE_RANDOM") is None,
 )
-@given(seed=seeds, preset=st.sampled_from(sorted(PRESETS)))
+@given(seed=seeds, preset=st.sampled_from(sorted(CLASSIC_PRESETS)))
 def test_whole_games_to_a_low_target_replay_and_end(seed: int, preset: str) -> None:
     # Eager melding reaches 1000 within a few rounds; replay covers several deals.
     state = check_game(

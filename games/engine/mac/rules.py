@@ -1,0 +1,13 @@
+"""Placeholder until the family's rules land."""
+
+from typing import Any
+
+
+class _Rules:
+    families = ("mac",)
+
+    def __getattr__(self, name: str) -> Any:
+        raise NotImplementedError(name)
+
+
+RULES: Any = _Rules()
