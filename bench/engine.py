@@ -1,9 +1,10 @@
 """Engine benchmark: ``python -m bench.engine [--hands N] [--seed S] [--cpu]``.
 
 Random legal play on one core (each step: list the legal actions, pick one uniformly, apply it).
-Prints, per preset, full hands (rounds) per second, actions per second and mean actions per
-hand; then, over the states met in classic play, microseconds per ``legal_actions`` call, per
-``apply`` and per ``clone``; and the milliseconds to replay a 300-action log and a whole hand.
+Prints, per preset (every family), full hands (rounds) per second, actions per second, mean
+actions per hand, actions per second as a ratio of classic's in the same run, and the median and
+95th percentile of one ``legal_actions`` call; then, over the states met in classic play,
+microseconds per ``legal_actions`` call, per ``apply`` and per ``clone``; and the milliseconds to replay a 300-action log and a whole hand.
 Figures are wall-clock (``time.perf_counter``) unless ``--cpu`` asks for this process's CPU
 time (``time.process_time``), which other busy processes on a shared machine disturb less;
 micro-timings are the best of five passes.
@@ -54,6 +55,21 @@ def play_actions(options: Options, seed: str, rng: random.Random, count: int) ->
     return log
 
 
+def legal_percentiles(options: Options, seed: int, hands: int) -> tuple[float, float]:
+    """Median and 95th percentile of one ``legal_actions`` call (µs) over random-play hands."""
+    rng = random.Random(seed)
+    calls: list[float] = []
+    for i in range(hands):
+        st = new_game(options, f"legal-{seed}-{i}")
+        while st.round_no == 1 and not st.game_over:
+            start = clock()
+            listed = legal_actions(st)
+            calls.append(clock() - start)
+            apply(st, rng.choice(listed))
+    calls.sort()
+    return calls[len(calls) // 2] * 1e6, calls[min(len(calls) - 1, len(calls) * 95 // 100)] * 1e6
+
+
 def _best(passes: int, run: Callable[[], float]) -> float:
     return min(run() for _ in range(passes))
 
@@ -64,7 +80,11 @@ def bench(hands: int, seed: int) -> None:
         f"({platform.python_implementation()}), one core, uniformly random legal play, "
         f"{'process CPU time' if clock is time.process_time else 'wall-clock time'}"
     )
-    print(f"{'preset':<14}{'hands/s':>10}{'actions/s':>12}{'actions/hand':>15}")
+    print(
+        f"{'preset':<16}{'hands/s':>9}{'actions/s':>11}{'actions/hand':>14}"
+        f"{'vs classic':>12}{'legal p50 µs':>14}{'legal p95 µs':>14}"
+    )
+    rates: dict[str, float] = {}
     for name in PRESETS:
         options = make_options(name)
         rng = random.Random(seed)
@@ -73,8 +93,12 @@ def bench(hands: int, seed: int) -> None:
         for i in range(hands):
             actions += len(play_hand(options, f"bench-{seed}-{i}", rng))
         elapsed = clock() - start
+        rates[name] = actions / elapsed
+        p50, p95 = legal_percentiles(options, seed, max(10, hands // 10))
         print(
-            f"{name:<14}{hands / elapsed:>10.0f}{actions / elapsed:>12.0f}{actions / hands:>15.1f}"
+            f"{name:<16}{hands / elapsed:>9.0f}{actions / elapsed:>11.0f}"
+            f"{actions / hands:>14.1f}{rates[name] / rates['classic']:>11.2f}x"
+            f"{p50:>14.1f}{p95:>14.1f}"
         )
 
     # States met in classic random play, with the action chosen in each.
