@@ -4,7 +4,8 @@ Random legal play on one core (each step: list the legal actions, pick one unifo
 Prints, per preset (every family), full hands (rounds) per second, actions per second, mean
 actions per hand, actions per second as a ratio of classic's in the same run, and the median and
 95th percentile of one ``legal_actions`` call; then, over the states met in classic play,
-microseconds per ``legal_actions`` call, per ``apply`` and per ``clone``; and the milliseconds to replay a 300-action log and a whole hand.
+microseconds per ``legal_actions`` call, per ``apply`` and per ``clone``; and the milliseconds
+to replay a 300-action log and a whole hand.
 Figures are wall-clock (``time.perf_counter``) unless ``--cpu`` asks for this process's CPU
 time (``time.process_time``), which other busy processes on a shared machine disturb less;
 micro-timings are the best of five passes.
