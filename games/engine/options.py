@@ -320,7 +320,7 @@ FAMILY_OVERRIDABLE: dict[str, frozenset[str]] = {
 FAMILY_OVERRIDABLE["bolivia"] = FAMILY_OVERRIDABLE["samba"]
 FAMILY_TARGET_RANGE = (1000, 20000)
 
-_CHOICES: dict[str, tuple[str, ...]] = {
+_CHOICES: dict[str, tuple[Any, ...]] = {
     "wild_ratio": WILD_RATIOS,
     "red_three_reveal": RED_THREE_REVEALS,
     "stock_exhausted": STOCK_EXHAUSTED,

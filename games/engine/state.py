@@ -9,11 +9,13 @@ here decides a rule; see ``rules.py`` and the family packages.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .cards import deck_of
-from .family import CLASSIC, FamilyState, family_rules
 from .options import Options, options_from_dict
+
+if TYPE_CHECKING:
+    from .actions import Action
 
 PHASE_DRAW = "draw"  # the seat to move must draw, take the pile or (empty stock) decline it
 PHASE_PLAY = "play"  # the seat has drawn: meld, lay off, ask the partner, discard
@@ -25,6 +27,7 @@ PHASES = (PHASE_DRAW, PHASE_PLAY, PHASE_ANSWER, PHASE_GAME_OVER)
 PERMISSION_NONE, PERMISSION_ASKED, PERMISSION_YES, PERMISSION_NO = 0, 1, 2, 3
 PERMISSION_TEXT = ("none", "asked", "yes", "no")
 
+CLASSIC = "classic"
 RULES_VERSION = "1"
 # Each family's rules have a version of their own, so a change to one family never touches the
 # games of another.
@@ -52,6 +55,57 @@ def round_seed(game_seed: str, round_no: int) -> str:
 
 def seed_commitment(seed: str) -> str:
     return hashlib.sha256(seed.encode()).hexdigest()
+
+
+# -- the families beside classic (see family.py) ----------------------------------------------
+
+
+class FamilyState(Protocol):
+    """What a family keeps beside the shared state (JSON-safe, cheap to clone)."""
+
+    def clone(self) -> FamilyState: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+    def cards(self) -> list[int]:
+        """Cards held in the family's own places (for the conservation invariant)."""
+        ...
+
+
+class FamilyRules(Protocol):
+    """One rule family's rules. ``apply`` validates fully, then commits (a refusal raises
+    ``IllegalAction`` and leaves the state exactly as it was)."""
+
+    families: tuple[str, ...]
+
+    def new_ext(self, options: Options) -> FamilyState: ...
+
+    def ext_from_dict(self, data: dict[str, Any]) -> FamilyState: ...
+
+    def deal_round(
+        self, st: GameState, events: list[Any] | None, deck: list[int] | None
+    ) -> None: ...
+
+    def apply(self, st: GameState, action: Action, events: list[Any] | None) -> None: ...
+
+    def legal_actions(self, st: GameState) -> list[Action]: ...
+
+    def player_view(
+        self, st: GameState, viewer: int | None, with_legal: bool
+    ) -> dict[str, Any]: ...
+
+
+_FAMILIES: dict[str, FamilyRules] = {}
+
+
+def register(rules: FamilyRules) -> None:
+    for name in rules.families:
+        _FAMILIES[name] = rules
+
+
+def family_rules(family: str) -> FamilyRules:
+    """The rules of a family other than classic (registered when ``games.engine`` loads)."""
+    return _FAMILIES[family]
 
 
 class GameState:
