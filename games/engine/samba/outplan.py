@@ -1,0 +1,224 @@
+"""The going-out planner for Samba and Bolivia: melds placing every card of a hand (or all but
+one, which is then discarded) so that the side then holds what going out needs.
+
+It is a greedy planner (naturals onto the side's groups of their rank or into new groups, single
+naturals onto sequences they extend, wild cards where they complete canastas first); the rules
+check every plan before it is offered or relied on.
+"""
+
+from __future__ import annotations
+
+from ..actions import MeldGroup
+from ..cards import IS_BLACK_THREE, IS_RED_THREE, IS_WILD, RANK_OF, SUIT_OF, THREE, WILD_RANK
+from ..melds import wild_cap
+from ..options import Options
+from ..state import GameState
+from .melds import CANASTA_SIZE, SEQUENCE_MAX, WILD_MELD_MAX, go_out_error, group_rank
+from .state import GROUP, SEQUENCE, WILD, meld_name
+
+Plan = tuple[tuple[MeldGroup, ...], int | None]
+
+
+def meld_all(
+    opts: Options,
+    team: int,
+    cards: list[int],
+    melds: dict[int, list[int]],
+    kinds: dict[int, str],
+) -> tuple[MeldGroup, ...] | None:
+    """Groups melding every card of ``cards`` after which the side may go out; None if the
+    planner finds none."""
+    wilds: list[int] = []
+    blacks: list[int] = []
+    naturals: dict[int, list[int]] = {}
+    for c in cards:
+        if IS_RED_THREE[c]:
+            return None
+        if IS_WILD[c]:
+            wilds.append(c)
+        elif IS_BLACK_THREE[c]:
+            blacks.append(c)
+        else:
+            naturals.setdefault(RANK_OF[c], []).append(c)
+    if blacks and len(blacks) < 3:
+        return None
+    by_rank: dict[int, int] = {}
+    for num, kind in kinds.items():
+        if kind == GROUP:
+            rank = group_rank(melds[num])
+            if rank not in by_rank or len(melds[by_rank[rank]]) >= CANASTA_SIZE:
+                by_rank[rank] = num  # prefer a group that can still take wild cards
+    plan: dict[int, list[int]] = {}  # meld number -> cards added
+    new_groups: list[tuple[int, list[int], list[int]]] = []  # rank, naturals, wilds
+    singles: list[int] = []
+    for rank, nats in naturals.items():
+        if rank in by_rank:
+            plan.setdefault(by_rank[rank], []).extend(nats)
+        elif len(nats) >= 2:
+            new_groups.append((rank, nats, []))
+        else:
+            singles.extend(nats)
+    # Single naturals onto sequences they extend (repeatedly, lowest first).
+    seq_ends: dict[int, list[int]] = {}
+    for num, kind in kinds.items():
+        if kind == SEQUENCE and len(melds[num]) < SEQUENCE_MAX:
+            ranks = [RANK_OF[c] for c in melds[num]]
+            seq_ends[num] = [SUIT_OF[melds[num][0]], min(ranks), max(ranks), len(ranks)]
+    progress = True
+    while singles and progress:
+        progress = False
+        for c in sorted(singles):
+            for num, (suit, low, high, size) in seq_ends.items():
+                if SUIT_OF[c] != suit or size >= SEQUENCE_MAX:
+                    continue
+                rank = RANK_OF[c]
+                if rank == low - 1 or rank == high + 1:
+                    seq_ends[num] = [suit, min(low, rank), max(high, rank), size + 1]
+                    plan.setdefault(num, []).append(c)
+                    singles.remove(c)
+                    progress = True
+                    break
+    if singles:
+        return None
+    wilds.sort()  # jokers last in the list: they are placed first
+    # New natural pairs take one wild card each.
+    for _rank, nats, ws in new_groups:
+        if len(nats) == 2:
+            if not wilds:
+                return None
+            ws.append(wilds.pop())
+    # Room for wild cards on the groups (never on a group canasta).
+    rooms: list[tuple[list[int], list[int]]] = []  # ([size, room], the list to add to)
+    for num in by_rank.values():
+        existing = melds[num]
+        if len(existing) >= CANASTA_SIZE:
+            continue
+        added = plan.setdefault(num, [])
+        e_wild = sum(1 for c in existing if IS_WILD[c])
+        nat = len(existing) - e_wild + len(added)
+        room = wild_cap(opts, nat) - e_wild
+        if room > 0:
+            rooms.append(([len(existing) + len(added), room], added))
+    for _rank, nats, ws in new_groups:
+        room = wild_cap(opts, len(nats)) - len(ws)
+        if room > 0:
+            rooms.append(([len(nats) + len(ws), room], ws))
+    # Complete canastas first (fewest wild cards needed first), then anywhere.
+    rooms.sort(key=lambda r: CANASTA_SIZE - r[0][0] if r[0][0] < CANASTA_SIZE else 99)
+    for counts, target in rooms:
+        need = CANASTA_SIZE - counts[0]
+        if 0 < need <= counts[1] and need <= len(wilds):
+            for _ in range(need):
+                target.append(wilds.pop())
+            counts[0] += need
+            counts[1] -= need
+    for counts, target in rooms:
+        while wilds and counts[1] > 0:
+            target.append(wilds.pop())
+            counts[1] -= 1
+    groups: list[MeldGroup] = []
+    extra_wild: dict[int, list[int]] = {}
+    if wilds:
+        if not opts.wild_canasta:
+            return None
+        for num, kind in kinds.items():
+            if kind == WILD and wilds:
+                room = WILD_MELD_MAX - len(melds[num])
+                if room > 0:
+                    extra_wild[num] = [wilds.pop() for _ in range(min(room, len(wilds)))]
+        while wilds:
+            if len(wilds) < 3:
+                return None
+            take = min(WILD_MELD_MAX, len(wilds))
+            groups.append(
+                MeldGroup(WILD_RANK, tuple(wilds.pop() for _ in range(take)), WILD, None, True)
+            )
+    after = dict(melds)
+    for num, added in list(plan.items()) + list(extra_wild.items()):
+        if added:
+            kind = kinds[num]
+            rank = (
+                WILD_RANK
+                if kind == WILD
+                else group_rank(melds[num])
+                if kind == GROUP
+                else RANK_OF[added[0]]
+            )
+            groups.append(MeldGroup(rank, tuple(added), kind, meld_name(team, num)))
+            after[num] = [*melds[num], *added]
+    new_kinds = dict(kinds)
+    fresh = max([0, *melds]) + 1000
+    for rank, nats, ws in new_groups:
+        groups.append(MeldGroup(rank, (*nats, *ws), GROUP, None, True))
+        after[fresh] = [*nats, *ws]
+        new_kinds[fresh] = GROUP
+        fresh += 1
+    for g in groups:
+        if g.kind == WILD and g.new:
+            after[fresh] = list(g.cards)
+            new_kinds[fresh] = WILD
+            fresh += 1
+    if blacks:
+        groups.append(MeldGroup(THREE, tuple(blacks), GROUP, None, True))
+    if go_out_error(opts, after, new_kinds) is not None:
+        return None
+    return tuple(groups)
+
+
+def out_plan(
+    st: GameState,
+    team: int,
+    hand: list[int],
+    melds: dict[int, list[int]],
+    kinds: dict[int, str],
+) -> Plan | None:
+    """Melds and a discard (or none) with which a hand goes out beside ``melds``; None if the
+    planner finds no way. The rules check the plan before relying on it."""
+    opts = st.options
+    if go_out_error(opts, melds, kinds) is None and not hand:
+        return (), None
+    # Quick necessary test: natural cards that cannot go anywhere (a lone card of a rank the
+    # side has no group of, in a suit without an open sequence), plus lone black threes; at
+    # most one of them can be the discard.
+    group_ranks = set()
+    seq_suits = set()
+    for num, kind in kinds.items():
+        if kind == GROUP:
+            group_ranks.add(group_rank(melds[num]))
+        elif kind == SEQUENCE and len(melds[num]) < SEQUENCE_MAX:
+            seq_suits.add(SUIT_OF[melds[num][0]])
+    counts: dict[int, int] = {}
+    for c in hand:
+        counts[RANK_OF[c]] = counts.get(RANK_OF[c], 0) + 1
+    blacks = sum(1 for c in hand if IS_BLACK_THREE[c])
+    stuck = 0 if blacks == 0 or blacks >= 3 else blacks
+    for c in hand:
+        rank = RANK_OF[c]
+        if (
+            not IS_WILD[c]
+            and not IS_BLACK_THREE[c]
+            and counts[rank] == 1
+            and rank not in group_ranks
+            and SUIT_OF[c] not in seq_suits
+        ):
+            stuck += 1
+    if stuck > (0 if st.no_discard else 1):
+        return None
+    choices: list[int | None] = [None]
+    if not st.no_discard:
+        held: list[int] = sorted(set(hand), key=lambda card: (not IS_BLACK_THREE[card], card))
+        choices += held
+    for discard in choices:
+        rest = hand[:]
+        if discard is not None:
+            if IS_RED_THREE[discard] and not opts.red_three_discard:
+                continue
+            rest.remove(discard)
+        if not rest:
+            if go_out_error(opts, melds, kinds) is None:
+                return (), discard
+            continue
+        groups = meld_all(opts, team, rest, melds, kinds)
+        if groups is not None:
+            return groups, discard
+    return None
