@@ -1,6 +1,7 @@
-"""The mac family's rules (see rules.py); registered with the engine on import."""
+"""Modern American Canasta (family ``mac``): rules.py applies actions, legal.py lists them,
+view.py shows them; registered with the engine on import."""
 
 from ..family import register
-from .rules import RULES
+from .family_rules import RULES
 
 register(RULES)
