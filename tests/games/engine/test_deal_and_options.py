@@ -3,13 +3,17 @@ their validation and explanations)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from games.engine import (
     PRESETS,
     Discard,
     Draw,
+    EngineError,
     InvalidOptions,
+    action_from_dict,
     apply,
     legal_actions,
     make_options,
@@ -18,7 +22,13 @@ from games.engine import (
     parse_cards,
 )
 from games.engine.cards import IS_RED_THREE
-from games.engine.options import PRESET_DESCRIPTIONS, describe_options
+from games.engine.options import (
+    FAMILY_OPTION_NAMES,
+    OPTION_NAMES,
+    PRESET_DESCRIPTIONS,
+    describe_options,
+    options_from_dict,
+)
 from games.engine.rules import pile_blocked
 
 from .helpers import discard, hand, held, meld, opts, position, text
@@ -146,7 +156,11 @@ def test_every_option_is_described_with_its_range_or_choices() -> None:
         "naturals_exceed_wilds",
         "wilds_not_exceed_naturals",
     ]
-    assert set(described) == set(make_options().to_dict())
+    assert set(described) == set(OPTION_NAMES)
+    # A classic game's options read as before the families: their options appear only in games
+    # of a family that sets them.
+    assert set(make_options().to_dict()) == set(OPTION_NAMES) - set(FAMILY_OPTION_NAMES)
+    assert set(make_options("mac").to_dict()) >= {"family", "talons", "special_hands"}
 
 
 def test_every_option_and_preset_has_an_explanation() -> None:
@@ -154,7 +168,7 @@ def test_every_option_and_preset_has_an_explanation() -> None:
         text = spec["description"]
         assert isinstance(text, str) and len(text) > 40, name
         for choice in spec.get("choices", ()):
-            assert choice in text, (name, choice)  # each choice is explained
+            assert str(choice) in text, (name, choice)  # each choice is explained
     assert set(PRESET_DESCRIPTIONS) == set(PRESETS)
     assert all(len(text) > 40 for text in PRESET_DESCRIPTIONS.values())
 
@@ -277,3 +291,48 @@ def test_draw_count_two_and_one() -> None:
     apply(one, Draw(0))
     assert len(one.hands[0]) == 3 and hand(one, 0)["6S"] == 1
     assert Draw(0) not in legal_actions(one)
+
+
+# -- the families' options (R1: fixed by the preset) --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "preset,name,value",
+    [
+        ("mac", "draw_count", 2),
+        ("mac", "max_wilds_per_meld", 3),
+        ("mac_two_player", "ask_partner_to_go_out", True),
+        ("samba", "talons", True),
+        ("bolivia", "wild_canasta", False),
+        ("classic", "talons", True),
+        ("hoyle", "family", "samba"),
+    ],
+)
+def test_an_option_the_family_fixes_is_refused_by_name(preset: str, name: str, value: Any) -> None:
+    with pytest.raises(InvalidOptions) as refused:
+        make_options(preset, {name: value})
+    assert refused.value.option == name and name in refused.value.message
+
+
+def test_a_family_option_a_table_may_change_is_taken_and_stored() -> None:
+    options = make_options("mac", {"talons": False, "target_score": 12000})
+    assert not options.talons and options.target_score == 12000 and options.family == "mac"
+    assert options_from_dict(options.to_dict()) == options
+    assert make_options("samba", {"initial_meld_over_7000": 160}).initial_meld_over_7000 == 160
+    with pytest.raises(InvalidOptions):
+        make_options("samba", {"target_score": 20001})
+    with pytest.raises(InvalidOptions):
+        make_options("classic", {"target_score": 12000})
+
+
+def test_a_classic_game_refuses_the_fields_of_the_families() -> None:
+    st = new_game(make_options("classic"), "family-fields")
+    before = st.to_dict()
+    for written in (
+        {"type": "draw", "keep_three": True},
+        {"type": "declare_special_hand", "name": "garbage"},
+    ):
+        with pytest.raises(EngineError) as refused:
+            apply(st, action_from_dict(written, st.to_act))
+        assert refused.value.code == "invalid_action"
+    assert st.to_dict() == before
