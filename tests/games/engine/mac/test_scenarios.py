@@ -15,8 +15,6 @@ from games.engine.view import player_view
 from .cases import K7, Q7, after_draw, discard, meld, refusal
 from .position import mac_position
 
-OPENING = "KC KD KH AC AD AS 9C 9D 9H 5C 6D 8H 10S"  # 30 + 60 + 30 = 120 + ...
-
 
 def test_talon_of_four_then_three_after_a_stock_opening() -> None:
     st = after_draw("KC KD KH AC AD AS QC QD QH 5C 6D 8H 10S")
@@ -71,14 +69,17 @@ def test_wild_top_blocks_the_pile() -> None:
 
 
 def test_swad_is_lifted_for_a_hand_of_swad_cards_only() -> None:
-    st = mac_position(["7C AD", "", "", ""], pile="", melds=[{"K": "KC KD KH"}])
+    # 7C AD and the drawn 2H: no card may go onto the empty pile, so SWAD is lifted (R6)
+    st = mac_position(["7C AD", "", "", ""], melds=[{"K": "KC KD KH"}], stock_top="2H")
     apply(st, Draw(0))
-    drawn = st.hands[0][-1]
-    ext = ext_of(st)
-    assert (
-        ext.swad_lifted == all(c // 4 in (4, 11) or c == 52 or c // 4 == 12 for c in st.hands[0])
-        or drawn
-    )
+    assert ext_of(st).swad_lifted
+    apply(st, discard("7C"))
+    assert st.pile == parse_cards("7C")
+    # the same hand drawing 5H keeps a legal discard: the seven stays barred
+    st = mac_position(["7C AD", "", "", ""], melds=[{"K": "KC KD KH"}], stock_top="5H")
+    apply(st, Draw(0))
+    assert not ext_of(st).swad_lifted
+    assert refusal(st, discard("7C")).code == "discard_swad_on_empty_pile"
 
 
 @pytest.mark.parametrize(
