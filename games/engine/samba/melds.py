@@ -56,6 +56,18 @@ def initial_minimum(opts: Options, team_score: int) -> int:
     return opts.initial_meld_over_7000
 
 
+def initial_need(st: GameState, team: int) -> int:
+    """Points the side's first melds still lack this turn (0 once it has opened). A side that
+    has not opened holds only melds laid this turn, so all of them count."""
+    if st.opened[team]:
+        return 0
+    shown = 0
+    for cards in st.melds[team].values():
+        for c in cards:
+            shown += VALUE_OF[c]
+    return max(0, initial_minimum(st.options, st.scores[team]) - shown)
+
+
 def group_rank(cards: list[int]) -> int:
     """The rank of a group meld: its natural cards' rank (3 for black threes)."""
     for c in cards:
@@ -402,6 +414,7 @@ class MeldPlan:
     ids: list[str]  # the meld each group went to, the pile's group first
     value: int  # points melded by the action (for the initial minimum)
     going_out: bool  # the action leaves no card, or one to discard
+    need: int  # points the side's first melds still lack after the action (0: opened)
 
 
 def plan_melds(
@@ -439,20 +452,23 @@ def plan_melds(
         ids.append(meld_name(team, num))
         value += sum(VALUE_OF[c] for c in group.cards)
         blacks = blacks or (group.kind == GROUP and group.rank == THREE)
-    if not st.opened[team]:
+    need = max(0, initial_need(st, team) - value)
+    if need and pile_group is not None:
         minimum = initial_minimum(opts, st.scores[team])
-        if value < minimum:
-            raise IllegalAction(
-                "initial_meld_below_minimum",
-                f"Your side's first melds must be worth at least {minimum} points in one action"
-                + (
-                    f", counting the top card and cards from your hand (these are worth {value})."
-                    if pile_group is not None
-                    else f" (these are worth {value})."
-                ),
-            )
+        raise IllegalAction(
+            "initial_meld_below_minimum",
+            f"Taking the pile for your side's first meld needs {minimum} points shown with it, "
+            f"counting the top card and cards from your hand only (these are worth {value}).",
+        )
     left = len(rest) + extra_to_hand
     going_out = left == 0 or (left == 1 and not st.no_discard)
+    if need and going_out:
+        raise IllegalAction(
+            "initial_meld_below_minimum",
+            f"Your side's first melds must be worth at least "
+            f"{initial_minimum(opts, st.scores[team])} points this turn: these leave them "
+            f"{need} short, and too few cards in your hand to make up the rest.",
+        )
     if blacks and not going_out:
         raise IllegalAction(
             "meld_black_threes_only_going_out",
@@ -467,4 +483,4 @@ def plan_melds(
                 "partner_said_no",
                 "Your partner said no: you may not go out this turn, nor keep only one card.",
             )
-    return MeldPlan(rest, melds, kinds, next_id, ids, value, going_out)
+    return MeldPlan(rest, melds, kinds, next_id, ids, value, going_out, need)

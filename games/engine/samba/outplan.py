@@ -9,11 +9,30 @@ check every plan before it is offered or relied on.
 from __future__ import annotations
 
 from ..actions import MeldGroup
-from ..cards import IS_BLACK_THREE, IS_RED_THREE, IS_WILD, RANK_OF, SUIT_OF, THREE, WILD_RANK
+from ..cards import (
+    IS_BLACK_THREE,
+    IS_NATURAL,
+    IS_RED_THREE,
+    IS_WILD,
+    JOKER_RANK,
+    RANK_OF,
+    SUIT_OF,
+    THREE,
+    TWO,
+    VALUE_OF,
+    WILD_RANK,
+)
 from ..melds import wild_cap
 from ..options import Options
 from ..state import GameState
-from .melds import CANASTA_SIZE, SEQUENCE_MAX, WILD_MELD_MAX, go_out_error, group_rank
+from .melds import (
+    CANASTA_SIZE,
+    SEQUENCE_MAX,
+    WILD_MELD_MAX,
+    go_out_error,
+    group_rank,
+    sequence_bounds,
+)
 from .state import GROUP, SEQUENCE, WILD, meld_name
 
 Plan = tuple[tuple[MeldGroup, ...], int | None]
@@ -171,43 +190,113 @@ def out_plan(
     hand: list[int],
     melds: dict[int, list[int]],
     kinds: dict[int, str],
+    need: int = 0,
 ) -> Plan | None:
-    """Melds and a discard (or none) with which a hand goes out beside ``melds``; None if the
-    planner finds no way. The rules check the plan before relying on it."""
+    """Melds and a discard (or none) with which a hand goes out beside ``melds``, the melded
+    cards worth at least ``need`` points (what the side's first melds still lack); None if the
+    planner finds no way. The rules check the plan before relying on it.
+
+    Quick necessary tests come first: the canastas needed (and Bolivia's escalera) must be
+    within reach of the hand; at most one card may be unplaceable (a lone natural of a rank
+    without a group, out of reach of its suit's open sequences; a red three; one or two black
+    threes), and it is then the discard; natural pairs without a group need a wild card each.
+    """
     opts = st.options
-    if go_out_error(opts, melds, kinds) is None and not hand:
-        return (), None
-    # Quick necessary test: natural cards that cannot go anywhere (a lone card of a rank the
-    # side has no group of, in a suit without an open sequence), plus lone black threes; at
-    # most one of them can be the discard.
-    group_ranks = set()
-    seq_suits = set()
-    for num, kind in kinds.items():
-        if kind == GROUP:
-            group_ranks.add(group_rank(melds[num]))
-        elif kind == SEQUENCE and len(melds[num]) < SEQUENCE_MAX:
-            seq_suits.add(SUIT_OF[melds[num][0]])
-    counts: dict[int, int] = {}
+    if not hand:
+        return ((), None) if need == 0 and go_out_error(opts, melds, kinds) is None else None
+    counts = [0] * 15
     for c in hand:
-        counts[RANK_OF[c]] = counts.get(RANK_OF[c], 0) + 1
-    blacks = sum(1 for c in hand if IS_BLACK_THREE[c])
-    stuck = 0 if blacks == 0 or blacks >= 3 else blacks
+        counts[RANK_OF[c]] += 1
+    wilds = counts[TWO] + counts[JOKER_RANK]
+    # The side's melds: canastas held, group ranks, open sequences, and the hand cards each
+    # canasta within reach still needs.
+    want = opts.canastas_to_go_out
+    bolivia = opts.family == "bolivia"
+    have = 0
+    escalera = False
+    group_ranks = set()
+    seq_ends: list[tuple[int, int, int, int]] = []  # suit, low, high, room
+    deficits = []
+    by_suit: list[int] | None = None
+    reach = CANASTA_SIZE - min(wilds, 2)  # a group and the hand's naturals of its rank
+    for num, cards in melds.items():
+        size = len(cards)
+        kind = kinds[num]
+        if kind == GROUP:
+            first = cards[0]
+            rank = group_rank(cards) if IS_WILD[first] else RANK_OF[first]
+            group_ranks.add(rank)
+            if size >= CANASTA_SIZE:
+                have += 1
+            elif size + counts[rank] >= reach and rank != THREE:
+                deficits.append(CANASTA_SIZE - size)
+        elif kind == SEQUENCE:
+            if size >= SEQUENCE_MAX:
+                have += 1
+                escalera = True
+                continue
+            suit, low, high = sequence_bounds(cards)
+            seq_ends.append((suit, low, high, SEQUENCE_MAX - size))
+            if by_suit is None:
+                by_suit = [0] * 4
+                for c in hand:
+                    if IS_NATURAL[c]:
+                        by_suit[SUIT_OF[c]] += 1
+            if size + by_suit[suit] >= SEQUENCE_MAX:
+                deficits.append(SEQUENCE_MAX - size)
+                escalera = True  # within reach
+        elif size >= WILD_MELD_MAX:
+            have += 1
+        elif size + wilds >= WILD_MELD_MAX:
+            deficits.append(WILD_MELD_MAX - size)
+    if bolivia and not escalera:
+        return None
+    missing = want - have
+    if missing > 0:
+        for rank in range(1, 12):
+            n = counts[rank]
+            if n >= 2 and rank not in group_ranks and n + min(wilds, 2, n) >= CANASTA_SIZE:
+                deficits.append(CANASTA_SIZE)
+        if opts.wild_canasta and wilds >= WILD_MELD_MAX:
+            deficits.append(WILD_MELD_MAX)
+        if len(deficits) < missing:
+            return None
+        deficits.sort()
+        if sum(deficits[:missing]) > len(hand):
+            return None
+    stuck: list[int] = []
+    if counts[THREE]:
+        blacks = [c for c in hand if IS_BLACK_THREE[c]]
+        if len(blacks) in (1, 2):
+            stuck += blacks
+        stuck += [c for c in hand if IS_RED_THREE[c]]
     for c in hand:
         rank = RANK_OF[c]
         if (
-            not IS_WILD[c]
-            and not IS_BLACK_THREE[c]
-            and counts[rank] == 1
+            counts[rank] == 1
+            and 1 <= rank <= 11
             and rank not in group_ranks
-            and SUIT_OF[c] not in seq_suits
+            and not any(
+                suit == SUIT_OF[c] and (0 < low - rank <= room or 0 < rank - high <= room)
+                for suit, low, high, room in seq_ends
+            )
         ):
-            stuck += 1
-    if stuck > (0 if st.no_discard else 1):
+            stuck.append(c)
+    if len(stuck) > (0 if st.no_discard else 1):
         return None
-    choices: list[int | None] = [None]
-    if not st.no_discard:
-        held: list[int] = sorted(set(hand), key=lambda card: (not IS_BLACK_THREE[card], card))
-        choices += held
+    pairs = [rank for rank in range(1, 12) if counts[rank] == 2 and rank not in group_ranks]
+    if len(pairs) > wilds + (0 if st.no_discard or stuck else 1):
+        return None
+    choices: list[int | None]
+    if stuck:
+        choices = [stuck[0]]  # the card that cannot be melded must be the discard
+    elif len(pairs) > wilds:  # the discard breaks a pair
+        choices = [next(c for c in hand if RANK_OF[c] == rank) for rank in pairs]
+    else:
+        choices = [None]
+        if not st.no_discard:
+            held = sorted(set(hand), key=lambda card: (not IS_BLACK_THREE[card], card))
+            choices += held
     for discard in choices:
         rest = hand[:]
         if discard is not None:
@@ -215,8 +304,10 @@ def out_plan(
                 continue
             rest.remove(discard)
         if not rest:
-            if go_out_error(opts, melds, kinds) is None:
+            if need == 0 and go_out_error(opts, melds, kinds) is None:
                 return (), discard
+            continue
+        if need and sum(VALUE_OF[c] for c in rest) < need:
             continue
         groups = meld_all(opts, team, rest, melds, kinds)
         if groups is not None:

@@ -3,13 +3,25 @@
 Every action is checked in full on copies before anything changes, so a refused action leaves
 the state exactly as it was. Readings beside VARIANTS.md section 5:
 
-- A side's initial meld is made by one action (a meld or a pile take) reaching the minimum by
-  itself; a meld action below it is refused ``initial_meld_below_minimum``.
+- The initial meld may be laid over several meld actions of one turn (RULES.md section 6, as
+  Classic): every card the side melds that turn counts, lay-offs on that turn's melds and
+  sequences included; a meld below the minimum is accepted only when the cards left can
+  complete it while the turn can still end (``opening.py``), and until the minimum is met the
+  turn cannot end (``initial_meld_incomplete``). A pile take reaches it by itself, with the top
+  card and cards from the hand (and the melds named in the take).
+- Going out in the turn of the initial meld is allowed when the melds reach the minimum.
+- A black three melded when going out counts toward the initial minimum at 5 points.
 - A ``merge`` in a meld action happens before the action's groups are placed.
 - Adding a wild card is refused ``meld_wild_to_canasta`` when the group held 7 or more cards
   before that group of the action (naturals and a wild card laid together on a group of 6 go).
 - A pile take names a natural pair (two or more natural cards of the top card's rank), or no
   card to lay the top card off alone.
+- The top card alone onto a group canasta is ``pile_to_canasta_forbidden`` also when no
+  ``target`` is named and the side's only groups of the rank are canastas.
+- One natural card with the top card (no wild card) on an unfrozen pile is
+  ``pile_needs_two_naturals``, like one natural and a wild card.
+- A partner's "yes" binds the rest of the turn: a discard or meld after which the planner finds
+  no way out is refused ``must_go_out``; a "no" refuses any action leaving zero or one card.
 - A turn that starts with an empty stock (red-three replacements used it up) may take the pile
   or decline it, which ends the round; with ``play_on`` a top card that the side can lay off
   alone must be taken.
@@ -39,6 +51,7 @@ from ..cards import (
     IS_WILD,
     RANK_OF,
     SUIT_OF,
+    THREE,
     card_text,
     cards_text,
     rank_text,
@@ -62,16 +75,23 @@ from .melds import (
     CANASTA_SIZE,
     SEQUENCE_MAX,
     MeldPlan,
+    check_group,
+    check_sequence,
+    check_wild_meld,
     ext_of,
     go_out_error,
+    group_kind,
     group_rank,
+    initial_need,
     plan_melds,
+    resolve_target,
     sequence_bounds,
     take_from,
 )
+from .opening import incomplete_error, opening_error
 from .outplan import Plan, out_plan
 from .scoring import score_round
-from .state import GROUP, SEQUENCE, meld_name, parse_meld_name
+from .state import GROUP, SEQUENCE, WILD, meld_name, parse_meld_name
 
 Events = list[Event] | None
 
@@ -245,12 +265,15 @@ def apply_draw(st: GameState, action: Draw, events: Events) -> None:
 
 
 def going_out_plan(st: GameState, seat: int) -> Plan | None:
-    """A checked way for the seat to go out this turn (melds, then a discard or none)."""
+    """A checked way for the seat to go out this turn (melds, then a discard or none); the
+    melds also complete the side's first melds when they are not yet at the minimum."""
+    if st.permission == PERMISSION_NO:
+        return None
     team = seat % st.options.teams
     ext = ext_of(st)
-    if not st.opened[team]:
-        return None  # a side goes out only after its initial meld
-    plan = out_plan(st, team, st.hands[seat], st.melds[team], ext.kinds[team])
+    plan = out_plan(
+        st, team, st.hands[seat], st.melds[team], ext.kinds[team], initial_need(st, team)
+    )
     if plan is None:
         return None
     groups, discard = plan
@@ -259,8 +282,6 @@ def going_out_plan(st: GameState, seat: int) -> Plan | None:
             plan_melds(st, seat, groups, st.hands[seat])
         except IllegalAction:
             return None
-    elif st.permission == PERMISSION_NO:
-        return None
     return plan
 
 
@@ -283,6 +304,9 @@ def discard_error(st: GameState, seat: int, card: int) -> IllegalAction | None:
         return IllegalAction(
             "red_three_discard", f"{card_text(card)} is a red three: it may not be discarded."
         )
+    incomplete = incomplete_error(st, seat)
+    if incomplete is not None:
+        return incomplete
     if len(hand) == 1:
         team = seat % st.options.teams
         err = go_out_error(st.options, st.melds[team], ext_of(st).kinds[team])
@@ -327,7 +351,7 @@ def check_meld_plan(st: GameState, seat: int, plan: MeldPlan) -> None:
     """The partner's binding "yes": melds that leave no way out are refused."""
     if st.permission == PERMISSION_YES and not plan.going_out:
         team = seat % st.options.teams
-        found = out_plan(st, team, plan.hand, plan.melds, plan.kinds)
+        found = out_plan(st, team, plan.hand, plan.melds, plan.kinds, plan.need)
         ok = found is not None
         if found is not None and found[0]:
             try:
@@ -351,7 +375,8 @@ def commit_plan(st: GameState, seat: int, plan: MeldPlan) -> None:
     st.melds[team] = plan.melds
     ext.kinds[team] = plan.kinds
     ext.next_id[team] = plan.next_id
-    st.opened[team] = True
+    if not plan.need:
+        st.opened[team] = True
     st.turn_melded = True
 
 
@@ -359,6 +384,9 @@ def meld_plan(st: GameState, action: Meld) -> MeldPlan:
     if st.phase != PHASE_PLAY:
         raise phase_error(st, "meld")
     plan = plan_melds(st, action.seat, action.melds, st.hands[action.seat], action.merge)
+    err = opening_error(st, action.seat, plan)
+    if err is not None:
+        raise err
     check_meld_plan(st, action.seat, plan)
     return plan
 
@@ -369,6 +397,39 @@ def meld_error(st: GameState, action: Meld) -> IllegalAction | None:
     except IllegalAction as exc:
         return exc
     return None
+
+
+def single_meld_ok(st: GameState, seat: int, group: MeldGroup) -> bool:
+    """``meld_error(st, Meld(seat, (group,))) is None`` for a group whose cards are in the
+    seat's hand, checked without planning when only the meld itself can refuse it (the side has
+    opened, no binding "yes", two cards or more kept, no black threes)."""
+    st_team = seat % st.options.teams
+    if (
+        st.phase != PHASE_PLAY
+        or not st.opened[st_team]
+        or st.permission == PERMISSION_YES
+        or len(st.hands[seat]) - len(group.cards) < 2
+        or group.rank == THREE
+    ):
+        return meld_error(st, Meld(seat, (group,))) is None
+    opts = st.options
+    kinds = ext_of(st).kinds[st_team]
+    melds = st.melds[st_team]
+    kind = group_kind(group)
+    try:
+        if kind == WILD and not opts.wild_canasta:
+            return False
+        num = resolve_target(st_team, melds, kinds, group, kind)
+        existing = melds[num] if num is not None else []
+        if kind == SEQUENCE:
+            check_sequence(existing, group.cards)
+        elif kind == WILD:
+            check_wild_meld(opts, existing, group.cards)
+        else:
+            check_group(opts, group.rank, existing, group.cards)
+    except IllegalAction:
+        return False
+    return True
 
 
 def apply_meld(st: GameState, action: Meld, events: Events) -> None:
@@ -665,13 +726,18 @@ def apply_end_round(st: GameState, action: EndRound, events: Events) -> None:
                 "draw first." if st.phase == PHASE_DRAW else "otherwise a turn ends with a discard."
             ),
         )
+    incomplete = incomplete_error(st, action.seat)
+    if incomplete is not None:
+        raise incomplete
     if st.turn_melded:
         st.melded_before[action.seat] = True
     end_round(st, None, "last_red_three", events)
 
 
 # -- asking the partner --------------------------------------------------------------------------
-def ask_error(st: GameState, seat: int) -> IllegalAction | None:
+def ask_error(st: GameState, seat: int, plan: Plan | None | bool = True) -> IllegalAction | None:
+    """Why the seat may not ask its partner now; ``plan`` is the seat's going-out plan when the
+    caller has it already (True: work it out here)."""
     if not st.options.can_ask_partner:
         why = "this game's options leave the question out"
     elif st.phase != PHASE_PLAY:
@@ -684,7 +750,7 @@ def ask_error(st: GameState, seat: int) -> IllegalAction | None:
         why = "the last stock card was a red three: this turn ends without going out"
     elif len(st.hands[seat]) < 2:
         why = "you hold a single card"
-    elif going_out_plan(st, seat) is None:
+    elif (going_out_plan(st, seat) if plan is True else plan) is None:
         why = "you ask only when you are able to go out"
     else:
         return None

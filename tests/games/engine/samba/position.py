@@ -42,10 +42,12 @@ def samba_position(
     turn: int = 0,
     phase: str = PHASE_DRAW,
     stock_size: int | None = None,
+    rest_to: int | None = None,
 ) -> GameState:
     """A state with the given cards; ``pile`` and ``stock_top`` list cards bottom..top. Sides
     with melds count as opened unless ``opened`` says otherwise. ``stock_size`` keeps only the
-    top cards of the stock (the rest goes to the pile's bottom, out of play)."""
+    top cards of the stock (the rest goes to the pile's bottom, out of play); ``rest_to`` puts
+    it into that seat's hand instead (a pile without wild cards below)."""
     options = make_options(preset, overrides or {})
     st = GameState(options, "position")
     st.round_no = 1
@@ -82,7 +84,10 @@ def samba_position(
     stock = rest + parse_cards(stock_top)
     if stock_size is not None:
         cut = len(stock) - stock_size
-        st.pile = stock[:cut] + st.pile
+        if rest_to is None:
+            st.pile = stock[:cut] + st.pile
+        else:
+            st.hands[rest_to] += stock[:cut]
         stock = stock[cut:]
     st.stock = stock
     st.pile_freezers = sum(1 for c in st.pile if IS_WILD[c] or IS_RED_THREE[c])
