@@ -16,6 +16,11 @@ same seeds (its deal and its policies' random generators derive from ``--seed`` 
 a match gives the same results whatever the number of processes, provided no policy stops on a
 clock: ``--iterations N`` gives the search a fixed number of iterations per decision instead of
 its time budget, so results do not depend on the machine's speed (decision times still do).
+
+The families beside classic (``--preset mac``, ``samba``, ``bolivia``...) are played by their own
+bots (``bots.policies.family``: random, easy, medium, hard; ``heuristic`` and ``ismcts`` stand
+for medium and hard); each is handed only what its seat knows (``seat_knowledge``) and
+``--iterations`` sets the hard level's determinisations per decision.
 ``--preset`` takes several presets (``classic,two_player``): one report each. ``--log`` keeps
 one JSON line per game; with ``--resume`` the games already in it are not played again (a long
 match stopped half way goes on where it stopped) and the report covers the log's games.
@@ -27,6 +32,7 @@ import argparse
 import json
 import math
 import os
+import random
 import statistics
 import sys
 import time
@@ -35,11 +41,14 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from games.engine import Event, apply, make_options, new_game
+from games.engine.actions import Action
 from games.engine.options import PRESETS, Options
 from games.engine.state import GameState
 from games.engine.view import event_view, player_view
 
 from .policies import Observation, Policy, make_policy, observe
+from .policies.family import FAMILY_LEVELS, family_policy_choose
+from .policies.family_eval import seat_knowledge
 
 PolicyFactory = Callable[[int], Policy]
 
@@ -54,6 +63,59 @@ def observation_for(st: GameState, seat: int, events: Sequence[Event]) -> Observ
             break
     seen = [event_view(e, seat) for e in events[start:]]
     return observe(player_view(st, seat), seen, st.options)
+
+
+# Policy names of the classic arena that stand for a level of the families' bots.
+FAMILY_NAMES = {"heuristic": "medium", "ismcts": "hard"}
+
+
+class FamilyBot:
+    """A bot of the families beside classic (``bots.policies.family``), at one level. It is
+    handed ``seat_knowledge(state, seat)`` only: a state whose hidden cards (the other hands,
+    the stock) are a fixed deal of the cards the seat cannot see, so it never reads them."""
+
+    def __init__(self, level: str, seed: int, iterations: int | None = None) -> None:
+        level = FAMILY_NAMES.get(level, level)
+        if level not in FAMILY_LEVELS:
+            names = ", ".join(FAMILY_LEVELS)
+            raise ValueError(f"unknown level '{level}' for the families; choose one of {names}")
+        self.name = level
+        self.rng = random.Random(seed)
+        self.iterations = iterations
+
+    def choose_for(self, known: GameState, seat: int) -> Action:
+        return family_policy_choose(self.name, known, seat, self.rng, self.iterations)
+
+
+def play_family_game(
+    options: Options,
+    seed: str,
+    bots: Sequence[FamilyBot],
+    full: bool = False,
+    max_actions: int = 20000,
+    cpu_times: dict[int, list[float]] | None = None,
+) -> tuple[GameState, dict[int, list[float]], int]:
+    """``play_game`` for a family beside classic: each bot is handed only what its seat knows
+    (``seat_knowledge``), built outside the timed decision."""
+    st = new_game(options, seed)
+    times: dict[int, list[float]] = {s: [] for s in range(options.players)}
+    cpu = cpu_times if cpu_times is not None else {}
+    for s in range(options.players):
+        cpu[s] = []
+    n = 0
+    while not st.game_over and (full or st.round_no == 1):
+        seat = st.to_act
+        known = seat_knowledge(st, seat)
+        c0 = time.process_time()
+        t0 = time.perf_counter()
+        action = bots[seat].choose_for(known, seat)
+        times[seat].append(time.perf_counter() - t0)
+        cpu[seat].append(time.process_time() - c0)
+        apply(st, action)  # raises IllegalAction on an illegal move
+        n += 1
+        if n > max_actions:
+            raise RuntimeError(f"game {seed} did not finish in {max_actions} actions")
+    return st, times, n
 
 
 @dataclass
@@ -147,6 +209,19 @@ def policy_seed(base_seed: int, index: int, seat: int) -> int:
 def run_one(task: GameTask) -> GameResult:
     options = make_options(task.preset)
     seats_a = a_seats(options, task.index)
+    seed = f"arena-{task.base_seed}-{task.index // deal_group(options)}"
+    cpu: dict[int, list[float]] = {}
+    if options.family != "classic":
+        bots = [
+            FamilyBot(
+                task.name_a if s in seats_a else task.name_b,
+                policy_seed(task.base_seed, task.index, s),
+                task.iterations,
+            )
+            for s in range(options.players)
+        ]
+        st, times, n = play_family_game(options, seed, bots, full=task.full, cpu_times=cpu)
+        return _result(task, options, seats_a, st, times, cpu, n)
     policies: list[Policy] = []
     for s in range(options.players):
         name = task.name_a if s in seats_a else task.name_b
@@ -158,9 +233,19 @@ def run_one(task: GameTask) -> GameResult:
                 iterations=task.iterations,
             )
         )
-    seed = f"arena-{task.base_seed}-{task.index // deal_group(options)}"
-    cpu: dict[int, list[float]] = {}
     st, times, n = play_game(options, seed, policies, full=task.full, cpu_times=cpu)
+    return _result(task, options, seats_a, st, times, cpu, n)
+
+
+def _result(
+    task: GameTask,
+    options: Options,
+    seats_a: set[int],
+    st: GameState,
+    times: dict[int, list[float]],
+    cpu: dict[int, list[float]],
+    n: int,
+) -> GameResult:
     scores = _team_scores(st, task.full)
     team_a = {s % options.teams for s in seats_a}
     score_a = max(scores[t] for t in team_a)

@@ -400,7 +400,7 @@ SPECTACULAR_SETTINGS = {
         "GameStatusEnum": "games.models.GameStatus",
         "BotLevelEnum": "games.models.BotLevel",
         "TableEventKindEnum": "games.models.TableEventKind",
-        "RatingFormatEnum": ["partnership", "two_player", "three_player"],
+        "RatingFormatEnum": "games.hooks.RATING_FORMATS",
         "FormatEnum": ["canasta-game"],  # the export document's format
         "KindEnum": ["player", "bot", "empty"],  # a seat's kind
     },

@@ -106,7 +106,15 @@ class ChallengeIssued:
 # The shape of competition's answers, which the game's documents and its log's
 # ``ratings_changed`` fact describe: the formats rated apart (``competition.models.RatingFormat``
 # has these values) and the rated games after which a rating is no longer provisional.
-RATING_FORMATS = ("partnership", "two_player", "three_player")
+RATING_FORMATS = (
+    "partnership",
+    "two_player",
+    "three_player",
+    "mac",
+    "mac_two_player",
+    "samba",
+    "bolivia",
+)
 PROVISIONAL_GAMES = 10
 
 

@@ -24,6 +24,7 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from bots.policies import Observation, determinise, observe, policy_for_level
+from bots.policies.family import family_discard_choose, family_policy_choose
 from bots.policies.heuristic import DEFAULT_PARAMS, choose_discard
 from core.errors import ServiceError
 from games.engine import Action, Event, GameState, action_to_dict, effects_from_json
@@ -69,6 +70,24 @@ def _policy_seed(game_id: int, version: int) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
+def _family_state(game: Game) -> GameState | None:
+    """The game's state when it plays a rule family beside classic (its bots are the family
+    policy's: ``bots.policies.family``); None for a classic game."""
+    family = (game.options or {}).get("family", "classic")
+    if family == "classic" or not game.snapshot:
+        return None
+    return GameState.from_dict(game.snapshot)
+
+
+def _action_choose(game: Game, seat: int, level: str, seed: int) -> Action:
+    """``level``'s move for ``seat`` (the seat to act) from what that seat knows."""
+    state = _family_state(game)
+    if state is not None:
+        return family_policy_choose(level, state, seat, random.Random(seed))
+    policy = policy_for_level(level, seed=seed)
+    return policy.choose(bot_observation_build(game, seat))
+
+
 def bot_decision_compute(game_id: int, version: int) -> tuple[int, dict[str, Any]] | None:
     """The bot's move at ``version`` as (seat, action dict), or None when there is nothing to
     do. Reads only; holds no lock while the policy thinks."""
@@ -86,9 +105,7 @@ def bot_decision_compute(game_id: int, version: int) -> tuple[int, dict[str, Any
     seat = seats[game.to_act] if game.to_act < len(seats) else None
     if seat is None or not seat.bot_level:
         return None
-    obs = bot_observation_build(game, seat.index)
-    policy = policy_for_level(seat.bot_level, seed=_policy_seed(game_id, version))
-    action = policy.choose(obs)
+    action = _action_choose(game, seat.index, seat.bot_level, _policy_seed(game_id, version))
     return seat.index, action_to_dict(action)
 
 
@@ -159,12 +176,15 @@ def stalled_bot_turns(stall_seconds: float) -> list[tuple[int, int]]:
 
 def bot_action_choose(game: Game, seat: int, level: str, seed: int) -> dict[str, Any]:
     """A level's move for ``seat`` from that seat's own view (the action's text form)."""
-    policy = policy_for_level(level, seed=seed)
-    return action_to_dict(policy.choose(bot_observation_build(game, seat)))
+    return action_to_dict(_action_choose(game, seat, level, seed))
 
 
 def bot_discard_choose(game: Game, seat: int, seed: int) -> Action | None:
-    """The heuristic bot's discard for ``seat`` from that seat's own view."""
+    """The heuristic bot's discard for ``seat`` from that seat's own view (a family beside
+    classic: its easy level's)."""
+    state = _family_state(game)
+    if state is not None:
+        return family_discard_choose(state, seat) if state.to_act == seat else None
     obs = bot_observation_build(game, seat)
     world = determinise(obs, random.Random(seed))
     return choose_discard(obs, world, DEFAULT_PARAMS)

@@ -44,7 +44,7 @@ Base = serializers.Serializer[Any]
 
 
 class RatingFormatConverter:
-    """A rating format in a path: only ``partnership``, ``two_player`` or ``three_player``."""
+    """A rating format in a path: only one of ``RATING_FORMATS``."""
 
     regex = "|".join(RATING_FORMATS)
 
@@ -57,8 +57,9 @@ class RatingFormatConverter:
 
 # ============================================================================== serializers
 FORMAT_HELP = (
-    "The rating format: `partnership` (four players in two partnerships), `two_player`, "
-    "`three_player`."
+    "The rating format: a classic game's by its seats, `partnership` (four players in two "
+    "partnerships), `two_player`, `three_player`; each preset of the other rule families is a "
+    "format of its own: `mac`, `mac_two_player`, `samba`, `bolivia`."
 )
 RATING_HELP = (
     "The shown rating: round(1000 + 40 (mu - 3 sigma)), the conservative estimate (a new "

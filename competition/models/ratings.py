@@ -16,11 +16,16 @@ from games.models.game import Game
 
 
 class RatingFormat(models.TextChoices):
-    """The formats rated apart: a partnership game is not the same skill as a game alone."""
+    """The formats rated apart: a partnership game is not the same skill as a game alone, and
+    each rule family beside classic is a game of its own (one format per preset)."""
 
     PARTNERSHIP = "partnership"  # four players in two partnerships
     TWO_PLAYER = "two_player"
     THREE_PLAYER = "three_player"
+    MAC = "mac"  # Modern American Canasta, four players in partnerships
+    MAC_TWO_PLAYER = "mac_two_player"
+    SAMBA = "samba"
+    BOLIVIA = "bolivia"
 
 
 FORMAT_OF_PLAYERS: dict[int, str] = {
@@ -37,8 +42,20 @@ class UnratedReason(models.TextChoices):
     REPEATED_OPPONENTS = "repeated_opponents"  # two of its players met too often in the window
 
 
-def rating_format_of(players: int) -> str:
-    """The rating format of a table with ``players`` seats."""
+# The presets of the families beside classic that are formats of their own.
+FORMAT_OF_PRESET: dict[str, str] = {
+    RatingFormat.MAC: RatingFormat.MAC,
+    RatingFormat.MAC_TWO_PLAYER: RatingFormat.MAC_TWO_PLAYER,
+    RatingFormat.SAMBA: RatingFormat.SAMBA,
+    RatingFormat.BOLIVIA: RatingFormat.BOLIVIA,
+}
+
+
+def rating_format_of(players: int, preset: str | None = None) -> str:
+    """The rating format of a table of ``preset`` with ``players`` seats: a classic preset's by
+    its seats, another family's preset its own."""
+    if preset is not None and preset in FORMAT_OF_PRESET:
+        return FORMAT_OF_PRESET[preset]
     return FORMAT_OF_PLAYERS[players]
 
 

@@ -124,7 +124,7 @@ def queue_join(
         raise ValueError(f"bots_after_seconds must be {BOTS_AFTER_MIN} to {BOTS_AFTER_MAX}")
     if bot_level not in BotLevel.values:
         raise ValueError(f"bot_level must be one of {', '.join(BotLevel.values)}")
-    fmt = rating_format_of(players)
+    fmt = rating_format_of(players, preset)
     now = now or timezone.now()
     with transaction.atomic():
         # One join at a time per player (two at once: the second finds the first's entry).

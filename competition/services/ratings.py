@@ -192,7 +192,7 @@ def ratings_apply(game: Game, seats: Sequence[Seat], ranks: Sequence[int]) -> li
     seated = sorted((s for s in seats if s.index in player_of), key=lambda s: s.index)
     if not seated:
         return []
-    format = rating_format_of(game.players)
+    format = rating_format_of(game.players, game.preset)
     now = timezone.now()
     player_ids = sorted(set(player_of.values()))
     # The players' rows, in id order (as the ratings below): the count of their results

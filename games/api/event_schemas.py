@@ -135,11 +135,32 @@ def _cards(help_text: str, **kwargs: Any) -> serializers.ListField:
 _CARD = "Rank + suit (`QH`, `10S`, `2C`) or `JK`."
 
 
+MELD_KINDS = ["group", "sequence", "wild"]
+
+
 class LoggedMeldSerializer(Base):
     """A group of cards laid down, as the log records it."""
 
-    rank = serializers.CharField(help_text="The meld's rank: 3, 4..10, J, Q, K, A, or W (wilds).")
+    rank = serializers.CharField(
+        help_text="The meld's rank: 3, 4..10, J, Q, K, A, or W (wilds); a sequence's lowest rank."
+    )
     cards = _cards("The cards put on it.")
+    kind = EnumRefField(
+        "MeldKindEnum",
+        MELD_KINDS,
+        required=False,
+        help_text="Samba and Bolivia: `sequence` (one suit, consecutive ranks) or `wild` (wild "
+        "cards alone, Bolivia); absent: a group of one rank.",
+    )
+    target = serializers.CharField(
+        required=False,
+        help_text="Samba and Bolivia: the id of the side's meld the cards were laid off on (`A3`).",
+    )
+    new = serializers.BooleanField(
+        required=False,
+        help_text="Samba and Bolivia: true when the group started a new meld beside one of its "
+        "rank.",
+    )
 
 
 # ============================================================================== effects
@@ -187,11 +208,12 @@ class CardDrawnEffectSerializer(Base):
 
 
 class RedThreeRevealedEffectSerializer(Base):
-    """A red three went from the hand to the team's area and was replaced from the stock."""
+    """A red three went from the hand to the team's area and was replaced from the stock (in
+    Modern American Canasta any 3, to the team's threes area)."""
 
     kind = tag("red_three_revealed")
     seat = serializers.IntegerField(help_text=_SEAT)
-    card = serializers.CharField(help_text="The red three.")
+    card = serializers.CharField(help_text="The red three (Modern American Canasta: the 3).")
     replacements = serializers.IntegerField(
         min_value=0, max_value=1, help_text="0 when the stock was empty."
     )
@@ -204,10 +226,17 @@ class CardDiscardedEffectSerializer(Base):
     card = serializers.CharField(help_text=_CARD)
 
 
+_IDS = (
+    "Samba and Bolivia: the id of the meld each group went to, in the order of `melds` (a new "
+    "meld's id is given here); absent in the other families."
+)
+
+
 class MeldedEffectSerializer(Base):
     kind = tag("melded")
     seat = serializers.IntegerField(help_text=_SEAT)
     melds = LoggedMeldSerializer(many=True, help_text="The groups laid down.")
+    ids = serializers.ListField(child=serializers.CharField(), required=False, help_text=_IDS)
 
 
 class PileTakenEffectSerializer(Base):
@@ -223,6 +252,17 @@ class PileTakenEffectSerializer(Base):
     )
     red_threes = _cards("Red threes in the pile, put in the team's area.")
     cards = _cards("The cards that went to the hand. " + _YOURS, required=False)
+    target = serializers.CharField(
+        required=False,
+        help_text="Samba and Bolivia: the id of the meld the top card went to; absent in the "
+        "other families.",
+    )
+    ids = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="Samba and Bolivia: the id of the meld of the top card, then of each group "
+        "of `melds`, in order; absent in the other families.",
+    )
 
     def get_fields(self) -> dict[str, Any]:
         fields = super().get_fields()  # `with` is a Python keyword
@@ -248,20 +288,54 @@ class PartnerAnsweredEffectSerializer(Base):
     allow = serializers.BooleanField(help_text="Whether the seat may go out.")
 
 
-class RoundScoreSerializer(Base):
-    """One team's score components for a round (RULES.md section 8)."""
+_MAC = "Modern American Canasta only"
+_SAMBA = "Samba and Bolivia only"
 
-    meld_cards = serializers.IntegerField(help_text="The cards in the team's melds.")
-    hand_cards = serializers.IntegerField(help_text="Minus the cards left in the team's hands.")
-    natural_canastas = serializers.IntegerField(help_text="500 each.")
-    mixed_canastas = serializers.IntegerField(help_text="300 each.")
-    wild_canastas = serializers.IntegerField(help_text="1000 each (option `wild_canasta`).")
-    red_threes = serializers.IntegerField(
-        help_text="100 each, 800 for all four; negative if the team has no meld."
+
+def _part(text: str, only: str | None = None) -> serializers.IntegerField:
+    if only is None:
+        return serializers.IntegerField(help_text=text)
+    return serializers.IntegerField(required=False, help_text=f"{text} ({only}).")
+
+
+class RoundScoreSerializer(Base):
+    """One team's score components for a round (RULES.md section 8; the variant families
+    count some of their own, VARIANTS.md)."""
+
+    meld_cards = _part("The cards in the team's melds.")
+    hand_cards = _part("Minus the cards left in the team's hands.")
+    natural_canastas = _part("500 each.")
+    mixed_canastas = _part("300 each.")
+    wild_canastas = _part(
+        "1000 each (option `wild_canasta`); Modern American Canasta 2000 to 3000 each, by "
+        "its cards; a bolivia 2500."
     )
-    going_out = serializers.IntegerField(help_text="100 for going out.")
-    concealed = serializers.IntegerField(help_text="The bonus for going out concealed.")
-    total = serializers.IntegerField(help_text="The round's total.")
+    red_threes = serializers.IntegerField(
+        required=False,
+        help_text="100 each, 800 for all four; negative if the team has no meld (Samba and "
+        "Bolivia: 1000 for all six, negative below two canastas). Absent in Modern American "
+        "Canasta (see `threes`).",
+    )
+    going_out = _part("100 for going out (Samba and Bolivia: 200).")
+    concealed = serializers.IntegerField(
+        required=False,
+        help_text="The bonus for going out concealed (always 0 in Samba and Bolivia); absent "
+        "in Modern American Canasta.",
+    )
+    sequence_canastas = _part("1500 for each samba or escalera", _SAMBA)
+    hand_penalties = _part("-1500 for each player left holding three aces or three sevens", _MAC)
+    sevens_canastas = _part("2500 for each natural canasta of sevens", _MAC)
+    aces_canastas = _part("2500 for each natural canasta of aces", _MAC)
+    incomplete_melds = _part(
+        "-2500 for each incomplete sevens or aces meld, -2000 for an incomplete wild meld", _MAC
+    )
+    threes = _part(
+        "The threes area: by colour 100, 300, 500, 1000 for 1 to 4; added with two "
+        "canastas, nothing with one, subtracted with none",
+        _MAC,
+    )
+    special_hand = _part("The special hand the team declared (then its only score)", _MAC)
+    total = _part("The round's total.")
 
 
 class RoundEndedEffectSerializer(Base):
@@ -273,8 +347,10 @@ class RoundEndedEffectSerializer(Base):
     dealer = serializers.IntegerField(min_value=0, max_value=3, help_text="Who dealt it.")
     reason = EnumRefField(
         "RoundEndReasonEnum",
-        ["went_out", "stock_exhausted", "last_red_three"],
-        help_text="A seat went out, the stock ran out, or its last card was a red three.",
+        ["went_out", "stock_exhausted", "last_red_three", "last_three", "special_hand"],
+        help_text="A seat went out, the stock ran out, or its last card was a red three; in "
+        "Modern American Canasta the last card drawn was a 3 (`last_three`), or a seat "
+        "declared a special hand.",
     )
     went_out = serializers.IntegerField(allow_null=True, help_text="Who went out; null: nobody.")
     concealed = serializers.BooleanField(help_text="Went out without having melded before.")
@@ -286,6 +362,51 @@ class RoundEndedEffectSerializer(Base):
         child=serializers.ListField(child=serializers.CharField()),
         help_text="Every seat's hand as the round ended.",
     )
+    special_hands = serializers.ListField(
+        child=serializers.CharField(allow_null=True),
+        required=False,
+        help_text="Modern American Canasta: the special hand each team declared this round, by "
+        "team (null: none); absent in the other families.",
+    )
+
+
+class TalonDrawnEffectSerializer(Base):
+    """Modern American Canasta: a talon was taken from the stock after the initial meld."""
+
+    kind = tag("talon_drawn")
+    seat = serializers.IntegerField(help_text=_SEAT)
+    count = serializers.IntegerField(min_value=0, help_text="How many cards the talon held.")
+    cards = _cards("The talon's cards. " + _YOURS, required=False)
+
+
+class SpecialHandDeclaredEffectSerializer(Base):
+    """Modern American Canasta: a seat laid its whole hand face up as a special hand; the
+    round ends."""
+
+    kind = tag("special_hand_declared")
+    seat = serializers.IntegerField(help_text=_SEAT)
+    name = serializers.CharField(help_text="The special hand's name (`garbage`, `pairs` ...).")
+    cards = _cards("The hand, laid face up.")
+
+
+class MeldsMergedEffectSerializer(Base):
+    """Samba and Bolivia: a group meld joined another of the side's group melds of its rank."""
+
+    kind = tag("melds_merged")
+    seat = serializers.IntegerField(help_text=_SEAT)
+    into = serializers.CharField(help_text="The meld that took the cards (`A2`).")
+    from_ = serializers.CharField(help_text="The meld whose cards moved; its id is retired.")
+
+    def get_fields(self) -> dict[str, Any]:
+        fields = super().get_fields()  # `from` is a Python keyword
+        return {"from" if name == "from_" else name: field for name, field in fields.items()}
+
+
+class StockExhaustedEffectSerializer(Base):
+    """Modern American Canasta: the stock ran out (the round ends)."""
+
+    kind = tag("stock_exhausted")
+    seat = serializers.IntegerField(allow_null=True, help_text="Always null.")
 
 
 class GameEndedEffectSerializer(Base):
@@ -309,6 +430,10 @@ EFFECTS: dict[str, type[Base]] = {
     "partner_answered": PartnerAnsweredEffectSerializer,
     "round_ended": RoundEndedEffectSerializer,
     "game_ended": GameEndedEffectSerializer,
+    "talon_drawn": TalonDrawnEffectSerializer,
+    "special_hand_declared": SpecialHandDeclaredEffectSerializer,
+    "melds_merged": MeldsMergedEffectSerializer,
+    "stock_exhausted": StockExhaustedEffectSerializer,
 }
 EFFECT = DiscriminatedUnion(
     description="What an event caused, by `kind`, as you may see it. A member only the seat "
@@ -393,15 +518,42 @@ def _action_payload(kind: str, doc: str, **fields: serializers.Field[Any, Any, A
 
 
 _MELDS = "Each group: its rank and the cards from the hand."
-DrawPayloadSerializer = _action_payload("draw", "Draw from the stock.")
+DrawPayloadSerializer = _action_payload(
+    "draw",
+    "Draw from the stock.",
+    keep_three=serializers.BooleanField(
+        required=False,
+        help_text="Modern American Canasta: a 3 was kept in the hand for a Straight; absent: "
+        "false.",
+    ),
+)
 TakePilePayloadSerializer = _action_payload(
     "take_pile",
     "Take the discard pile.",
     cards=_cards("The cards from the hand used with the top card."),
     melds=LoggedMeldSerializer(many=True, help_text=_MELDS),
+    target=serializers.CharField(
+        required=False,
+        help_text="Samba and Bolivia: the side's meld the top card went to (`A2`).",
+    ),
 )
 MeldPayloadSerializer = _action_payload(
-    "meld", "Lay down melds.", melds=LoggedMeldSerializer(many=True, help_text=_MELDS)
+    "meld",
+    "Lay down melds.",
+    melds=LoggedMeldSerializer(many=True, help_text=_MELDS),
+    merge=serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        min_length=2,
+        max_length=2,
+        help_text="Samba and Bolivia: two of the side's group melds of one rank; the second "
+        "joined the first.",
+    ),
+)
+DeclareSpecialHandPayloadSerializer = _action_payload(
+    "declare_special_hand",
+    "Declare a special hand (Modern American Canasta).",
+    name=serializers.CharField(help_text="The special hand's name."),
 )
 DiscardPayloadSerializer = _action_payload(
     "discard", "Discard a card.", card=serializers.CharField(help_text=_CARD)
@@ -511,7 +663,8 @@ class RatingsChangedPayloadSerializer(Base):
     format = EnumRefField(
         "RatingFormatEnum",
         list(RATING_FORMATS),
-        help_text="The format rated (by the number of players).",
+        help_text="The format rated: a classic game by its number of players, a game of another "
+        "rule family by its preset.",
     )
     changes = RatingChangedSerializer(many=True, help_text="Every player's change, by seat.")
 
@@ -526,6 +679,7 @@ PAYLOADS: dict[str, type[Base]] = {
     "answer_partner": AnswerPartnerPayloadSerializer,
     "decline_pile": DeclinePilePayloadSerializer,
     "end_round": EndRoundPayloadSerializer,
+    "declare_special_hand": DeclareSpecialHandPayloadSerializer,
     TURN_TIMED_OUT: TurnTimedOutPayloadSerializer,
     SEAT_HANDED_TO_BOT: StandInPayloadSerializer,
     SEAT_RETURNED: SeatReturnedPayloadSerializer,
@@ -572,6 +726,8 @@ _DOC = {
     "answer_partner": "The partner answered.",
     "decline_pile": "A seat left the pile (stock exhausted, `play_on`).",
     "end_round": "A seat ended the round without a discard.",
+    "declare_special_hand": "A seat declared a special hand (Modern American Canasta); the "
+    "round ended.",
     TURN_TIMED_OUT: "A turn ran out of time; the moves the timer played for it follow.",
     SEAT_HANDED_TO_BOT: "A seat is played by a stand-in bot until its player is back.",
     SEAT_RETURNED: "A seat's player is back from its stand-in bot.",

@@ -58,6 +58,50 @@ ACTIONS = [
         value={"action": {"type": "answer_partner", "allow": True}, "expected_version": 9},
         request_only=True,
     ),
+    OpenApiExample(
+        "Samba: a sequence, a lay-off on meld A3 and a second meld of nines",
+        value={
+            "action": {
+                "type": "meld",
+                "melds": [
+                    {"kind": "sequence", "cards": ["4H", "5H", "6H"]},
+                    {"rank": "K", "cards": ["KH", "KS"], "target": "A3"},
+                    {"rank": "9", "cards": ["9C", "9D", "9S"], "new": True},
+                ],
+            },
+            "expected_version": 14,
+        },
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Samba: merge two group melds of one rank",
+        value={
+            "action": {"type": "meld", "melds": [], "merge": ["A2", "A5"]},
+            "expected_version": 20,
+        },
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Samba: take the pile with a natural pair onto meld A2",
+        value={
+            "action": {"type": "take_pile", "cards": ["9C", "9S"], "target": "A2"},
+            "expected_version": 17,
+        },
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Modern American Canasta: draw, keeping a 3 for a Straight",
+        value={"action": {"type": "draw", "keep_three": True}, "expected_version": 1},
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Modern American Canasta: declare a special hand",
+        value={
+            "action": {"type": "declare_special_hand", "name": "garbage"},
+            "expected_version": 2,
+        },
+        request_only=True,
+    ),
 ]
 
 

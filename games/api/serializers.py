@@ -7,21 +7,39 @@ it can judge (option values, actions), with its stable codes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.fields import SkipField
 
-from games.api.event_schemas import GameEventField
+from games.api.event_schemas import MELD_KINDS, EnumRefField, GameEventField
 from games.engine import ACTION_TYPES, PRESETS, describe_options
-from games.engine.actions import MAX_CARDS_IN_ACTION
+from games.engine.actions import MAX_CARDS_IN_ACTION, SPECIAL_HAND_NAME_MAX
 from games.engine.history import TIMER_FACTS
+from games.engine.options import FAMILIES, FAMILY_OPTION_NAMES
 from games.hooks import PROVISIONAL_GAMES
 from games.models import BotLevel, GameStatus, TimeoutOutcome
+from games.selectors.rules import option_range
 from games.services.deadlines import TIMEOUT_LIMIT_MAX, TURN_SECONDS_MAX, TURN_SECONDS_MIN
 
 Base = serializers.Serializer[Any]
+
+
+class AbsentSkipped:
+    """A field left out of the output when the selector's dict has no such key (a member of a
+    variant family absent from a classic game's view), rather than written as null."""
+
+    def get_attribute(self, instance: Any) -> Any:
+        if isinstance(instance, Mapping) and getattr(self, "source", None) not in instance:
+            raise SkipField()
+        return super().get_attribute(instance)  # type: ignore[misc]
+
+
+class OptionalCharField(AbsentSkipped, serializers.CharField):
+    pass
 
 
 # ============================================================================== players
@@ -37,20 +55,29 @@ _OPTION_FIELD_TYPES = {"int": serializers.IntegerField, "bool": serializers.Bool
 
 
 def _option_fields(required: bool) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+    """The option fields; with ``required``, every option but those of the variant families,
+    which a stored classic game's options leave out (absent: the default)."""
     out: dict[str, serializers.Field[Any, Any, Any, Any]] = {}
     for name, spec in describe_options().items():
         text = f"Default (classic): `{spec['default']}`."
+        if name in FAMILY_OPTION_NAMES:
+            text += " Absent: the default."
+        needed = required and name not in FAMILY_OPTION_NAMES
         if "choices" in spec:
             out[name] = serializers.ChoiceField(
-                choices=spec["choices"], required=required, help_text=text
+                choices=spec["choices"], required=needed, help_text=text
             )
         elif spec["type"] in _OPTION_FIELD_TYPES:
-            kwargs: dict[str, Any] = {"required": required, "help_text": text}
+            kwargs: dict[str, Any] = {"required": needed, "help_text": text}
             if "min" in spec:
-                kwargs.update(min_value=spec["min"], max_value=spec["max"])
+                low, high = spec["min"], spec["max"]
+                for family in FAMILIES[1:]:  # the widest range over the families
+                    family_low, family_high = option_range(name, family)
+                    low, high = min(low, family_low), max(high, family_high)
+                kwargs.update(min_value=low, max_value=high)
             out[name] = _OPTION_FIELD_TYPES[spec["type"]](**kwargs)
         else:
-            out[name] = serializers.CharField(required=required, help_text=text)
+            out[name] = serializers.CharField(required=needed, help_text=text)
     return out
 
 
@@ -91,9 +118,37 @@ class OptionDescriptionSerializer(Base):
     max = serializers.IntegerField(required=False, help_text="A number option's greatest value.")
 
 
+class OptionRangeSerializer(Base):
+    min = serializers.IntegerField(help_text="The least value.")
+    max = serializers.IntegerField(help_text="The greatest value.")
+
+
+class RuleFamilySerializer(Base):
+    """One rule family: its presets, its rules version and the options a table may change."""
+
+    rules_version = serializers.CharField(
+        help_text="The rules version a game of the family created now is played under."
+    )
+    presets = serializers.ListField(
+        child=serializers.CharField(help_text="A preset's name."),
+        help_text="The family's presets (`preset_descriptions` says what each plays).",
+    )
+    overridable = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="The options a table of the family may set apart from its preset (`options` "
+        "of a new table); every other option is fixed by the preset (422 `invalid_option`).",
+    )
+    ranges = serializers.DictField(
+        child=OptionRangeSerializer(),
+        help_text="The number options whose range in this family is not the one `options` "
+        "gives (the classic range), by name.",
+    )
+
+
 class RulesSerializer(Base):
     rules_version = serializers.CharField(
-        help_text="The rules version a game created now is played under."
+        help_text="The rules version a classic game created now is played under (each "
+        "family's in `families`)."
     )
     presets = serializers.DictField(
         child=GameOptionsSerializer(), help_text="Each preset's complete options, by name."
@@ -105,6 +160,12 @@ class RulesSerializer(Base):
     options = serializers.DictField(
         child=OptionDescriptionSerializer(),
         help_text="Each option's type, range or choices, default and explanation, by name.",
+    )
+    families = serializers.DictField(
+        child=RuleFamilySerializer(),
+        help_text="Each rule family (the option `family`: "
+        + ", ".join(f"`{f}`" for f in FAMILIES)
+        + "), by name: its presets and the options a table may change.",
     )
     action_types = serializers.ListField(
         child=serializers.CharField(), help_text="The action types a seat may send."
@@ -125,6 +186,13 @@ def _card_field(**kwargs: Any) -> serializers.CharField:
     return serializers.CharField(max_length=CARD_MAX_LENGTH, **kwargs)
 
 
+MELD_ID_MAX_LENGTH = 3  # `A12`: a side's letter and a number
+
+
+def _meld_id_field(**kwargs: Any) -> serializers.CharField:
+    return serializers.CharField(max_length=MELD_ID_MAX_LENGTH, **kwargs)
+
+
 class MeldGroupSerializer(Base):
     rank = serializers.CharField(
         required=False,
@@ -136,6 +204,23 @@ class MeldGroupSerializer(Base):
         child=_card_field(help_text="A card: rank + suit (`QH`, `10S`, `2C`) or `JK`."),
         max_length=MAX_CARDS_IN_ACTION,
         help_text='The group\'s cards from your hand, e.g. ["QH","QS","2C"].',
+    )
+    kind = EnumRefField(
+        "MeldKindEnum",
+        MELD_KINDS,
+        required=False,
+        help_text="Samba and Bolivia: `group` (the default: cards of one rank), `sequence` "
+        "(one suit, consecutive ranks 4..A) or `wild` (wild cards alone, Bolivia).",
+    )
+    target = _meld_id_field(
+        required=False,
+        help_text="Samba and Bolivia: the id of your side's meld to lay the cards off on "
+        "(`A3`); needed when two melds could take them.",
+    )
+    new = serializers.BooleanField(
+        required=False,
+        help_text="Samba and Bolivia: start a new meld even though your side has one of this "
+        "rank (not with `target`).",
     )
 
 
@@ -164,6 +249,30 @@ class ActionSerializer(Base):
         max_length=MELDS_IN_ACTION_MAX,
         help_text="For `meld`: the groups to lay down; for `take_pile`: more groups laid down "
         "with it (one per rank: cards of a rank you have melded join that meld).",
+    )
+    keep_three = serializers.BooleanField(
+        required=False,
+        help_text="For `draw`, Modern American Canasta: keep a 3 in your hand for a Straight "
+        "(while your side has no meld).",
+    )
+    target = _meld_id_field(
+        required=False,
+        help_text="For `take_pile`, Samba and Bolivia: the id of your side's meld the top card "
+        "(with `cards`, the trio) goes to (`A2`); absent: a new meld.",
+    )
+    merge = serializers.ListField(
+        child=_meld_id_field(help_text="A meld id, such as `A2`."),
+        required=False,
+        min_length=2,
+        max_length=2,
+        help_text="For `meld`, Samba and Bolivia: two of your side's group melds of one rank, "
+        'such as ["A2", "A5"]: the second joins the first.',
+    )
+    name = serializers.CharField(
+        required=False,
+        max_length=SPECIAL_HAND_NAME_MAX,
+        help_text="For `declare_special_hand`, Modern American Canasta: the special hand's "
+        "name (`pairs`, `garbage`, `straight` ... `GET /rules/`, option `special_hands`).",
     )
 
 
@@ -209,10 +318,42 @@ class SeatSerializer(Base):
     )
 
 
+CANASTA_KINDS = [
+    "natural",
+    "mixed",
+    "wild",
+    "natural_sevens",
+    "natural_aces",
+    "samba",
+    "escalera",
+    "bolivia",
+]
+
+
 class MeldViewSerializer(Base):
+    id = OptionalCharField(
+        required=False,
+        allow_null=True,
+        help_text="Samba and Bolivia: the meld's id, the side's letter and a number (`A3`), as "
+        "actions name it (`target`, `merge`); null in Modern American Canasta; absent in a "
+        "classic game.",
+    )
+    kind = EnumRefField(
+        "MeldKindEnum",
+        MELD_KINDS,
+        required=False,
+        help_text="The variant families: `group` (one rank), `sequence` (one suit, consecutive "
+        "ranks) or `wild` (wild cards alone); absent in a classic game.",
+    )
+    suit = OptionalCharField(
+        required=False,
+        allow_null=True,
+        help_text="A sequence's suit (C, D, H or S); null for other melds; absent in a classic "
+        "game.",
+    )
     rank = serializers.CharField(
         help_text="The meld's rank: 3 (black threes, going out only), 4..10, J, Q, K, A; W "
-        "for a meld of wild cards alone (option `wild_canasta`)."
+        "for a meld of wild cards alone (option `wild_canasta`); a sequence's lowest rank."
     )
     cards = serializers.ListField(
         child=serializers.CharField(help_text="A card: rank + suit (`QH`, `10S`) or `JK`."),
@@ -221,11 +362,25 @@ class MeldViewSerializer(Base):
     natural_count = serializers.IntegerField(help_text="How many of its cards are natural.")
     wild_count = serializers.IntegerField(help_text="How many are wild (jokers and twos).")
     is_canasta = serializers.BooleanField(help_text="Seven cards or more: a canasta.")
-    canasta_kind = serializers.ChoiceField(
-        choices=["natural", "mixed"],
+    canasta_kind = EnumRefField(
+        "CanastaKindEnum",
+        CANASTA_KINDS,
         allow_null=True,
         help_text="`natural` (no wild card: 500 points) or `mixed` (300; of wild cards alone, "
-        "option `wild_canasta`: 1000); null while the meld is not a canasta.",
+        "option `wild_canasta`: 1000); null while the meld is not a canasta. The variant "
+        "families add `wild` (a wild canasta), `natural_sevens` and `natural_aces` (Modern "
+        "American Canasta), `samba` (a Samba sequence of seven), `escalera` (a Bolivia "
+        "sequence of seven) and `bolivia` (seven wild cards, Bolivia).",
+    )
+
+
+class SpecialHandViewSerializer(AbsentSkipped, Base):
+    """A special hand declared (Modern American Canasta), face up."""
+
+    name = serializers.CharField(help_text="Its name (`garbage`, `pairs` ...).")
+    cards = serializers.ListField(
+        child=serializers.CharField(help_text="A card: rank + suit (`QH`, `10S`) or `JK`."),
+        help_text="Its cards.",
     )
 
 
@@ -238,13 +393,30 @@ class TeamViewSerializer(Base):
     opened = serializers.BooleanField(help_text="Whether the team has made its initial meld.")
     initial_meld_minimum = serializers.IntegerField(
         help_text="The points the team's initial meld must reach this round, by its score: "
-        "15 below 0, 50 below 1500, 90 below 3000, else 120."
+        "15 below 0, 50 below 1500, 90 below 3000, else 120 (the variant families have "
+        "their own tables)."
     )
-    melds = MeldViewSerializer(many=True, help_text="Its melds, one per rank.")
+    melds = MeldViewSerializer(
+        many=True,
+        help_text="Its melds: one per rank (classic, Modern American Canasta); Samba and "
+        "Bolivia allow several of a rank and sequences, each with its `id`.",
+    )
     canastas = serializers.IntegerField(help_text="How many of its melds are canastas.")
     red_threes = serializers.ListField(
         child=serializers.CharField(help_text="A red three: `3H` or `3D`."),
         help_text="The red threes it laid down this round.",
+    )
+    black_threes = serializers.ListField(
+        child=serializers.CharField(help_text="A black three: `3C` or `3S`."),
+        required=False,
+        help_text="Modern American Canasta: the black threes in its threes area this round; "
+        "absent in the other families.",
+    )
+    special_hand = SpecialHandViewSerializer(
+        required=False,
+        allow_null=True,
+        help_text="Modern American Canasta: the special hand it declared this round, laid face "
+        "up; null when none; absent in the other families.",
     )
 
 
@@ -272,6 +444,11 @@ class TableViewSerializer(Base):
     """The table as one seat (or a spectator) may see it: your hand, every other hand as a
     count, the stock as a count, the pile's top card."""
 
+    family = serializers.ChoiceField(
+        choices=list(FAMILIES),
+        required=False,
+        help_text="The rule family (option `family`); absent in a classic game.",
+    )
     round = serializers.IntegerField(help_text="The round, from 1.")
     dealer = serializers.IntegerField(help_text="The seat that dealt this round.")
     turn = serializers.IntegerField(help_text="The seat whose turn it is.")
@@ -304,6 +481,24 @@ class TableViewSerializer(Base):
     )
     winner_team = serializers.IntegerField(
         allow_null=True, help_text="The winning team once the game is over; else null."
+    )
+    turn_card_drawn = serializers.BooleanField(
+        required=False,
+        help_text="Modern American Canasta: the seat to act has drawn its turn card (a talon "
+        "is due only before it); absent in the other families.",
+    )
+    dead_ranks = serializers.ListField(
+        child=serializers.CharField(help_text="A rank: 4..10, J, Q, K, A."),
+        required=False,
+        help_text="Modern American Canasta: the ranks whose canasta is complete (no meld of "
+        "them may be started or extended, the pile is dead to them); absent in the other "
+        "families.",
+    )
+    talon_due = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        help_text="Modern American Canasta: the talon the seat to act takes after its discard "
+        "(4 or 3 cards; 0: none); absent in the other families.",
     )
     viewer = serializers.IntegerField(allow_null=True, help_text="Your seat; null: spectator.")
     hand = serializers.ListField(
@@ -713,6 +908,13 @@ class TeamRoundScoreSerializer(Base):
     concealed_bonus = serializers.IntegerField(help_text="100 more for going out concealed.")
     total = serializers.IntegerField(help_text="The round's total.")
     cumulative = serializers.IntegerField(help_text="The team's score after this round.")
+    components = serializers.DictField(
+        child=serializers.IntegerField(),
+        required=False,
+        help_text="A variant family's round: every component of the score as its rules count "
+        "them, by name (those a classic round lacks count 0 in the fields above); absent in a "
+        "classic game.",
+    )
 
 
 class ScorecardRoundSerializer(Base):

@@ -45,14 +45,8 @@ from games.api.serializers import (
     RulesSerializer,
     ScorecardSerializer,
 )
-from games.engine import (
-    ACTION_TYPES,
-    PRESET_DESCRIPTIONS,
-    PRESETS,
-    RULES_VERSION,
-    describe_options,
-)
-from games.models import BotLevel, Game
+from games.engine import PRESETS
+from games.models import Game
 from games.selectors.events import game_events_list
 from games.selectors.games import (
     game_detail_get,
@@ -62,6 +56,7 @@ from games.selectors.games import (
     game_list_open,
     game_summary,
 )
+from games.selectors.rules import rules_get
 from games.selectors.scores import game_scorecard_get
 from games.services.actions import IDEMPOTENCY_KEY_MAX_LENGTH, game_action_apply
 from games.services.deadlines import TimerOptions
@@ -153,15 +148,7 @@ class RulesApi(APIView):
         responses={200: RulesSerializer, **problem_responses(AUTH)},
     )
     def get(self, request: Request) -> Response:
-        body = {
-            "rules_version": RULES_VERSION,
-            "presets": {name: opts.to_dict() for name, opts in PRESETS.items()},
-            "preset_descriptions": dict(PRESET_DESCRIPTIONS),
-            "options": describe_options(),
-            "action_types": list(ACTION_TYPES),
-            "bot_levels": list(BotLevel.values),
-        }
-        return Response(RulesSerializer(body).data)
+        return Response(RulesSerializer(rules_get()).data)
 
 
 # ============================================================================== games

@@ -61,6 +61,13 @@ def describe_event(event: dict[str, Any]) -> str:
         return f"round {event['round']} ended ({event['reason']}): {totals}; scores {scores}"
     if kind == "game_ended":
         return f"game over: team {event['winner_team']} wins with scores {event['scores']}"
+    if kind == "talon_drawn":
+        cards = f" ({' '.join(event['cards'])})" if event.get("cards") else ""
+        return f"{who} took a talon of {event['count']} card(s){cards}"
+    if kind == "special_hand_declared":
+        return f"{who} declared the special hand {event['name']}: {' '.join(event['cards'])}"
+    if kind == "melds_merged":
+        return f"{who} merged meld {event['from']} into {event['into']}"
     return f"{who} {kind}"
 
 
@@ -85,7 +92,9 @@ def describe_action(action: dict[str, Any]) -> str:
     pile", "Discard 7\u2665", "Meld 7\u2665 7\u2660 7\u2663 (7)"."""
     kind = action.get("type")
     if kind == "draw":
-        return "Draw from the stock"
+        return "Draw from the stock" + (", keeping a 3" if action.get("keep_three") else "")
+    if kind == "declare_special_hand":
+        return f"Declare the special hand {action.get('name')}"
     if kind == "take_pile":
         text = "Take the pile"
         if action.get("cards"):
@@ -94,7 +103,10 @@ def describe_action(action: dict[str, Any]) -> str:
             text += ", melding " + _groups_text(action["melds"])
         return text
     if kind == "meld":
-        return "Meld " + _groups_text(action.get("melds") or [])
+        merge = action.get("merge")
+        merged = f"Merge meld {merge[1]} into {merge[0]}" if merge else ""
+        melded = "Meld " + _groups_text(action["melds"]) if action.get("melds") else ""
+        return "; ".join(t for t in (merged, melded) if t) or "Meld"
     if kind == "discard":
         return f"Discard {card_symbol_text(str(action.get('card', '?')))}"
     if kind == "ask_partner":

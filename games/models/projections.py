@@ -1,5 +1,7 @@
 """Projections of the move log: the melds on the table and the scorecard (caches)."""
 
+from typing import Any
+
 from django.db import models
 
 from games.models.game import Game
@@ -10,7 +12,17 @@ class Meld(models.Model):
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="melds")
     team = models.PositiveSmallIntegerField()
-    rank = models.CharField(max_length=2, help_text="3, 4..10, J, Q, K, A, or W for wild cards.")
+    rank = models.CharField(
+        max_length=2,
+        help_text="3, 4..10, J, Q, K, A, or W for wild cards; a sequence's lowest rank.",
+    )
+    meld_id = models.CharField(
+        max_length=3,
+        blank=True,
+        default="",
+        help_text="Samba and Bolivia: the meld's id (A3), several melds of a rank being "
+        "allowed; empty where a side has one meld per rank.",
+    )
     cards = models.JSONField(help_text="The meld's cards in text form.")
     natural_count = models.PositiveSmallIntegerField()
     wild_count = models.PositiveSmallIntegerField()
@@ -19,9 +31,11 @@ class Meld(models.Model):
     VALUES = ("cards", "natural_count", "wild_count", "is_canasta")  # set from the engine
 
     class Meta:
-        ordering = ("game", "team", "rank")
+        ordering = ("game", "team", "rank", "meld_id")
         constraints = [
-            models.UniqueConstraint(fields=["game", "team", "rank"], name="meld_unique_rank")
+            models.UniqueConstraint(
+                fields=["game", "team", "rank", "meld_id"], name="meld_unique_rank_id"
+            )
         ]
 
     def __str__(self) -> str:
@@ -60,6 +74,13 @@ class RoundScore(models.Model):
     concealed_bonus = models.IntegerField()
     total = models.IntegerField()
     cumulative = models.IntegerField()
+    parts = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="A variant family's round: every component of the score as its rules count "
+        "them, by name (the columns above hold those a classic round has); empty in a classic "
+        "game.",
+    )
 
     class Meta:
         ordering = ("game", "round_no", "team")
@@ -71,3 +92,25 @@ class RoundScore(models.Model):
 
     def __str__(self) -> str:
         return f"Game #{self.game_id} round {self.round_no} team {self.team}: {self.total}"
+
+    @classmethod
+    def values_of(cls, record: dict[str, Any], team: int, classic: bool) -> dict[str, Any]:
+        """The row of ``team`` for one round the engine recorded (``GameState.rounds``): a
+        variant family's components that a classic round lacks count 0 in the columns, and
+        all of them are kept in ``parts``."""
+        parts = record["teams"][team]
+        return {
+            "round_no": record["round"],
+            "team": team,
+            "dealer": record["dealer"],
+            "reason": record["reason"],
+            "went_out": record.get("went_out"),
+            "concealed": bool(record.get("concealed", False)),
+            "total": parts["total"],
+            "cumulative": record["scores"][team],
+            **{
+                name: parts.get("concealed" if name == "concealed_bonus" else name, 0)
+                for name in cls.COMPONENTS
+            },
+            "parts": {} if classic else dict(parts),
+        }

@@ -14,13 +14,13 @@ from django.db.models.functions import Coalesce
 
 from accounts.models import Player
 from games import errors, hooks
-from games.engine import GameState, action_from_dict, apply, make_options, new_game, seed_commitment
+from games.engine import GameState, action_from_dict, apply, new_game, seed_commitment
 from games.engine.history import TABLE_FACTS
 from games.engine.view import player_view
 from games.hot_sql import game_read
 from games.models import Game, GameStatus, Seat
 from games.selectors.horizon import game_record_at, horizon_of, spectator_horizon
-from games.selectors.log import rules_version_check
+from games.selectors.log import game_options, rules_version_check
 from games.selectors.pause import pause_view
 from games.selectors.seating import seat_index_of, seats_of
 from games.selectors.timers import timer_view
@@ -203,8 +203,7 @@ def game_replay_state(game: Game, upto: int | None = None) -> GameState:
     The log is the truth: for a started game this must equal ``game.snapshot``.
     """
     rules_version_check(game.rules_version)
-    opts = make_options(game.preset, dict(game.options))
-    state = new_game(opts, game.seed)
+    state = new_game(game_options(game), game.seed)
     events = game.events.filter(seq__gt=1).exclude(type__in=TABLE_FACTS).order_by("seq")
     if upto is not None:
         events = events.filter(seq__lte=upto)

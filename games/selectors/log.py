@@ -7,8 +7,11 @@ whose version is not in the engine's ``SUPPORTED_RULES_VERSIONS`` is refused wit
 
 from __future__ import annotations
 
+from typing import Any
+
 from games import errors
 from games.engine import (
+    OPTION_NAMES,
     SUPPORTED_RULES_VERSIONS,
     GameState,
     LogEntry,
@@ -41,6 +44,17 @@ def entries_of(game: Game, upto: int | None = None, effects: bool = True) -> lis
 
 def game_options(game: Game) -> Options:
     return make_options(game.preset, dict(game.options))
+
+
+def options_stored(options: Options) -> dict[str, Any]:
+    """The options as a game row keeps them (``Game.options``), from which ``game_options``
+    rebuilds them with the preset: a classic game's as the engine writes them (without the
+    variant families' options), another family's with every option, because the engine's form
+    leaves out a family option at its classic default, which is not its preset's (``talons``
+    turned off at a ``mac`` table would read back as the preset's on)."""
+    if options.family == "classic":
+        return options.to_dict()
+    return {name: getattr(options, name) for name in OPTION_NAMES}
 
 
 def game_state_at(game: Game, at: int) -> tuple[GameState, LogEntry]:

@@ -39,14 +39,15 @@ def game_scorecard_get(*, game: Game, player: Player | None = None) -> dict[str,
                 "teams": [],
             },
         )
-        entry["teams"].append(
-            {
-                "team": row.team,
-                **{name: getattr(row, name) for name in RoundScore.COMPONENTS},
-                "total": row.total,
-                "cumulative": row.cumulative,
-            }
-        )
+        line = {
+            "team": row.team,
+            **{name: getattr(row, name) for name in RoundScore.COMPONENTS},
+            "total": row.total,
+            "cumulative": row.cumulative,
+        }
+        if row.parts:  # a variant family's round: every component as its rules count them
+            line["components"] = {k: v for k, v in row.parts.items() if k != "total"}
+        entry["teams"].append(line)
     ordered = [rounds[k] for k in sorted(rounds)]
     if horizon < game.version:  # the rounds a delayed spectator has yet to see end
         ordered = ordered[: max(0, len(ordered) - rounds_ended_after(game, horizon))]

@@ -59,6 +59,7 @@ def _meld_rows(state: GameState) -> list[tuple[Any, ...]]:
         (
             t["team"],
             m["rank"],
+            m.get("id") or "",
             list(m["cards"]),
             m["natural_count"],
             m["wild_count"],
@@ -70,26 +71,12 @@ def _meld_rows(state: GameState) -> list[tuple[Any, ...]]:
 
 
 def _score_rows(state: GameState) -> list[dict[str, Any]]:
-    rows = []
-    for record in state.rounds:
-        for team, parts in enumerate(record["teams"]):
-            rows.append(
-                {
-                    "round_no": record["round"],
-                    "team": team,
-                    "dealer": record["dealer"],
-                    "reason": record["reason"],
-                    "went_out": record["went_out"],
-                    "concealed": record["concealed"],
-                    "total": parts["total"],
-                    "cumulative": record["scores"][team],
-                    **{
-                        name: parts["concealed" if name == "concealed_bonus" else name]
-                        for name in RoundScore.COMPONENTS
-                    },
-                }
-            )
-    return rows
+    classic = state.options.family == "classic"
+    return [
+        RoundScore.values_of(record, team, classic)
+        for record in state.rounds
+        for team in range(len(record["teams"]))
+    ]
 
 
 def _dict_diff(stored: dict[str, Any], rebuilt: dict[str, Any]) -> list[str]:
@@ -202,13 +189,13 @@ def _game_verify(game: Game) -> VerifyReport:
     problems += _ending_problems(game, record)
     problems += _seat_problems(game, seats, record)
     stored_melds = sorted(
-        (m.team, m.rank, list(m.cards), m.natural_count, m.wild_count, m.is_canasta)
+        (m.team, m.rank, m.meld_id, list(m.cards), m.natural_count, m.wild_count, m.is_canasta)
         for m in Meld.objects.filter(game=game)
     )
     if stored_melds != _meld_rows(state):
         problems.append("the Meld rows differ from the melds on the log's table")
     fields = ["round_no", "team", "dealer", "reason", "went_out", "concealed", "total"]
-    fields += ["cumulative", *RoundScore.COMPONENTS]
+    fields += ["cumulative", *RoundScore.COMPONENTS, "parts"]
     stored_scores = list(
         RoundScore.objects.filter(game=game).order_by("round_no", "team").values(*fields)
     )

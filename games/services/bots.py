@@ -65,8 +65,10 @@ def review_send(review_id: int) -> None:
     player.review_schedule(review_id)
 
 
-# A simple legal bot: the first legal action of the most productive kind.
+# A simple legal bot: the first legal action of the most productive kind (a special hand, in
+# Modern American Canasta, scores more than any meld).
 FALLBACK_PREFERENCE = (
+    "declare_special_hand",
     "take_pile",
     "meld",
     "draw",

@@ -21,12 +21,13 @@ from games.engine import (
     action_to_dict,
     make_options,
     replay_log,
+    rules_version_of,
     seed_commitment,
     state_digest,
 )
 from games.engine.history import TABLE_FACTS
 from games.models import BotLevel, EventSource, Game, GameEvent, GameStatus, Seat
-from games.selectors.log import rules_version_check
+from games.selectors.log import options_stored, rules_version_check
 from games.selectors.replay import EXPORT_FORMAT, EXPORT_FORMAT_VERSION
 from games.selectors.verify import effects_differ
 from games.services.bots import bot_turn_register
@@ -121,6 +122,10 @@ def import_plan(document: dict[str, Any]) -> ImportPlan:
         options = make_options(preset, overrides)
     except EngineError as exc:
         raise errors.engine_error(exc) from None
+    if rules_version != rules_version_of(options.family):
+        # Each family plays under rules of its own: a log of another family's rules (or a
+        # preset changed by hand) is not replayed under these.
+        raise errors.RulesVersionUnsupported(rules_version, [rules_version_of(options.family)])
     listed = _document_entries(document)
     # The table's facts (timeouts, stand-ins, a concession) were about the people at the
     # original table: the new game replays the cards only, numbered afresh.
@@ -210,7 +215,7 @@ def _game_import(
             bot_tables_check(creator)
         game = Game.objects.create(
             preset=plan.preset,
-            options=plan.options.to_dict(),
+            options=options_stored(plan.options),
             status=GameStatus.FINISHED if over else GameStatus.ACTIVE,
             version=len(plan.steps),
             rules_version=plan.rules_version,

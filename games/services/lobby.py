@@ -13,15 +13,16 @@ from django.utils import timezone
 from accounts.models import Player, PlayerRelation, RelationKind
 from games import errors, hooks
 from games.engine import (
-    RULES_VERSION,
     EngineError,
     Event,
     effects_to_json,
     make_options,
     new_game,
+    rules_version_of,
     seed_commitment,
 )
 from games.models import BotLevel, EventSource, Game, GameStatus, Seat, TimeoutOutcome
+from games.selectors.log import game_options, options_stored
 from games.selectors.seating import seat_index_of
 from games.services.bots import bot_turn_register
 from games.services.deadlines import TimerOptions, turn_timer_arm
@@ -152,10 +153,10 @@ def game_create(
         seat_wanted_check(creator)
         game = Game.objects.create(
             preset=preset,
-            options=opts.to_dict(),
+            options=options_stored(opts),
             status=GameStatus.LOBBY,
             version=0,
-            rules_version=RULES_VERSION,
+            rules_version=rules_version_of(opts.family),
             seed=secrets.token_hex(32),
             is_public=is_public,
             rated=rated,
@@ -288,7 +289,7 @@ def game_start(
             s.bot_level = bot_level
             s.joined_at = now
             seat_save(game, s, ["bot_level", "joined_at"])
-        opts = make_options(game.preset, dict(game.options))
+        opts = game_options(game)
         events: list[Event] = []
         state = new_game(opts, game.seed, events)
         log_append(

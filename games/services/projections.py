@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.engine import GameState
-from games.engine.view import meld_view
+from games.engine.view import meld_view, player_view
 from games.models import Game, Meld, RoundScore
 
 
@@ -23,24 +23,38 @@ def projections_write(game: Game, state: GameState) -> None:
     game.to_act = None if state.game_over else state.to_act
     game.winner_team = state.winner
     if previous.get("melds") != game.snapshot["melds"]:
-        before = meld_rows(previous["melds"]) if previous else None
-        _melds_write(game, before, meld_rows(game.snapshot["melds"]))
+        if state.options.family == "classic":
+            before = meld_rows(previous["melds"]) if previous else None
+            _melds_write(game, before, meld_rows(game.snapshot["melds"]))
+        else:
+            _melds_write(game, None, family_meld_rows(state))
     if len(previous.get("rounds", ())) != len(state.rounds):
         _round_scores_write(game, state)
 
 
-MeldKey = tuple[int, str]
+MeldKey = tuple[int, str, str]  # team, rank text, meld id ("" where a rank has one meld)
 
 
 def meld_rows(melds: list[list[list[Any]]]) -> dict[MeldKey, dict[str, Any]]:
-    """The Meld rows a snapshot's ``melds`` (per team, [rank, cards] pairs) project to:
-    (team, rank text) -> column values, as the table view shows each meld."""
+    """The Meld rows a classic snapshot's ``melds`` (per team, [rank, cards] pairs) project
+    to: (team, rank text, "") -> column values, as the table view shows each meld."""
     rows: dict[MeldKey, dict[str, Any]] = {}
     for team, team_melds in enumerate(melds):
         for rank, cards in team_melds:
             view = meld_view(rank, cards)
-            rows[(team, view["rank"])] = {name: view[name] for name in Meld.VALUES}
+            rows[(team, view["rank"], "")] = {name: view[name] for name in Meld.VALUES}
     return rows
+
+
+def family_meld_rows(state: GameState) -> dict[MeldKey, dict[str, Any]]:
+    """The Meld rows of a variant family's table, as its public view shows each meld (keyed
+    by the meld's id in Samba and Bolivia, which allow several melds of a rank)."""
+    table = player_view(state, None, with_legal=False)
+    return {
+        (t["team"], m["rank"], m.get("id") or ""): {name: m[name] for name in Meld.VALUES}
+        for t in table["teams"]
+        for m in t["melds"]
+    }
 
 
 def _melds_write(
@@ -50,49 +64,37 @@ def _melds_write(
     read them) to ``wanted``, touching only the rows that differ."""
     if before is None:
         before = {
-            (m.team, m.rank): {k: getattr(m, k) for k in Meld.VALUES}
+            (m.team, m.rank, m.meld_id): {k: getattr(m, k) for k in Meld.VALUES}
             for m in Meld.objects.filter(game=game)
         }
     stale = [key for key in before if key not in wanted]
     if stale and not wanted:
         Meld.objects.filter(game=game).delete()  # a new round: the table is cleared
     else:
-        for team, rank in stale:
-            Meld.objects.filter(game=game, team=team, rank=rank).delete()
+        for team, rank, meld_id in stale:
+            Meld.objects.filter(game=game, team=team, rank=rank, meld_id=meld_id).delete()
     added = [
-        Meld(game=game, team=team, rank=rank, **values)
-        for (team, rank), values in wanted.items()
-        if (team, rank) not in before
+        Meld(game=game, team=team, rank=rank, meld_id=meld_id, **values)
+        for (team, rank, meld_id), values in wanted.items()
+        if (team, rank, meld_id) not in before
     ]
     if len(added) == 1:
         added[0].save(force_insert=True)  # the common case: one new meld
     elif added:
         Meld.objects.bulk_create(added)
-    for (team, rank), values in wanted.items():
-        if (team, rank) in before and before[(team, rank)] != values:
-            Meld.objects.filter(game=game, team=team, rank=rank).update(**values)
+    for key, values in wanted.items():
+        if key in before and before[key] != values:
+            team, rank, meld_id = key
+            Meld.objects.filter(game=game, team=team, rank=rank, meld_id=meld_id).update(**values)
 
 
 def _round_scores_write(game: Game, state: GameState) -> None:
     recorded = RoundScore.objects.filter(game=game).count() // max(1, state.options.teams)
+    classic = state.options.family == "classic"
     rows = [
-        RoundScore(
-            game=game,
-            round_no=record["round"],
-            team=team,
-            dealer=record["dealer"],
-            reason=record["reason"],
-            went_out=record["went_out"],
-            concealed=record["concealed"],
-            total=parts["total"],
-            cumulative=record["scores"][team],
-            **{
-                name: parts["concealed" if name == "concealed_bonus" else name]
-                for name in RoundScore.COMPONENTS
-            },
-        )
+        RoundScore(game=game, **RoundScore.values_of(record, team, classic))
         for record in state.rounds[recorded:]
-        for team, parts in enumerate(record["teams"])
+        for team in range(len(record["teams"]))
     ]
     if rows:
         RoundScore.objects.bulk_create(rows)

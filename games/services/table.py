@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from accounts.models import Player
 from games import errors, hooks, live
-from games.engine import RULES_VERSION
+from games.engine import rules_version_of
 from games.engine.history import GAME_CONCEDED
 from games.models import (
     ChatMute,
@@ -32,6 +32,7 @@ from games.models import (
 )
 from games.presence import presence_note
 from games.selectors.games import game_state_get
+from games.selectors.log import game_options
 from games.selectors.seating import seat_index_of, seats_of
 from games.selectors.table import (
     CHAT_BURST,
@@ -293,7 +294,7 @@ def _rematch_create(old: Game, old_table: GameTable) -> Game:
         options=old.options,
         status=GameStatus.LOBBY,
         version=0,
-        rules_version=RULES_VERSION,
+        rules_version=rules_version_of(game_options(old).family),
         seed=secrets.token_hex(32),
         is_public=old.is_public,
         hints=old.hints,  # a casual table's hints stay on

@@ -247,6 +247,7 @@ MINIMAL_PREFERENCE = (
     "answer_partner",
     "meld",
     "ask_partner",
+    "declare_special_hand",
 )
 
 

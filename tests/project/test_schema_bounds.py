@@ -272,7 +272,14 @@ def test_the_engine_refuses_an_action_past_a_bound(bound: Bound) -> None:
     """An action is read by the rules engine (``invalid_action``); nothing past a bound of the
     schema is an action it plays."""
     trail = bound.trail[1:]
-    kind = {"card": "discard", "cards": "take_pile", "melds": "meld"}[trail[0]]
+    kind = {
+        "card": "discard",
+        "cards": "take_pile",
+        "melds": "meld",
+        "target": "take_pile",
+        "merge": "meld",
+        "name": "declare_special_hand",
+    }[trail[0]]
     value = past(bound, spec())
     if trail[0] == "melds":
         group: dict[str, Any] = {"cards": ["QH", "QS", "QD"]}

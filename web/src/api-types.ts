@@ -842,7 +842,7 @@ export interface paths {
         put?: never;
         /**
          * Ask for the review of a seat's play
-         * @description The reviewer replays the move log and, at each decision of the seat in the finished rounds, searches from that seat's information at the time (never the hidden cards) how many points the chosen move cost against the best candidate. 202 with the pending review when this request made it (or sent a failed one again), 200 with the review when it exists (asking again changes nothing until another round has finished). 409 `review_no_finished_round` before the first round ends. Reviews are computed players in turn: 429 `reviews_pending` while this player already has `REVIEWS_PENDING_PER_PLAYER_MAX` (3) reviews waiting. While the game is running only a seated player may review, their own seat only (403 `review_seat_not_allowed` for another seat); once it is finished every player seated at it may review any seat, and at a public table so may everyone (an abandoned game is reviewed as while it ran: its hands stay hidden, as in its replay). A private table is 404 to anyone not seated at it.
+         * @description The reviewer replays the move log and, at each decision of the seat in the finished rounds, searches from that seat's information at the time (never the hidden cards) how many points the chosen move cost against the best candidate. 202 with the pending review when this request made it (or sent a failed one again), 200 with the review when it exists (asking again changes nothing until another round has finished). 409 `review_no_finished_round` before the first round ends; 409 `review_family_unsupported` for a game of Modern American Canasta, Samba or Bolivia (the reviewer judges classic games only). Reviews are computed players in turn: 429 `reviews_pending` while this player already has `REVIEWS_PENDING_PER_PLAYER_MAX` (3) reviews waiting. While the game is running only a seated player may review, their own seat only (403 `review_seat_not_allowed` for another seat); once it is finished every player seated at it may review any seat, and at a public table so may everyone (an abandoned game is reviewed as while it ran: its hands stay hidden, as in its replay). A private table is 404 to anyone not seated at it.
          */
         post: operations["games_review_create"];
         delete?: never;
@@ -1624,6 +1624,7 @@ export interface components {
              *     * `answer_partner` - answer_partner
              *     * `decline_pile` - decline_pile
              *     * `end_round` - end_round
+             *     * `declare_special_hand` - declare_special_hand
              */
             type: components["schemas"]["ActionTypeEnum"];
             /** @description For `discard`: the card to discard. */
@@ -1634,6 +1635,14 @@ export interface components {
             cards?: string[];
             /** @description For `meld`: the groups to lay down; for `take_pile`: more groups laid down with it (one per rank: cards of a rank you have melded join that meld). */
             melds?: components["schemas"]["MeldGroup"][];
+            /** @description For `draw`, Modern American Canasta: keep a 3 in your hand for a Straight (while your side has no meld). */
+            keep_three?: boolean;
+            /** @description For `take_pile`, Samba and Bolivia: the id of your side's meld the top card (with `cards`, the trio) goes to (`A2`); absent: a new meld. */
+            target?: string;
+            /** @description For `meld`, Samba and Bolivia: two of your side's group melds of one rank, such as ["A2", "A5"]: the second joins the first. */
+            merge?: string[];
+            /** @description For `declare_special_hand`, Modern American Canasta: the special hand's name (`pairs`, `garbage`, `straight` ... `GET /rules/`, option `special_hands`). */
+            name?: string;
         };
         ActionCreateRequest: {
             /** @description The action to apply, for the seat you occupy. */
@@ -1677,6 +1686,7 @@ export interface components {
              *     * `answer_partner` - answer_partner
              *     * `decline_pile` - decline_pile
              *     * `end_round` - end_round
+             *     * `declare_special_hand` - declare_special_hand
              */
             type: components["schemas"]["ActionTypeEnum"];
             /** @description For `discard`: the card to discard. */
@@ -1687,10 +1697,18 @@ export interface components {
             cards?: string[];
             /** @description For `meld`: the groups to lay down; for `take_pile`: more groups laid down with it (one per rank: cards of a rank you have melded join that meld). */
             melds?: components["schemas"]["MeldGroupRequest"][];
+            /** @description For `draw`, Modern American Canasta: keep a 3 in your hand for a Straight (while your side has no meld). */
+            keep_three?: boolean;
+            /** @description For `take_pile`, Samba and Bolivia: the id of your side's meld the top card (with `cards`, the trio) goes to (`A2`); absent: a new meld. */
+            target?: string;
+            /** @description For `meld`, Samba and Bolivia: two of your side's group melds of one rank, such as ["A2", "A5"]: the second joins the first. */
+            merge?: string[];
+            /** @description For `declare_special_hand`, Modern American Canasta: the special hand's name (`pairs`, `garbage`, `straight` ... `GET /rules/`, option `special_hands`). */
+            name?: string;
         };
         ActionResult: {
             /** @description The event your action appended. */
-            event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["PauseProposedEvent"] | components["schemas"]["PauseAcceptedEvent"] | components["schemas"]["PauseDeclinedEvent"] | components["schemas"]["GamePausedEvent"] | components["schemas"]["GameResumedEvent"] | components["schemas"]["GameConcededEvent"] | components["schemas"]["RatingsChangedEvent"];
+            event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["DeclareSpecialHandEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["PauseProposedEvent"] | components["schemas"]["PauseAcceptedEvent"] | components["schemas"]["PauseDeclinedEvent"] | components["schemas"]["GamePausedEvent"] | components["schemas"]["GameResumedEvent"] | components["schemas"]["GameConcededEvent"] | components["schemas"]["RatingsChangedEvent"];
             /** @description The game after your action, as you see it. */
             game: components["schemas"]["GameDetail"];
         };
@@ -1726,9 +1744,10 @@ export interface components {
          *     * `answer_partner` - answer_partner
          *     * `decline_pile` - decline_pile
          *     * `end_round` - end_round
+         *     * `declare_special_hand` - declare_special_hand
          * @enum {string}
          */
-        ActionTypeEnum: "draw" | "take_pile" | "meld" | "discard" | "ask_partner" | "answer_partner" | "decline_pile" | "end_round";
+        ActionTypeEnum: "draw" | "take_pile" | "meld" | "discard" | "ask_partner" | "answer_partner" | "decline_pile" | "end_round" | "declare_special_hand";
         /** @description The partner answered. */
         AnswerPartnerEvent: {
             /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
@@ -1887,12 +1906,8 @@ export interface components {
              */
             level: components["schemas"]["BotLevelEnum"];
         };
-        /**
-         * @description * `natural` - natural
-         *     * `mixed` - mixed
-         * @enum {string}
-         */
-        CanastaKindEnum: "natural" | "mixed";
+        /** @enum {string} */
+        CanastaKindEnum: "natural" | "mixed" | "wild" | "natural_sevens" | "natural_aces" | "samba" | "escalera" | "bolivia";
         CardDiscardedEffect: {
             /**
              * @description `card_discarded` (enum property replaced by openapi-typescript)
@@ -1988,6 +2003,10 @@ export interface components {
              *     * `hoyle` - hoyle
              *     * `two_player` - two_player
              *     * `three_player` - three_player
+             *     * `mac` - mac
+             *     * `mac_two_player` - mac_two_player
+             *     * `samba` - samba
+             *     * `bolivia` - bolivia
              * @default classic
              */
             preset: components["schemas"]["PresetEnum"];
@@ -2120,6 +2139,70 @@ export interface components {
              */
             last_authorized_at: string;
         };
+        /** @description A seat declared a special hand (Modern American Canasta); the round ended. */
+        DeclareSpecialHandEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `declare_special_hand` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "declare_special_hand";
+            /** @description The acting seat. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /**
+             * Format: date-time
+             * @description When it was logged.
+             */
+            created_at: string;
+            /** @description The action as played. */
+            payload: components["schemas"]["DeclareSpecialHandPayload"];
+            /** @description What happened, as you may see it (see `Effect`). */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @description Declare a special hand (Modern American Canasta). */
+        DeclareSpecialHandPayload: {
+            /** @description The special hand's name. */
+            name: string;
+            /** @description `declare_special_hand` */
+            type: components["schemas"]["DeclareSpecialHandTypeEnum"];
+        };
+        /** @description A seat declared a special hand (Modern American Canasta); the round ended. */
+        DeclareSpecialHandReplayEvent: {
+            /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
+            seq: number;
+            /**
+             * @description `declare_special_hand` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "declare_special_hand";
+            /** @description The acting seat. */
+            seat: number;
+            /**
+             * @description Who acted: a `player`, a `bot` (a bot's seat, or a stand-in for a player), the `timer` (a turn completed for a seat), or the `system`.
+             *
+             *     * `player` - Player
+             *     * `bot` - Bot
+             *     * `timer` - Timer
+             *     * `system` - System
+             */
+            source: components["schemas"]["SourceEnum"];
+            /** @description The action as played. */
+            payload: components["schemas"]["DeclareSpecialHandPayload"];
+            /** @description What happened, as you may see it (see `Effect`). */
+            effects: components["schemas"]["Effect"][];
+        };
+        /** @enum {string} */
+        DeclareSpecialHandTypeEnum: "declare_special_hand";
         /** @description A seat left the pile (stock exhausted, `play_on`). */
         DeclinePileEvent: {
             /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
@@ -2324,6 +2407,8 @@ export interface components {
         };
         /** @description Draw from the stock. */
         DrawPayload: {
+            /** @description Modern American Canasta: a 3 was kept in the hand for a Straight; absent: false. */
+            keep_three?: boolean;
             /** @description `draw` */
             type: components["schemas"]["DrawTypeEnum"];
         };
@@ -2355,7 +2440,7 @@ export interface components {
         /** @enum {string} */
         DrawTypeEnum: "draw";
         /** @description What an event caused, by `kind`, as you may see it. A member only the seat concerned may see is absent for everyone else (its description says so); the replay of a finished game shows every one. */
-        Effect: components["schemas"]["RoundStartedEffect"] | components["schemas"]["CardDrawnEffect"] | components["schemas"]["RedThreeRevealedEffect"] | components["schemas"]["CardDiscardedEffect"] | components["schemas"]["MeldedEffect"] | components["schemas"]["PileTakenEffect"] | components["schemas"]["PileDeclinedEffect"] | components["schemas"]["PartnerAskedEffect"] | components["schemas"]["PartnerAnsweredEffect"] | components["schemas"]["RoundEndedEffect"] | components["schemas"]["GameEndedEffect"];
+        Effect: components["schemas"]["RoundStartedEffect"] | components["schemas"]["CardDrawnEffect"] | components["schemas"]["RedThreeRevealedEffect"] | components["schemas"]["CardDiscardedEffect"] | components["schemas"]["MeldedEffect"] | components["schemas"]["PileTakenEffect"] | components["schemas"]["PileDeclinedEffect"] | components["schemas"]["PartnerAskedEffect"] | components["schemas"]["PartnerAnsweredEffect"] | components["schemas"]["RoundEndedEffect"] | components["schemas"]["GameEndedEffect"] | components["schemas"]["TalonDrawnEffect"] | components["schemas"]["SpecialHandDeclaredEffect"] | components["schemas"]["MeldsMergedEffect"] | components["schemas"]["StockExhaustedEffect"];
         /** @description Which kinds of notification go out by email. */
         EmailSwitches: {
             /** @description It is your turn. (default: on) */
@@ -2512,13 +2597,13 @@ export interface components {
          */
         ErrorMessageTypeEnum: "error";
         /** @enum {string} */
-        EventTypeEnum: "game_started" | "draw" | "take_pile" | "meld" | "discard" | "ask_partner" | "answer_partner" | "decline_pile" | "end_round" | "turn_timed_out" | "seat_handed_to_bot" | "seat_returned" | "game_abandoned" | "timer_off_proposed" | "timer_off_accepted" | "timer_off_declined" | "timer_turned_off" | "pause_proposed" | "pause_accepted" | "pause_declined" | "game_paused" | "game_resumed" | "game_conceded" | "ratings_changed";
+        EventTypeEnum: "game_started" | "draw" | "take_pile" | "meld" | "discard" | "ask_partner" | "answer_partner" | "decline_pile" | "end_round" | "declare_special_hand" | "turn_timed_out" | "seat_handed_to_bot" | "seat_returned" | "game_abandoned" | "timer_off_proposed" | "timer_off_accepted" | "timer_off_declined" | "timer_turned_off" | "pause_proposed" | "pause_accepted" | "pause_declined" | "game_paused" | "game_resumed" | "game_conceded" | "ratings_changed";
         ExportEvent: {
             /** @description 1, 2, ... (counted if left out). */
             seq?: number;
             /** @description The acting seat. */
             seat: number | null;
-            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`, `turn_timed_out`, `seat_handed_to_bot`, `seat_returned`, `game_abandoned`, `timer_off_proposed`, `timer_off_accepted`, `timer_off_declined`, `timer_turned_off`, `pause_proposed`, `pause_accepted`, `pause_declined`, `game_paused`, `game_resumed`, `game_conceded`, `ratings_changed`. Default: the payload's `type`. */
+            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`, `declare_special_hand`, `turn_timed_out`, `seat_handed_to_bot`, `seat_returned`, `game_abandoned`, `timer_off_proposed`, `timer_off_accepted`, `timer_off_declined`, `timer_turned_off`, `pause_proposed`, `pause_accepted`, `pause_declined`, `game_paused`, `game_resumed`, `game_conceded`, `ratings_changed`. Default: the payload's `type`. */
             type?: string;
             /**
              * @description Who made the move: a player, a bot, the turn timer or the system.
@@ -2543,7 +2628,7 @@ export interface components {
             seq?: number;
             /** @description The acting seat. */
             seat: number | null;
-            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`, `turn_timed_out`, `seat_handed_to_bot`, `seat_returned`, `game_abandoned`, `timer_off_proposed`, `timer_off_accepted`, `timer_off_declined`, `timer_turned_off`, `pause_proposed`, `pause_accepted`, `pause_declined`, `game_paused`, `game_resumed`, `game_conceded`, `ratings_changed`. Default: the payload's `type`. */
+            /** @description The event's type: `game_started`, `draw`, `take_pile`, `meld`, `discard`, `ask_partner`, `answer_partner`, `decline_pile`, `end_round`, `declare_special_hand`, `turn_timed_out`, `seat_handed_to_bot`, `seat_returned`, `game_abandoned`, `timer_off_proposed`, `timer_off_accepted`, `timer_off_declined`, `timer_turned_off`, `pause_proposed`, `pause_accepted`, `pause_declined`, `game_paused`, `game_resumed`, `game_conceded`, `ratings_changed`. Default: the payload's `type`. */
             type?: string;
             /**
              * @description Who made the move: a player, a bot, the turn timer or the system.
@@ -2703,6 +2788,14 @@ export interface components {
             /** @description What the seed does not reproduce; null when all is well. */
             problem: string | null;
         };
+        /**
+         * @description * `classic` - classic
+         *     * `mac` - mac
+         *     * `samba` - samba
+         *     * `bolivia` - bolivia
+         * @enum {string}
+         */
+        FamilyEnum: "classic" | "mac" | "samba" | "bolivia";
         /**
          * @description * `canasta-game` - canasta-game
          * @enum {string}
@@ -2901,6 +2994,10 @@ export interface components {
              *     * `hoyle` - hoyle
              *     * `two_player` - two_player
              *     * `three_player` - three_player
+             *     * `mac` - mac
+             *     * `mac_two_player` - mac_two_player
+             *     * `samba` - samba
+             *     * `bolivia` - bolivia
              * @default classic
              */
             preset: components["schemas"]["PresetEnum"];
@@ -3028,7 +3125,7 @@ export interface components {
         /** @enum {string} */
         GameEndedKindEnum: "game_ended";
         /** @description A move-log entry, by `type`: `game_started` (event 1, the deal), an action of a seat (`payload`: the action as played; `effects`: what it caused, as you may see it), or a fact of the table (a turn timed out, a stand-in bot, the timer turned off, a pause by agreement and its end, a concession, an abandonment, a rated game's rating changes), which has no effects. */
-        GameEvent: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["PauseProposedEvent"] | components["schemas"]["PauseAcceptedEvent"] | components["schemas"]["PauseDeclinedEvent"] | components["schemas"]["GamePausedEvent"] | components["schemas"]["GameResumedEvent"] | components["schemas"]["GameConcededEvent"] | components["schemas"]["RatingsChangedEvent"];
+        GameEvent: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["DeclareSpecialHandEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["PauseProposedEvent"] | components["schemas"]["PauseAcceptedEvent"] | components["schemas"]["PauseDeclinedEvent"] | components["schemas"]["GamePausedEvent"] | components["schemas"]["GameResumedEvent"] | components["schemas"]["GameConcededEvent"] | components["schemas"]["RatingsChangedEvent"];
         /** @description A move-log entry, redacted for you (as in `GET .../events/`). */
         GameEventFrame: {
             /** @description The frame's `id:` line: the cursor after it (`<move seq>-<table seq>`); resume from here. */
@@ -3045,7 +3142,7 @@ export interface components {
             /** @description The game version after it (= `event.seq`). */
             version: number;
             /** @description The event, as in `GET .../events/`. */
-            event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["PauseProposedEvent"] | components["schemas"]["PauseAcceptedEvent"] | components["schemas"]["PauseDeclinedEvent"] | components["schemas"]["GamePausedEvent"] | components["schemas"]["GameResumedEvent"] | components["schemas"]["GameConcededEvent"] | components["schemas"]["RatingsChangedEvent"];
+            event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["DeclareSpecialHandEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["PauseProposedEvent"] | components["schemas"]["PauseAcceptedEvent"] | components["schemas"]["PauseDeclinedEvent"] | components["schemas"]["GamePausedEvent"] | components["schemas"]["GameResumedEvent"] | components["schemas"]["GameConcededEvent"] | components["schemas"]["RatingsChangedEvent"];
         };
         /** @enum {string} */
         GameEventFrameEventEnum: "game_event";
@@ -3075,7 +3172,7 @@ export interface components {
             /** @description The game version after it (= `event.seq`). */
             version: number;
             /** @description The event, as in `GET .../events/`. */
-            event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["PauseProposedEvent"] | components["schemas"]["PauseAcceptedEvent"] | components["schemas"]["PauseDeclinedEvent"] | components["schemas"]["GamePausedEvent"] | components["schemas"]["GameResumedEvent"] | components["schemas"]["GameConcededEvent"] | components["schemas"]["RatingsChangedEvent"];
+            event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["DeclareSpecialHandEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["PauseProposedEvent"] | components["schemas"]["PauseAcceptedEvent"] | components["schemas"]["PauseDeclinedEvent"] | components["schemas"]["GamePausedEvent"] | components["schemas"]["GameResumedEvent"] | components["schemas"]["GameConcededEvent"] | components["schemas"]["RatingsChangedEvent"];
         };
         /**
          * @description * `game_event` - game_event
@@ -3113,6 +3210,10 @@ export interface components {
              *     * `hoyle` - hoyle
              *     * `two_player` - two_player
              *     * `three_player` - three_player
+             *     * `mac` - mac
+             *     * `mac_two_player` - mac_two_player
+             *     * `samba` - samba
+             *     * `bolivia` - bolivia
              */
             preset: components["schemas"]["PresetEnum"];
             /** @description The complete rule options. */
@@ -3177,6 +3278,10 @@ export interface components {
              *     * `hoyle` - hoyle
              *     * `two_player` - two_player
              *     * `three_player` - three_player
+             *     * `mac` - mac
+             *     * `mac_two_player` - mac_two_player
+             *     * `samba` - samba
+             *     * `bolivia` - bolivia
              */
             preset?: components["schemas"]["PresetEnum"];
             /** @description The preset's options to change; an export's complete options do too. */
@@ -3292,6 +3397,41 @@ export interface components {
              *     * `end_now` - end_now
              */
             last_red_three?: components["schemas"]["LastRedThreeEnum"];
+            /**
+             * @description Default (classic): `classic`. Absent: the default.
+             *
+             *     * `classic` - classic
+             *     * `mac` - mac
+             *     * `samba` - samba
+             *     * `bolivia` - bolivia
+             */
+            family?: components["schemas"]["FamilyEnum"];
+            /** @description Default (classic): `False`. Absent: the default. */
+            talons?: boolean;
+            /** @description Default (classic): `False`. Absent: the default. */
+            rule_of_five?: boolean;
+            /**
+             * @description Default (classic): `none`. Absent: the default.
+             *
+             *     * `cla` - cla
+             *     * `basic` - basic
+             *     * `none` - none
+             */
+            special_hands?: components["schemas"]["SpecialHandsEnum"];
+            /**
+             * @description Default (classic): `clean_triple`. Absent: the default.
+             *
+             *     * `clean_triple` - clean_triple
+             *     * `clean_triple_or_wild_meld` - clean_triple_or_wild_meld
+             */
+            initial_meld_core?: components["schemas"]["InitialMeldCoreEnum"];
+            /**
+             * @description Default (classic): `150`. Absent: the default.
+             *
+             *     * `150` - 150
+             *     * `160` - 160
+             */
+            initial_meld_over_7000?: components["schemas"]["InitialMeldOver7000Enum"];
         };
         /** @description Options that differ from the preset; any subset of the option names. */
         GameOptionOverridesRequest: {
@@ -3349,6 +3489,41 @@ export interface components {
              *     * `end_now` - end_now
              */
             last_red_three?: components["schemas"]["LastRedThreeEnum"];
+            /**
+             * @description Default (classic): `classic`. Absent: the default.
+             *
+             *     * `classic` - classic
+             *     * `mac` - mac
+             *     * `samba` - samba
+             *     * `bolivia` - bolivia
+             */
+            family?: components["schemas"]["FamilyEnum"];
+            /** @description Default (classic): `False`. Absent: the default. */
+            talons?: boolean;
+            /** @description Default (classic): `False`. Absent: the default. */
+            rule_of_five?: boolean;
+            /**
+             * @description Default (classic): `none`. Absent: the default.
+             *
+             *     * `cla` - cla
+             *     * `basic` - basic
+             *     * `none` - none
+             */
+            special_hands?: components["schemas"]["SpecialHandsEnum"];
+            /**
+             * @description Default (classic): `clean_triple`. Absent: the default.
+             *
+             *     * `clean_triple` - clean_triple
+             *     * `clean_triple_or_wild_meld` - clean_triple_or_wild_meld
+             */
+            initial_meld_core?: components["schemas"]["InitialMeldCoreEnum"];
+            /**
+             * @description Default (classic): `150`. Absent: the default.
+             *
+             *     * `150` - 150
+             *     * `160` - 160
+             */
+            initial_meld_over_7000?: components["schemas"]["InitialMeldOver7000Enum"];
         };
         /** @description The complete rule options of a game (`GET /rules/` explains each). */
         GameOptions: {
@@ -3406,6 +3581,41 @@ export interface components {
              *     * `end_now` - end_now
              */
             last_red_three: components["schemas"]["LastRedThreeEnum"];
+            /**
+             * @description Default (classic): `classic`. Absent: the default.
+             *
+             *     * `classic` - classic
+             *     * `mac` - mac
+             *     * `samba` - samba
+             *     * `bolivia` - bolivia
+             */
+            family?: components["schemas"]["FamilyEnum"];
+            /** @description Default (classic): `False`. Absent: the default. */
+            talons?: boolean;
+            /** @description Default (classic): `False`. Absent: the default. */
+            rule_of_five?: boolean;
+            /**
+             * @description Default (classic): `none`. Absent: the default.
+             *
+             *     * `cla` - cla
+             *     * `basic` - basic
+             *     * `none` - none
+             */
+            special_hands?: components["schemas"]["SpecialHandsEnum"];
+            /**
+             * @description Default (classic): `clean_triple`. Absent: the default.
+             *
+             *     * `clean_triple` - clean_triple
+             *     * `clean_triple_or_wild_meld` - clean_triple_or_wild_meld
+             */
+            initial_meld_core?: components["schemas"]["InitialMeldCoreEnum"];
+            /**
+             * @description Default (classic): `150`. Absent: the default.
+             *
+             *     * `150` - 150
+             *     * `160` - 160
+             */
+            initial_meld_over_7000?: components["schemas"]["InitialMeldOver7000Enum"];
         };
         /** @enum {string} */
         GameOverNotificationKindEnum: "game_over";
@@ -3555,6 +3765,7 @@ export interface components {
          *     | `review_seat_not_allowed` | 403 | Not your seat to review | While the game is running a player may review only their own seat (a review names the seat's cards); once it is finished, any seat. |  |
          *     | `review_not_found` | 404 | Review not found | Nobody has asked for a review of that seat yet: ask with POST .../review/. |  |
          *     | `reviews_pending` | 429 | Reviews waiting | Your earlier reviews are still waiting for the reviewer: ask for another once one of them is ready. |  |
+         *     | `review_family_unsupported` | 409 | No review for this rule family | The reviewer judges games of the classic rules only: a game of Modern American Canasta, Samba or Bolivia has no review. |  |
          *     | `import_format_unsupported` | 400 | Import format unsupported | The document is not a game export this server reads. |  |
          *     | `import_log_invalid` | 400 | Import log invalid | The document's event list is malformed (numbering, types). | `seq` |
          *     | `import_seed_missing` | 422 | Import seed missing | The document has no seed: only a finished game's export (or a document written with a seed, for teaching) can be imported. |  |
@@ -3613,6 +3824,30 @@ export interface components {
          *     | `cannot_ask_partner` | 422 | Cannot ask partner | Permission to go out can be asked only in a partnership game, after drawing, before melding, once per turn, when going out is possible. |  |
          *     | `red_three_discard` | 422 | Red three discard | Red threes may not be discarded. |  |
          *     | `cannot_discard` | 422 | Cannot discard | No discard is allowed now (the turn ends without one). |  |
+         *     | `discard_three_forbidden` | 422 | Discard three forbidden | Threes are never discarded. |  |
+         *     | `discard_wild_forbidden` | 422 | Discard wild forbidden | A wild card may be discarded only to go out or from a hand of wild cards only. |  |
+         *     | `discard_swad_on_empty_pile` | 422 | Discard swad on empty pile | No seven, wild card, ace or card of a dead rank may be discarded onto an empty pile. |  |
+         *     | `meld_leaves_no_legal_discard` | 422 | Meld leaves no legal discard | With the pile empty, this meld would leave no card that may be discarded. |  |
+         *     | `pile_dead_card` | 422 | Pile dead card | The top card's rank is dead (a canasta of it is complete): the pile cannot be taken with it. |  |
+         *     | `meld_too_large` | 422 | Meld too large | The meld would exceed its largest size (seven cards for melds of this game, sequences and wild melds). |  |
+         *     | `meld_dead_rank` | 422 | Meld dead rank | No meld of a dead rank may be started or extended. |  |
+         *     | `meld_wild_forbidden` | 422 | Meld wild forbidden | This meld may hold no wild card (sevens, natural aces, sequences). |  |
+         *     | `meld_rule_of_five` | 422 | Meld rule of five | Outside the initial-meld turn a wild card goes only onto a meld that then holds five natural cards. |  |
+         *     | `meld_wild_meld_open` | 422 | Meld wild meld open | The side's wild meld is incomplete: wild cards may go only there. |  |
+         *     | `initial_meld_needs_clean_triple` | 422 | Initial meld needs clean triple | The initial meld needs a meld of three or more natural cards from the hand with no wild card. |  |
+         *     | `initial_meld_mixed_canasta` | 422 | Initial meld mixed canasta | No mixed canasta may be completed in the initial-meld turn. |  |
+         *     | `go_out_needs_discard` | 422 | Go out needs discard | A player goes out only by discarding the last card. |  |
+         *     | `cannot_go_out_incomplete_special` | 422 | Cannot go out incomplete special | An incomplete sevens, natural aces or wild meld keeps the side from going out. |  |
+         *     | `special_hand_not_allowed` | 422 | Special hand not allowed | A special hand can be declared only right after drawing from the stock, by a side that has not melded, when the game allows special hands. |  |
+         *     | `special_hand_invalid` | 422 | Special hand invalid | The hand does not form the special hand named (or the name is not one this game allows). |  |
+         *     | `cannot_keep_three` | 422 | Cannot keep three | A three may be kept (for a Straight) only while the side has not melded and special hands are played. |  |
+         *     | `sequence_invalid` | 422 | Sequence invalid | A sequence is three to seven natural cards of one suit in consecutive ranks from 4 to ace, each rank once (no three, no repeat). |  |
+         *     | `pile_sequence_forbidden` | 422 | Pile sequence forbidden | The pile's top card cannot start a sequence or join one together with cards from the hand. |  |
+         *     | `meld_target_required` | 422 | Meld target required | Several melds could take these cards: name one with 'target' (or 'new' for a new meld). |  |
+         *     | `meld_target_invalid` | 422 | Meld target invalid | 'target' is not one of the side's melds, or a meld of another kind. |  |
+         *     | `meld_merge_invalid` | 422 | Meld merge invalid | Only two group melds of one rank of the acting side can be merged. |  |
+         *     | `meld_wild_to_canasta` | 422 | Meld wild to canasta | No wild card may be added to a group canasta. |  |
+         *     | `cannot_go_out_without_escalera` | 422 | Cannot go out without escalera | Going out needs two canastas, one of them an escalera (a sequence canasta). |  |
          */
         GameProblem: {
             /** @description URI identifying the problem type: `urn:canasta:problem:<code>`. */
@@ -3819,6 +4054,10 @@ export interface components {
              *     * `hoyle` - hoyle
              *     * `two_player` - two_player
              *     * `three_player` - three_player
+             *     * `mac` - mac
+             *     * `mac_two_player` - mac_two_player
+             *     * `samba` - samba
+             *     * `bolivia` - bolivia
              */
             preset: components["schemas"]["PresetEnum"];
             /** @description The rules the game is played under. */
@@ -4013,6 +4252,18 @@ export interface components {
             final_state_sha256: string;
         };
         /**
+         * @description * `clean_triple` - clean_triple
+         *     * `clean_triple_or_wild_meld` - clean_triple_or_wild_meld
+         * @enum {string}
+         */
+        InitialMeldCoreEnum: "clean_triple" | "clean_triple_or_wild_meld";
+        /**
+         * @description * `150` - 150
+         *     * `160` - 160
+         * @enum {integer}
+         */
+        InitialMeldOver7000Enum: 150 | 160;
+        /**
          * @description * `player` - player
          *     * `bot` - bot
          *     * `empty` - empty
@@ -4027,11 +4278,15 @@ export interface components {
         LastRedThreeEnum: "meld_then_end" | "end_now";
         Leaderboard: {
             /**
-             * @description The rating format: `partnership` (four players in two partnerships), `two_player`, `three_player`.
+             * @description The rating format: a classic game's by its seats, `partnership` (four players in two partnerships), `two_player`, `three_player`; each preset of the other rule families is a format of its own: `mac`, `mac_two_player`, `samba`, `bolivia`.
              *
              *     * `partnership` - partnership
              *     * `two_player` - two_player
              *     * `three_player` - three_player
+             *     * `mac` - mac
+             *     * `mac_two_player` - mac_two_player
+             *     * `samba` - samba
+             *     * `bolivia` - bolivia
              */
             format: components["schemas"]["RatingFormatEnum"];
             /** @description Rated players in this format (the board's size). */
@@ -4041,11 +4296,15 @@ export interface components {
         };
         LeaderboardAround: {
             /**
-             * @description The rating format: `partnership` (four players in two partnerships), `two_player`, `three_player`.
+             * @description The rating format: a classic game's by its seats, `partnership` (four players in two partnerships), `two_player`, `three_player`; each preset of the other rule families is a format of its own: `mac`, `mac_two_player`, `samba`, `bolivia`.
              *
              *     * `partnership` - partnership
              *     * `two_player` - two_player
              *     * `three_player` - three_player
+             *     * `mac` - mac
+             *     * `mac_two_player` - mac_two_player
+             *     * `samba` - samba
+             *     * `bolivia` - bolivia
              */
             format: components["schemas"]["RatingFormatEnum"];
             /** @description Rated players in this format (the board's size). */
@@ -4088,10 +4347,16 @@ export interface components {
         LiveStreamFrame: components["schemas"]["SyncFrame"] | components["schemas"]["GameEventFrame"] | components["schemas"]["TableEventFrame"] | components["schemas"]["EndFrame"];
         /** @description A group of cards laid down, as the log records it. */
         LoggedMeld: {
-            /** @description The meld's rank: 3, 4..10, J, Q, K, A, or W (wilds). */
+            /** @description The meld's rank: 3, 4..10, J, Q, K, A, or W (wilds); a sequence's lowest rank. */
             rank: string;
             /** @description The cards put on it. */
             cards: string[];
+            /** @description Samba and Bolivia: `sequence` (one suit, consecutive ranks) or `wild` (wild cards alone, Bolivia); absent: a group of one rank. */
+            kind?: components["schemas"]["MeldKindEnum"];
+            /** @description Samba and Bolivia: the id of the side's meld the cards were laid off on (`A3`). */
+            target?: string;
+            /** @description Samba and Bolivia: true when the group started a new meld beside one of its rank. */
+            new?: boolean;
         };
         /** @description A seat laid down melds. */
         MeldEvent: {
@@ -4128,17 +4393,33 @@ export interface components {
             rank?: string | null;
             /** @description The group's cards from your hand, e.g. ["QH","QS","2C"]. */
             cards: string[];
+            /** @description Samba and Bolivia: `group` (the default: cards of one rank), `sequence` (one suit, consecutive ranks 4..A) or `wild` (wild cards alone, Bolivia). */
+            kind?: components["schemas"]["MeldKindEnum"];
+            /** @description Samba and Bolivia: the id of your side's meld to lay the cards off on (`A3`); needed when two melds could take them. */
+            target?: string;
+            /** @description Samba and Bolivia: start a new meld even though your side has one of this rank (not with `target`). */
+            new?: boolean;
         };
         MeldGroupRequest: {
             /** @description 3, 4..10, J, Q, K, A or W; needed only for a group of wild cards alone. */
             rank?: string | null;
             /** @description The group's cards from your hand, e.g. ["QH","QS","2C"]. */
             cards: string[];
+            /** @description Samba and Bolivia: `group` (the default: cards of one rank), `sequence` (one suit, consecutive ranks 4..A) or `wild` (wild cards alone, Bolivia). */
+            kind?: components["schemas"]["MeldKindEnum"];
+            /** @description Samba and Bolivia: the id of your side's meld to lay the cards off on (`A3`); needed when two melds could take them. */
+            target?: string;
+            /** @description Samba and Bolivia: start a new meld even though your side has one of this rank (not with `target`). */
+            new?: boolean;
         };
+        /** @enum {string} */
+        MeldKindEnum: "group" | "sequence" | "wild";
         /** @description Lay down melds. */
         MeldPayload: {
             /** @description Each group: its rank and the cards from the hand. */
             melds: components["schemas"]["LoggedMeld"][];
+            /** @description Samba and Bolivia: two of the side's group melds of one rank; the second joined the first. */
+            merge?: string[];
             /** @description `meld` */
             type: components["schemas"]["MeldTypeEnum"];
         };
@@ -4170,7 +4451,13 @@ export interface components {
         /** @enum {string} */
         MeldTypeEnum: "meld";
         MeldView: {
-            /** @description The meld's rank: 3 (black threes, going out only), 4..10, J, Q, K, A; W for a meld of wild cards alone (option `wild_canasta`). */
+            /** @description Samba and Bolivia: the meld's id, the side's letter and a number (`A3`), as actions name it (`target`, `merge`); null in Modern American Canasta; absent in a classic game. */
+            id?: string | null;
+            /** @description The variant families: `group` (one rank), `sequence` (one suit, consecutive ranks) or `wild` (wild cards alone); absent in a classic game. */
+            kind?: components["schemas"]["MeldKindEnum"];
+            /** @description A sequence's suit (C, D, H or S); null for other melds; absent in a classic game. */
+            suit?: string | null;
+            /** @description The meld's rank: 3 (black threes, going out only), 4..10, J, Q, K, A; W for a meld of wild cards alone (option `wild_canasta`); a sequence's lowest rank. */
             rank: string;
             /** @description Its cards. */
             cards: string[];
@@ -4180,12 +4467,7 @@ export interface components {
             wild_count: number;
             /** @description Seven cards or more: a canasta. */
             is_canasta: boolean;
-            /**
-             * @description `natural` (no wild card: 500 points) or `mixed` (300; of wild cards alone, option `wild_canasta`: 1000); null while the meld is not a canasta.
-             *
-             *     * `natural` - natural
-             *     * `mixed` - mixed
-             */
+            /** @description `natural` (no wild card: 500 points) or `mixed` (300; of wild cards alone, option `wild_canasta`: 1000); null while the meld is not a canasta. The variant families add `wild` (a wild canasta), `natural_sevens` and `natural_aces` (Modern American Canasta), `samba` (a Samba sequence of seven), `escalera` (a Bolivia sequence of seven) and `bolivia` (seven wild cards, Bolivia). */
             canasta_kind: (string & (components["schemas"]["CanastaKindEnum"] | components["schemas"]["NullEnum"])) | null;
         };
         MeldedEffect: {
@@ -4198,9 +4480,27 @@ export interface components {
             seat: number;
             /** @description The groups laid down. */
             melds: components["schemas"]["LoggedMeld"][];
+            /** @description Samba and Bolivia: the id of the meld each group went to, in the order of `melds` (a new meld's id is given here); absent in the other families. */
+            ids?: string[];
         };
         /** @enum {string} */
         MeldedKindEnum: "melded";
+        /** @description Samba and Bolivia: a group meld joined another of the side's group melds of its rank. */
+        MeldsMergedEffect: {
+            /**
+             * @description `melds_merged` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "melds_merged";
+            /** @description The seat it happened to. */
+            seat: number;
+            /** @description The meld that took the cards (`A2`). */
+            into: string;
+            /** @description The meld whose cards moved; its id is retired. */
+            from: string;
+        };
+        /** @enum {string} */
+        MeldsMergedKindEnum: "melds_merged";
         MyGame: {
             /** @description The game's id. */
             game_id: number;
@@ -4345,6 +4645,12 @@ export interface components {
          * @enum {string}
          */
         OptionDescriptionTypeEnum: "int" | "bool" | "str";
+        OptionRange: {
+            /** @description The least value. */
+            min: number;
+            /** @description The greatest value. */
+            max: number;
+        };
         PaginatedGameSummaryList: {
             /**
              * @description How many games match, on every page.
@@ -4685,6 +4991,10 @@ export interface components {
             red_threes: string[];
             /** @description The cards that went to the hand. Only for the seat it happened to (and for everyone in the replay of a finished game): absent for every other seat and for spectators. */
             cards?: string[];
+            /** @description Samba and Bolivia: the id of the meld the top card went to; absent in the other families. */
+            target?: string;
+            /** @description Samba and Bolivia: the id of the meld of the top card, then of each group of `melds`, in order; absent in the other families. */
+            ids?: string[];
         };
         /** @enum {string} */
         PileTakenKindEnum: "pile_taken";
@@ -4770,11 +5080,15 @@ export interface components {
         /** @description A player's rating in one format. */
         PlayerRating: {
             /**
-             * @description The rating format: `partnership` (four players in two partnerships), `two_player`, `three_player`.
+             * @description The rating format: a classic game's by its seats, `partnership` (four players in two partnerships), `two_player`, `three_player`; each preset of the other rule families is a format of its own: `mac`, `mac_two_player`, `samba`, `bolivia`.
              *
              *     * `partnership` - partnership
              *     * `two_player` - two_player
              *     * `three_player` - three_player
+             *     * `mac` - mac
+             *     * `mac_two_player` - mac_two_player
+             *     * `samba` - samba
+             *     * `bolivia` - bolivia
              */
             format: components["schemas"]["RatingFormatEnum"];
             /** @description The shown rating: round(1000 + 40 (mu - 3 sigma)), the conservative estimate (a new player shows 1000). */
@@ -4877,9 +5191,13 @@ export interface components {
          *     * `hoyle` - hoyle
          *     * `two_player` - two_player
          *     * `three_player` - three_player
+         *     * `mac` - mac
+         *     * `mac_two_player` - mac_two_player
+         *     * `samba` - samba
+         *     * `bolivia` - bolivia
          * @enum {string}
          */
-        PresetEnum: "classic" | "hoyle" | "two_player" | "three_player";
+        PresetEnum: "classic" | "hoyle" | "two_player" | "three_player" | "mac" | "mac_two_player" | "samba" | "bolivia";
         /**
          * @description An RFC 9457 problem document (`application/problem+json`). Switch on `code`; extension members may be present besides the standard ones. The codes of the service's own endpoints:
          *
@@ -5018,6 +5336,10 @@ export interface components {
              *     * `hoyle` - hoyle
              *     * `two_player` - two_player
              *     * `three_player` - three_player
+             *     * `mac` - mac
+             *     * `mac_two_player` - mac_two_player
+             *     * `samba` - samba
+             *     * `bolivia` - bolivia
              */
             preset: components["schemas"]["PresetEnum"];
             /**
@@ -5052,6 +5374,10 @@ export interface components {
              *     * `hoyle` - hoyle
              *     * `two_player` - two_player
              *     * `three_player` - three_player
+             *     * `mac` - mac
+             *     * `mac_two_player` - mac_two_player
+             *     * `samba` - samba
+             *     * `bolivia` - bolivia
              */
             preset: components["schemas"]["PresetEnum"];
             /**
@@ -5060,6 +5386,10 @@ export interface components {
              *     * `partnership` - partnership
              *     * `two_player` - two_player
              *     * `three_player` - three_player
+             *     * `mac` - mac
+             *     * `mac_two_player` - mac_two_player
+             *     * `samba` - samba
+             *     * `bolivia` - bolivia
              */
             format: components["schemas"]["RatingFormatEnum"];
             /** @description A rated queue. */
@@ -5094,11 +5424,15 @@ export interface components {
             /** @description The game was a private table. */
             private: boolean;
             /**
-             * @description The rating format: `partnership` (four players in two partnerships), `two_player`, `three_player`.
+             * @description The rating format: a classic game's by its seats, `partnership` (four players in two partnerships), `two_player`, `three_player`; each preset of the other rule families is a format of its own: `mac`, `mac_two_player`, `samba`, `bolivia`.
              *
              *     * `partnership` - partnership
              *     * `two_player` - two_player
              *     * `three_player` - three_player
+             *     * `mac` - mac
+             *     * `mac_two_player` - mac_two_player
+             *     * `samba` - samba
+             *     * `bolivia` - bolivia
              */
             format: components["schemas"]["RatingFormatEnum"];
             /**
@@ -5179,16 +5513,20 @@ export interface components {
             rating_after: number;
         };
         /** @enum {string} */
-        RatingFormatEnum: "partnership" | "two_player" | "three_player";
+        RatingFormatEnum: "partnership" | "two_player" | "three_player" | "mac" | "mac_two_player" | "samba" | "bolivia";
         RatingHistory: {
             /** @description The player's id. */
             player_id: number;
             /**
-             * @description The rating format: `partnership` (four players in two partnerships), `two_player`, `three_player`.
+             * @description The rating format: a classic game's by its seats, `partnership` (four players in two partnerships), `two_player`, `three_player`; each preset of the other rule families is a format of its own: `mac`, `mac_two_player`, `samba`, `bolivia`.
              *
              *     * `partnership` - partnership
              *     * `two_player` - two_player
              *     * `three_player` - three_player
+             *     * `mac` - mac
+             *     * `mac_two_player` - mac_two_player
+             *     * `samba` - samba
+             *     * `bolivia` - bolivia
              */
             format: components["schemas"]["RatingFormatEnum"];
             /** @description Rated games of the player in this format. */
@@ -5274,7 +5612,7 @@ export interface components {
             effects: components["schemas"]["Effect"][];
         };
         RatingsChangedPayload: {
-            /** @description The format rated (by the number of players). */
+            /** @description The format rated: a classic game by its number of players, a game of another rule family by its preset. */
             format: components["schemas"]["RatingFormatEnum"];
             /** @description Every player's change, by seat. */
             changes: components["schemas"]["RatingChanged"][];
@@ -5312,7 +5650,10 @@ export interface components {
          * @enum {string}
          */
         RedThreeRevealEnum: "on_turn" | "at_deal";
-        /** @description A red three went from the hand to the team's area and was replaced from the stock. */
+        /**
+         * @description A red three went from the hand to the team's area and was replaced from the stock (in
+         *     Modern American Canasta any 3, to the team's threes area).
+         */
         RedThreeRevealedEffect: {
             /**
              * @description `red_three_revealed` (enum property replaced by openapi-typescript)
@@ -5321,7 +5662,7 @@ export interface components {
             kind: "red_three_revealed";
             /** @description The seat it happened to. */
             seat: number;
-            /** @description The red three. */
+            /** @description The red three (Modern American Canasta: the 3). */
             card: string;
             /** @description 0 when the stock was empty. */
             replacements: number;
@@ -5380,7 +5721,7 @@ export interface components {
             /** @description True once the game is finished: every hand at every step is shown. */
             full_information: boolean;
             /** @description Event `at` itself. */
-            event: components["schemas"]["GameStartedReplayEvent"] | components["schemas"]["DrawReplayEvent"] | components["schemas"]["TakePileReplayEvent"] | components["schemas"]["MeldReplayEvent"] | components["schemas"]["DiscardReplayEvent"] | components["schemas"]["AskPartnerReplayEvent"] | components["schemas"]["AnswerPartnerReplayEvent"] | components["schemas"]["DeclinePileReplayEvent"] | components["schemas"]["EndRoundReplayEvent"] | components["schemas"]["TurnTimedOutReplayEvent"] | components["schemas"]["SeatHandedToBotReplayEvent"] | components["schemas"]["SeatReturnedReplayEvent"] | components["schemas"]["GameAbandonedReplayEvent"] | components["schemas"]["TimerOffProposedReplayEvent"] | components["schemas"]["TimerOffAcceptedReplayEvent"] | components["schemas"]["TimerOffDeclinedReplayEvent"] | components["schemas"]["TimerTurnedOffReplayEvent"] | components["schemas"]["PauseProposedReplayEvent"] | components["schemas"]["PauseAcceptedReplayEvent"] | components["schemas"]["PauseDeclinedReplayEvent"] | components["schemas"]["GamePausedReplayEvent"] | components["schemas"]["GameResumedReplayEvent"] | components["schemas"]["GameConcededReplayEvent"] | components["schemas"]["RatingsChangedReplayEvent"];
+            event: components["schemas"]["GameStartedReplayEvent"] | components["schemas"]["DrawReplayEvent"] | components["schemas"]["TakePileReplayEvent"] | components["schemas"]["MeldReplayEvent"] | components["schemas"]["DiscardReplayEvent"] | components["schemas"]["AskPartnerReplayEvent"] | components["schemas"]["AnswerPartnerReplayEvent"] | components["schemas"]["DeclinePileReplayEvent"] | components["schemas"]["EndRoundReplayEvent"] | components["schemas"]["DeclareSpecialHandReplayEvent"] | components["schemas"]["TurnTimedOutReplayEvent"] | components["schemas"]["SeatHandedToBotReplayEvent"] | components["schemas"]["SeatReturnedReplayEvent"] | components["schemas"]["GameAbandonedReplayEvent"] | components["schemas"]["TimerOffProposedReplayEvent"] | components["schemas"]["TimerOffAcceptedReplayEvent"] | components["schemas"]["TimerOffDeclinedReplayEvent"] | components["schemas"]["TimerTurnedOffReplayEvent"] | components["schemas"]["PauseProposedReplayEvent"] | components["schemas"]["PauseAcceptedReplayEvent"] | components["schemas"]["PauseDeclinedReplayEvent"] | components["schemas"]["GamePausedReplayEvent"] | components["schemas"]["GameResumedReplayEvent"] | components["schemas"]["GameConcededReplayEvent"] | components["schemas"]["RatingsChangedReplayEvent"];
             /** @description The table after event `at` as your seat saw it then (no legal actions). */
             state: components["schemas"]["TableView"];
             /** @description Every seat's hand after event `at`; null while the game is running. */
@@ -5486,7 +5827,7 @@ export interface components {
             total_loss: number;
         };
         /** @enum {string} */
-        RoundEndReasonEnum: "went_out" | "stock_exhausted" | "last_red_three";
+        RoundEndReasonEnum: "went_out" | "stock_exhausted" | "last_red_three" | "last_three" | "special_hand";
         /** @description A round ended and was scored; every hand is shown. */
         RoundEndedEffect: {
             /**
@@ -5500,7 +5841,7 @@ export interface components {
             round: number;
             /** @description Who dealt it. */
             dealer: number;
-            /** @description A seat went out, the stock ran out, or its last card was a red three. */
+            /** @description A seat went out, the stock ran out, or its last card was a red three; in Modern American Canasta the last card drawn was a 3 (`last_three`), or a seat declared a special hand. */
             reason: components["schemas"]["RoundEndReasonEnum"];
             /** @description Who went out; null: nobody. */
             went_out: number | null;
@@ -5512,10 +5853,15 @@ export interface components {
             scores: number[];
             /** @description Every seat's hand as the round ended. */
             hands: string[][];
+            /** @description Modern American Canasta: the special hand each team declared this round, by team (null: none); absent in the other families. */
+            special_hands?: (string | null)[];
         };
         /** @enum {string} */
         RoundEndedKindEnum: "round_ended";
-        /** @description One team's score components for a round (RULES.md section 8). */
+        /**
+         * @description One team's score components for a round (RULES.md section 8; the variant families
+         *     count some of their own, VARIANTS.md).
+         */
         RoundScore: {
             /** @description The cards in the team's melds. */
             meld_cards: number;
@@ -5525,14 +5871,28 @@ export interface components {
             natural_canastas: number;
             /** @description 300 each. */
             mixed_canastas: number;
-            /** @description 1000 each (option `wild_canasta`). */
+            /** @description 1000 each (option `wild_canasta`); Modern American Canasta 2000 to 3000 each, by its cards; a bolivia 2500. */
             wild_canastas: number;
-            /** @description 100 each, 800 for all four; negative if the team has no meld. */
-            red_threes: number;
-            /** @description 100 for going out. */
+            /** @description 100 each, 800 for all four; negative if the team has no meld (Samba and Bolivia: 1000 for all six, negative below two canastas). Absent in Modern American Canasta (see `threes`). */
+            red_threes?: number;
+            /** @description 100 for going out (Samba and Bolivia: 200). */
             going_out: number;
-            /** @description The bonus for going out concealed. */
-            concealed: number;
+            /** @description The bonus for going out concealed (always 0 in Samba and Bolivia); absent in Modern American Canasta. */
+            concealed?: number;
+            /** @description 1500 for each samba or escalera (Samba and Bolivia only). */
+            sequence_canastas?: number;
+            /** @description -1500 for each player left holding three aces or three sevens (Modern American Canasta only). */
+            hand_penalties?: number;
+            /** @description 2500 for each natural canasta of sevens (Modern American Canasta only). */
+            sevens_canastas?: number;
+            /** @description 2500 for each natural canasta of aces (Modern American Canasta only). */
+            aces_canastas?: number;
+            /** @description -2500 for each incomplete sevens or aces meld, -2000 for an incomplete wild meld (Modern American Canasta only). */
+            incomplete_melds?: number;
+            /** @description The threes area: by colour 100, 300, 500, 1000 for 1 to 4; added with two canastas, nothing with one, subtracted with none (Modern American Canasta only). */
+            threes?: number;
+            /** @description The special hand the team declared (then its only score) (Modern American Canasta only). */
+            special_hand?: number;
             /** @description The round's total. */
             total: number;
         };
@@ -5568,8 +5928,21 @@ export interface components {
         };
         /** @enum {string} */
         RoundStartedKindEnum: "round_started";
+        /** @description One rule family: its presets, its rules version and the options a table may change. */
+        RuleFamily: {
+            /** @description The rules version a game of the family created now is played under. */
+            rules_version: string;
+            /** @description The family's presets (`preset_descriptions` says what each plays). */
+            presets: string[];
+            /** @description The options a table of the family may set apart from its preset (`options` of a new table); every other option is fixed by the preset (422 `invalid_option`). */
+            overridable: string[];
+            /** @description The number options whose range in this family is not the one `options` gives (the classic range), by name. */
+            ranges: {
+                [key: string]: components["schemas"]["OptionRange"];
+            };
+        };
         Rules: {
-            /** @description The rules version a game created now is played under. */
+            /** @description The rules version a classic game created now is played under (each family's in `families`). */
             rules_version: string;
             /** @description Each preset's complete options, by name. */
             presets: {
@@ -5582,6 +5955,10 @@ export interface components {
             /** @description Each option's type, range or choices, default and explanation, by name. */
             options: {
                 [key: string]: components["schemas"]["OptionDescription"];
+            };
+            /** @description Each rule family (the option `family`: `classic`, `mac`, `samba`, `bolivia`), by name: its presets and the options a table may change. */
+            families: {
+                [key: string]: components["schemas"]["RuleFamily"];
             };
             /** @description The action types a seat may send. */
             action_types: string[];
@@ -5852,6 +6229,39 @@ export interface components {
          * @enum {string}
          */
         SourceEnum: "player" | "bot" | "timer" | "system";
+        /**
+         * @description Modern American Canasta: a seat laid its whole hand face up as a special hand; the
+         *     round ends.
+         */
+        SpecialHandDeclaredEffect: {
+            /**
+             * @description `special_hand_declared` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "special_hand_declared";
+            /** @description The seat it happened to. */
+            seat: number;
+            /** @description The special hand's name (`garbage`, `pairs` ...). */
+            name: string;
+            /** @description The hand, laid face up. */
+            cards: string[];
+        };
+        /** @enum {string} */
+        SpecialHandDeclaredKindEnum: "special_hand_declared";
+        /** @description A special hand declared (Modern American Canasta), face up. */
+        SpecialHandView: {
+            /** @description Its name (`garbage`, `pairs` ...). */
+            name: string;
+            /** @description Its cards. */
+            cards: string[];
+        };
+        /**
+         * @description * `cla` - cla
+         *     * `basic` - basic
+         *     * `none` - none
+         * @enum {string}
+         */
+        SpecialHandsEnum: "cla" | "basic" | "none";
         SpectatorView: {
             /** @description The game's id. */
             game: number;
@@ -5882,12 +6292,24 @@ export interface components {
             /** @description The seat's run of timeouts. */
             consecutive: number;
         };
+        /** @description Modern American Canasta: the stock ran out (the round ends). */
+        StockExhaustedEffect: {
+            /**
+             * @description `stock_exhausted` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "stock_exhausted";
+            /** @description Always null. */
+            seat: number | null;
+        };
         /**
          * @description * `end_round` - end_round
          *     * `play_on` - play_on
          * @enum {string}
          */
         StockExhaustedEnum: "end_round" | "play_on";
+        /** @enum {string} */
+        StockExhaustedKindEnum: "stock_exhausted";
         /**
          * @description First, without `id`: the game's version now (a spectator of a delayed game: the
          *     version it may see) and where the stream resumes.
@@ -6057,6 +6479,15 @@ export interface components {
          *     count, the stock as a count, the pile's top card.
          */
         TableView: {
+            /**
+             * @description The rule family (option `family`); absent in a classic game.
+             *
+             *     * `classic` - classic
+             *     * `mac` - mac
+             *     * `samba` - samba
+             *     * `bolivia` - bolivia
+             */
+            family?: components["schemas"]["FamilyEnum"];
             /** @description The round, from 1. */
             round: number;
             /** @description The seat that dealt this round. */
@@ -6095,6 +6526,12 @@ export interface components {
             must_end_without_discard: boolean;
             /** @description The winning team once the game is over; else null. */
             winner_team: number | null;
+            /** @description Modern American Canasta: the seat to act has drawn its turn card (a talon is due only before it); absent in the other families. */
+            turn_card_drawn?: boolean;
+            /** @description Modern American Canasta: the ranks whose canasta is complete (no meld of them may be started or extended, the pile is dead to them); absent in the other families. */
+            dead_ranks?: string[];
+            /** @description Modern American Canasta: the talon the seat to act takes after its discard (4 or 3 cards; 0: none); absent in the other families. */
+            talon_due?: number;
             /** @description Your seat; null: spectator. */
             viewer: number | null;
             /** @description Your cards; null: spectator. */
@@ -6138,6 +6575,8 @@ export interface components {
             cards: string[];
             /** @description Each group: its rank and the cards from the hand. */
             melds: components["schemas"]["LoggedMeld"][];
+            /** @description Samba and Bolivia: the side's meld the top card went to (`A2`). */
+            target?: string;
             /** @description `take_pile` */
             type: components["schemas"]["TakePileTypeEnum"];
         };
@@ -6168,6 +6607,22 @@ export interface components {
         };
         /** @enum {string} */
         TakePileTypeEnum: "take_pile";
+        /** @description Modern American Canasta: a talon was taken from the stock after the initial meld. */
+        TalonDrawnEffect: {
+            /**
+             * @description `talon_drawn` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            kind: "talon_drawn";
+            /** @description The seat it happened to. */
+            seat: number;
+            /** @description How many cards the talon held. */
+            count: number;
+            /** @description The talon's cards. Only for the seat it happened to (and for everyone in the replay of a finished game): absent for every other seat and for spectators. */
+            cards?: string[];
+        };
+        /** @enum {string} */
+        TalonDrawnKindEnum: "talon_drawn";
         TeamRoundScore: {
             /** @description The team's number. */
             team: number;
@@ -6191,6 +6646,10 @@ export interface components {
             total: number;
             /** @description The team's score after this round. */
             cumulative: number;
+            /** @description A variant family's round: every component of the score as its rules count them, by name (those a classic round lacks count 0 in the fields above); absent in a classic game. */
+            components?: {
+                [key: string]: number;
+            };
         };
         TeamView: {
             /** @description The team's number (see `Seat.team`). */
@@ -6201,14 +6660,18 @@ export interface components {
             score: number;
             /** @description Whether the team has made its initial meld. */
             opened: boolean;
-            /** @description The points the team's initial meld must reach this round, by its score: 15 below 0, 50 below 1500, 90 below 3000, else 120. */
+            /** @description The points the team's initial meld must reach this round, by its score: 15 below 0, 50 below 1500, 90 below 3000, else 120 (the variant families have their own tables). */
             initial_meld_minimum: number;
-            /** @description Its melds, one per rank. */
+            /** @description Its melds: one per rank (classic, Modern American Canasta); Samba and Bolivia allow several of a rank and sequences, each with its `id`. */
             melds: components["schemas"]["MeldView"][];
             /** @description How many of its melds are canastas. */
             canastas: number;
             /** @description The red threes it laid down this round. */
             red_threes: string[];
+            /** @description Modern American Canasta: the black threes in its threes area this round; absent in the other families. */
+            black_threes?: string[];
+            /** @description Modern American Canasta: the special hand it declared this round, laid face up; null when none; absent in the other families. */
+            special_hand?: (components["schemas"]["SpecialHandView"] | components["schemas"]["NullEnum"]) | null;
         };
         /**
          * @description * `bot` - Bot
@@ -9143,7 +9606,7 @@ export interface operations {
                 /** @description Only tables of N seats. */
                 players?: 2 | 3 | 4;
                 /** @description Only this preset. */
-                preset?: "classic" | "hoyle" | "three_player" | "two_player";
+                preset?: "bolivia" | "classic" | "hoyle" | "mac" | "mac_two_player" | "samba" | "three_player" | "two_player";
                 /** @description Only tables with at least this many free seats. */
                 seats_free?: number;
             };
@@ -9593,6 +10056,30 @@ export interface operations {
              *     - `cannot_ask_partner`: Permission to go out can be asked only in a partnership game, after drawing, before melding, once per turn, when going out is possible.
              *     - `red_three_discard`: Red threes may not be discarded.
              *     - `cannot_discard`: No discard is allowed now (the turn ends without one).
+             *     - `discard_three_forbidden`: Threes are never discarded.
+             *     - `discard_wild_forbidden`: A wild card may be discarded only to go out or from a hand of wild cards only.
+             *     - `discard_swad_on_empty_pile`: No seven, wild card, ace or card of a dead rank may be discarded onto an empty pile.
+             *     - `meld_leaves_no_legal_discard`: With the pile empty, this meld would leave no card that may be discarded.
+             *     - `pile_dead_card`: The top card's rank is dead (a canasta of it is complete): the pile cannot be taken with it.
+             *     - `meld_too_large`: The meld would exceed its largest size (seven cards for melds of this game, sequences and wild melds).
+             *     - `meld_dead_rank`: No meld of a dead rank may be started or extended.
+             *     - `meld_wild_forbidden`: This meld may hold no wild card (sevens, natural aces, sequences).
+             *     - `meld_rule_of_five`: Outside the initial-meld turn a wild card goes only onto a meld that then holds five natural cards.
+             *     - `meld_wild_meld_open`: The side's wild meld is incomplete: wild cards may go only there.
+             *     - `initial_meld_needs_clean_triple`: The initial meld needs a meld of three or more natural cards from the hand with no wild card.
+             *     - `initial_meld_mixed_canasta`: No mixed canasta may be completed in the initial-meld turn.
+             *     - `go_out_needs_discard`: A player goes out only by discarding the last card.
+             *     - `cannot_go_out_incomplete_special`: An incomplete sevens, natural aces or wild meld keeps the side from going out.
+             *     - `special_hand_not_allowed`: A special hand can be declared only right after drawing from the stock, by a side that has not melded, when the game allows special hands.
+             *     - `special_hand_invalid`: The hand does not form the special hand named (or the name is not one this game allows).
+             *     - `cannot_keep_three`: A three may be kept (for a Straight) only while the side has not melded and special hands are played.
+             *     - `sequence_invalid`: A sequence is three to seven natural cards of one suit in consecutive ranks from 4 to ace, each rank once (no three, no repeat).
+             *     - `pile_sequence_forbidden`: The pile's top card cannot start a sequence or join one together with cards from the hand.
+             *     - `meld_target_required`: Several melds could take these cards: name one with 'target' (or 'new' for a new meld).
+             *     - `meld_target_invalid`: 'target' is not one of the side's melds, or a meld of another kind.
+             *     - `meld_merge_invalid`: Only two group melds of one rank of the acting side can be merged.
+             *     - `meld_wild_to_canasta`: No wild card may be added to a group canasta.
+             *     - `cannot_go_out_without_escalera`: Going out needs two canastas, one of them an escalera (a sequence canasta).
              *     - `idempotency_key_reused`: This Idempotency-Key was already used with a different request.
              *     - `rules_version_unsupported` (with `rules_version`, `supported_rules_versions`): The game was played under rules this engine no longer plays; it is not replayed or continued under changed rules.
              */
@@ -11851,6 +12338,7 @@ export interface operations {
              * @description Conflict: `code` is one of
              *
              *     - `review_no_finished_round`: A review covers finished rounds only: this game has not finished a round yet.
+             *     - `review_family_unsupported`: The reviewer judges games of the classic rules only: a game of Modern American Canasta, Samba or Bolivia has no review.
              */
             409: {
                 headers: {
@@ -13548,7 +14036,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The rating format (any other value: 404 `not_found`). */
-                rating_format: "partnership" | "three_player" | "two_player";
+                rating_format: "bolivia" | "mac" | "mac_two_player" | "partnership" | "samba" | "three_player" | "two_player";
             };
             cookie?: never;
         };
@@ -13641,7 +14129,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The rating format (any other value: 404 `not_found`). */
-                rating_format: "partnership" | "three_player" | "two_player";
+                rating_format: "bolivia" | "mac" | "mac_two_player" | "partnership" | "samba" | "three_player" | "two_player";
             };
             cookie?: never;
         };
@@ -13895,7 +14383,7 @@ export interface operations {
                 /** @description Player id */
                 player_id: number;
                 /** @description The rating format (any other value: 404 `not_found`). */
-                rating_format: "partnership" | "three_player" | "two_player";
+                rating_format: "bolivia" | "mac" | "mac_two_player" | "partnership" | "samba" | "three_player" | "two_player";
             };
             cookie?: never;
         };

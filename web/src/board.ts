@@ -2,13 +2,33 @@
 import type { GameDetail, Seat, TableView } from "./api";
 import { cardEl, cardName, cardNames, isBlackThree, isRedThree, isWild, labels, rankName } from "./cards";
 import { h } from "./dom";
+import {
+  canastaWords,
+  type Family,
+  familyOf,
+  idsShown,
+  kindOf,
+  meldCards,
+  meldLabel,
+  meldWords,
+  type SpecialHandView,
+  specialHandOf,
+  specialHandWords,
+} from "./family";
 import { seatName } from "./replay";
 import { plural } from "./words";
 
 export interface BoardMeld {
   rank: string;
   cards: string[];
-  canasta: "natural" | "mixed" | null;
+  /** The canasta's kind ("natural", "mixed", and the families' "samba", "wild", ...), or null. */
+  canasta: string | null;
+  /** samba and bolivia: the meld's id ("A3"). */
+  id?: string | null;
+  /** "group", "sequence" or "wild". */
+  kind?: string;
+  /** A sequence's suit. */
+  suit?: string | null;
 }
 
 export interface BoardModel {
@@ -29,12 +49,25 @@ export interface BoardModel {
     score: number;
     melds: BoardMeld[];
     redThrees: string[];
+    /** mac: the black threes of the side's threes area. */
+    blackThrees?: string[];
+    /** mac: the special hand the side declared. */
+    specialHand?: SpecialHandView | null;
     note?: string;
   }[];
+  /** The rule family ("classic" when absent). */
+  family?: Family;
+  /** mac: the turn card has been drawn. */
+  turnCardDrawn?: boolean;
+  /** mac: the dead ranks. */
+  deadRanks?: string[];
+  /** mac: the talon the player to act takes after discarding (0: none). */
+  talonDue?: number;
 }
 
 /** The model of a table view from the API (the live game, or a replay step). */
 export function tableModel(g: Pick<GameDetail, "seats" | "your_seat">, s: TableView): BoardModel {
+  const family = familyOf(s);
   return {
     seats: g.seats,
     viewer: g.your_seat,
@@ -50,12 +83,24 @@ export function tableModel(g: Pick<GameDetail, "seats" | "your_seat">, s: TableV
       team: t.team,
       seats: t.seats,
       score: t.score,
-      melds: t.melds.map((m) => ({ ...boardMeld(m.rank, m.cards), canasta: m.canasta_kind ?? null })),
+      melds: t.melds.map((m) => ({
+        ...boardMeld(m.rank, m.cards),
+        canasta: m.canasta_kind ?? null,
+        id: m.id ?? null,
+        kind: m.kind ?? (m.rank === "W" ? "wild" : "group"),
+        suit: m.suit ?? null,
+      })),
       redThrees: t.red_threes,
+      blackThrees: t.black_threes ?? [],
+      specialHand: specialHandOf(t),
       note: t.opened
         ? plural(t.canastas, "canasta")
         : `needs ${t.initial_meld_minimum} to open`,
     })),
+    family,
+    turnCardDrawn: s.turn_card_drawn ?? false,
+    deadRanks: s.dead_ranks ?? [],
+    talonDue: s.talon_due ?? 0,
   };
 }
 
@@ -84,7 +129,7 @@ export function teamName(model: BoardModel, team: number): string {
 export interface BoardHandlers {
   onStock?: () => void;
   onPile?: () => void;
-  onMeld?: (team: number, rank: string) => void;
+  onMeld?: (team: number, meld: BoardMeld) => void;
   stockEnabled?: boolean;
   pileEnabled?: boolean;
   meldTargets?: boolean;
@@ -107,8 +152,11 @@ export function seatPositions(players: number, viewer: number | null): Position[
   return out;
 }
 
-/** A meld in words: "Kings, natural canasta, 7 cards: King of hearts, ...". */
-export function meldDescription(meld: BoardMeld): string {
+/** A meld in words: "Kings, natural canasta, 7 cards: King of hearts, ..."; the families'
+ * sequences and wild melds too, with the id where the side holds several of a rank. */
+export function meldDescription(meld: BoardMeld, showId = false): string {
+  if (meld.kind && meld.kind !== "group") return meldWords(meld, showId);
+  if (showId || (meld.canasta && !["natural", "mixed"].includes(meld.canasta))) return meldWords(meld, showId);
   const kind = meld.canasta ? `, ${meld.canasta} canasta` : "";
   return `${rankName(meld.rank)}${kind}, ${plural(meld.cards.length, "card")}: ${cardNames(meld.cards)}`;
 }
@@ -175,17 +223,19 @@ function seatEl(model: BoardModel, seat: number, position: Position): HTMLElemen
   );
 }
 
-function meldEl(team: number, meld: BoardMeld, handlers: BoardHandlers, own: boolean): HTMLElement {
-  const kind = meld.canasta ? `canasta ${meld.canasta}` : "";
+function meldEl(team: number, meld: BoardMeld, handlers: BoardHandlers, own: boolean, showId: boolean): HTMLElement {
+  const kind = `${meld.canasta ? `canasta ${meld.canasta}` : ""} kind-${kindOf(meld)}`;
   const clickable = own && handlers.meldTargets && handlers.onMeld;
-  const described = meldDescription(meld);
+  const described = meldDescription(meld, showId);
+  const testid = `meld-${team}-${meld.id ?? meld.rank}`;
+  const data = { "data-rank": meld.rank, "data-kind": kindOf(meld), "data-id": meld.id ?? undefined };
   const face = [
-    h("span", { class: "meld-cards", "aria-hidden": "true" }, ...meld.cards.map((c) => cardEl(c, "meld-card"))),
+    h("span", { class: "meld-cards", "aria-hidden": "true" }, ...meldCards(meld).map((c) => cardEl(c, "meld-card"))),
     h(
       "span",
       { class: "meld-info", "aria-hidden": "true" },
-      `${meld.rank === "W" ? "wild" : meld.rank} ×${meld.cards.length}`,
-      meld.canasta ? h("b", {}, meld.canasta === "natural" ? " natural canasta" : " mixed canasta") : "",
+      meld.kind || meld.id ? meldLabel(meld, showId) : `${meld.rank === "W" ? "wild" : meld.rank} ×${meld.cards.length}`,
+      meld.canasta ? h("b", {}, ` ${canastaWords(meld.canasta)}`) : "",
     ),
   ];
   // Named by their (hidden) text, which says what the visible cards show.
@@ -194,9 +244,10 @@ function meldEl(team: number, meld: BoardMeld, handlers: BoardHandlers, own: boo
       "button",
       {
         class: `meld ${kind} target`,
-        testid: `meld-${team}-${meld.rank}`,
-        title: `Lay the selected cards off on your ${rankName(meld.rank)}`,
-        onclick: () => handlers.onMeld!(team, meld.rank),
+        testid,
+        ...data,
+        title: `Lay the selected cards off on your ${kindOf(meld) === "group" ? rankName(meld.rank) : kindOf(meld) === "wild" ? "wild meld" : "sequence"}${meld.id ? ` ${meld.id}` : ""}`,
+        onclick: () => handlers.onMeld!(team, meld),
       },
       h("span", { class: "sr-only" }, `Lay the selected cards off on ${described}`),
       ...face,
@@ -204,7 +255,7 @@ function meldEl(team: number, meld: BoardMeld, handlers: BoardHandlers, own: boo
   }
   return h(
     "div",
-    { class: `meld ${kind}`, testid: `meld-${team}-${meld.rank}`, title: labels(meld.cards) },
+    { class: `meld ${kind}`, testid, ...data, title: labels(meldCards(meld)) },
     h("span", { class: "sr-only" }, described),
     ...face,
   );
@@ -212,6 +263,7 @@ function meldEl(team: number, meld: BoardMeld, handlers: BoardHandlers, own: boo
 
 function teamEl(model: BoardModel, t: BoardModel["teams"][number], handlers: BoardHandlers): HTMLElement {
   const own = model.viewer !== null && t.seats.includes(model.viewer);
+  const shown = idsShown(t.melds);
   const headingId = `team-heading-${t.team}`;
   return h(
     "section",
@@ -223,7 +275,7 @@ function teamEl(model: BoardModel, t: BoardModel["teams"][number], handlers: Boa
       h("span", { class: "team-score", testid: `score-${t.team}` }, h("span", { class: "sr-only" }, "score "), `${t.score}`),
     ),
     t.note ? h("div", { class: "team-note" }, t.note) : "",
-    t.redThrees.length
+    model.family === "mac" ? threesArea(t) : t.redThrees.length
       ? h(
           "div",
           { class: "red-threes", testid: `red-threes-${t.team}` },
@@ -231,13 +283,74 @@ function teamEl(model: BoardModel, t: BoardModel["teams"][number], handlers: Boa
           ...t.redThrees.map((c) => cardEl(c, "mini")),
         )
       : "",
+    t.specialHand ? specialHandArea(t.team, t.specialHand) : "",
     t.melds.length
       ? h(
           "ul",
           { class: "melds", "aria-label": `Melds: ${plural(t.melds.length, "meld")}` },
-          ...t.melds.map((m) => h("li", {}, meldEl(t.team, m, handlers, own))),
+          ...t.melds.map((m) => h("li", {}, meldEl(t.team, m, handlers, own, shown.has(m.id ?? "")))),
         )
-      : h("p", { class: "melds none" }, "No melds yet"),
+      : h("p", { class: "melds none" }, t.specialHand ? "No melds" : "No melds yet"),
+  );
+}
+
+/** mac: the side's threes area, red and black threes (each colour scores on its own). */
+function threesArea(t: BoardModel["teams"][number]): HTMLElement | string {
+  const black = t.blackThrees ?? [];
+  if (!t.redThrees.length && !black.length) return "";
+  const words = [
+    t.redThrees.length ? `${plural(t.redThrees.length, "red three")}: ${cardNames(t.redThrees)}` : "",
+    black.length ? `${plural(black.length, "black three")}: ${cardNames(black)}` : "",
+  ].filter(Boolean);
+  return h(
+    "div",
+    { class: "red-threes threes-area", testid: `threes-${t.team}` },
+    h("span", { class: "sr-only" }, `Threes: ${words.join("; ")}`),
+    h(
+      "span",
+      { class: "threes-face", "aria-hidden": "true" },
+      "Threes ",
+      t.redThrees.length ? h("span", { class: "threes red", testid: `red-threes-${t.team}` }, ...t.redThrees.map((c) => cardEl(c, "mini"))) : "",
+      black.length ? h("span", { class: "threes black", testid: `black-threes-${t.team}` }, ...black.map((c) => cardEl(c, "mini"))) : "",
+    ),
+  );
+}
+
+/** mac: the special hand a side declared, face up. */
+function specialHandArea(team: number, hand: SpecialHandView): HTMLElement {
+  return h(
+    "div",
+    { class: "special-hand", testid: `special-hand-${team}` },
+    h("span", { class: "sr-only" }, `Special hand ${specialHandWords(hand.name)}: ${cardNames(hand.cards)}`),
+    h(
+      "span",
+      { "aria-hidden": "true" },
+      h("b", {}, `${specialHandWords(hand.name)} `),
+      h("span", { class: "special-cards" }, ...hand.cards.map((c) => cardEl(c, "mini"))),
+    ),
+  );
+}
+
+/** mac: the turn card, the dead ranks and the talon due, beside the stock and the pile. */
+function familyFacts(model: BoardModel): HTMLElement | string {
+  if (model.family !== "mac") return "";
+  const dead = model.deadRanks ?? [];
+  const talon = model.talonDue ?? 0;
+  return h(
+    "div",
+    { class: "table-facts", testid: "table-facts" },
+    h(
+      "span",
+      { class: `fact ${model.turnCardDrawn ? "on" : ""}`, testid: "turn-card" },
+      model.turnCardDrawn ? "Turn card drawn" : "Turn card not drawn",
+    ),
+    h(
+      "span",
+      { class: "fact", testid: "dead-ranks" },
+      dead.length ? `Dead: ${dead.join(", ")}` : "No dead ranks",
+      dead.length ? h("span", { class: "sr-only" }, ` (${dead.map((r) => rankName(r)).join(", ")})`) : "",
+    ),
+    talon ? h("span", { class: "fact on", testid: "talon-due" }, `Talon due: ${plural(talon, "card")}`) : "",
   );
 }
 
@@ -310,7 +423,7 @@ export function renderBoard(model: BoardModel, handlers: BoardHandlers = {}): HT
     h("div", { class: "area-left" }, ...at("left")),
     h("div", { class: "area-right" }, ...at("right")),
     h("div", { class: "area-them" }, ...them.map((t) => teamEl(model, t, handlers))),
-    h("div", { class: "center area-center" }, stock, pile),
+    h("div", { class: "center area-center" }, stock, pile, familyFacts(model)),
     h("div", { class: "area-us" }, ...us.map((t) => teamEl(model, t, handlers))),
     h("div", { class: "area-bottom" }, ...at("bottom")),
   );

@@ -10,7 +10,6 @@ import {
   api,
   type GameDetail,
   type GameEvent,
-  type MeldGroup,
   randomKey,
   type Scorecard,
   myPlayerId,
@@ -21,8 +20,26 @@ import {
   type RatingChange,
 } from "./api";
 import { announce } from "./announce";
-import { botBadge, renderBoard, tableModel } from "./board";
-import { cardEl, cardFace, cardName, cardText, isRed, removeCards, sortCards } from "./cards";
+import { type BoardMeld, botBadge, renderBoard, tableModel } from "./board";
+import { cardEl, cardFace, cardName, cardText, isRed, isWild, rankName, removeCards, sortCards } from "./cards";
+import {
+  canKeepThree,
+  type Family,
+  type FamilyAction,
+  type FamilyMeldGroup,
+  familyOf,
+  hasMeldIds,
+  hasWildMelds,
+  layOffGroup,
+  meldLabel,
+  meldsTaking,
+  mergePairs,
+  ontoGroup,
+  sequenceGroup,
+  specialHandNames,
+  specialHandWords,
+  wildGroup,
+} from "./family";
 import { type Dialog, openDialog } from "./dialog";
 import { clear, h } from "./dom";
 import { openHelp } from "./help";
@@ -102,6 +119,13 @@ export class GameScreen {
   private hintLevel: HintLevel = "medium";
   private hintBusy = false;
   private hintError = "";
+  /** samba and bolivia: where the next meld or pile take goes ("" as the rules say, "new",
+   * or a meld id). */
+  private onto = "";
+  /** samba and bolivia: the merge chosen ("A2|A5"). */
+  private mergeChoice = "";
+  /** mac: the special hand chosen to declare. */
+  private specialChoice = "";
 
   constructor(
     private readonly root: HTMLElement,
@@ -519,6 +543,25 @@ export class GameScreen {
     return (this.state?.legal_actions ?? []).filter((a) => a.type === type);
   }
 
+  private get family(): Family {
+    return familyOf(this.state);
+  }
+
+  /** The legal actions with the families' fields. */
+  private familyLegal(): FamilyAction[] {
+    return this.state?.legal_actions ?? [];
+  }
+
+  /** Your side's melds on the table. */
+  private ownMelds(): BoardMeld[] {
+    const g = this.game;
+    const s = this.state;
+    if (!g || !s || g.your_seat === null) return [];
+    const model = tableModel(g, s);
+    const team = g.seats[g.your_seat]?.team;
+    return model.teams.find((t) => t.team === team)?.melds ?? [];
+  }
+
   private can(type: string): boolean {
     return this.myTurn && this.legal(type).length > 0;
   }
@@ -535,6 +578,8 @@ export class GameScreen {
       this.game = res.game;
       this.selected.clear();
       this.staged = [];
+      this.onto = "";
+      this.mergeChoice = "";
       // Bots answer at once on the server: read the table again to see their moves.
       this.game = await api.game(this.id);
       this.syncTimer();
@@ -587,35 +632,114 @@ export class GameScreen {
   };
 
   private meld = () => {
-    const groups: MeldGroup[] = [...stagedGroups(this.staged), ...autoGroups(this.selectedCards())];
+    const family = this.family;
+    const sel = this.selectedCards();
+    let fresh: FamilyMeldGroup[] = autoGroups(sel);
+    if (family !== "classic" && sel.length && sel.every(isWild) && hasWildMelds(family)) {
+      fresh = [wildGroup(sel, hasMeldIds(family) ? this.onto : "")];
+    } else if (hasMeldIds(family) && fresh.length === 1) {
+      fresh = [ontoGroup(fresh[0], this.onto)];
+    }
+    const groups: FamilyMeldGroup[] = [...stagedGroups(this.staged), ...fresh];
     if (!groups.length) {
-      this.message = { kind: "info", text: "Select the cards to meld first." };
-      this.render();
+      this.say_("Select the cards to meld first.");
       return;
     }
+    if (this.needsTarget(groups)) return;
     void this.act({ type: "meld", melds: groups });
   };
 
-  private layOff = (_team: number, rank: string) => {
+  /** samba and bolivia: a group that several of your melds could take needs one named (the
+   * "Onto" choice, or a tap on the meld); say so before the server refuses it. */
+  private needsTarget(groups: FamilyMeldGroup[]): boolean {
+    if (!hasMeldIds(this.family)) return false;
+    for (const g of groups) {
+      if (g.target || g.new || g.kind === "sequence") continue;
+      const rank = g.kind === "wild" ? "W" : (g.rank ?? "");
+      const could = meldsTaking(this.ownMelds(), rank);
+      if (could.length >= 2) {
+        const what = rank === "W" ? "wild cards" : rankName(rank);
+        this.say_(`Several of your melds could take these ${what} (${could.map((m) => m.id).join(", ")}): choose one under "Onto" (or a new meld), or tap the meld.`);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private say_(text: string): void {
+    this.message = { kind: "info", text };
+    this.render();
+  }
+
+  private layOff = (_team: number, meld: BoardMeld) => {
     const cards = this.selectedCards();
     if (!cards.length) {
-      this.message = { kind: "info", text: `Select cards to lay off on your ${rank}s.` };
-      this.render();
+      this.say_(`Select cards to lay off on your ${rankName(meld.rank)}.`);
       return;
     }
-    void this.act({ type: "meld", melds: [...stagedGroups(this.staged), { rank, cards }] });
+    void this.act({ type: "meld", melds: [...stagedGroups(this.staged), layOffGroup(meld, cards)] });
+  };
+
+  /** samba and bolivia: the selection as a sequence (a new one, or onto the sequence chosen). */
+  private meldSequence = () => {
+    const cards = this.selectedCards();
+    if (!cards.length) {
+      this.say_("Select the cards of one suit for the sequence first.");
+      return;
+    }
+    void this.act({ type: "meld", melds: [...stagedGroups(this.staged), sequenceGroup(cards, this.onto)] });
+  };
+
+  /** mac and bolivia: the selected wild cards as a wild meld. */
+  private meldWild = () => {
+    const cards = this.selectedCards();
+    if (!cards.length) {
+      this.say_("Select the wild cards (2s and jokers) for the wild meld first.");
+      return;
+    }
+    const group = wildGroup(cards, hasMeldIds(this.family) ? this.onto : "");
+    const groups = [...stagedGroups(this.staged), group];
+    if (this.needsTarget(groups)) return;
+    void this.act({ type: "meld", melds: groups });
+  };
+
+  /** samba and bolivia: merge the second group meld into the first. */
+  private merge = () => {
+    const [into, from] = this.mergeChoice.split("|");
+    if (!into || !from) {
+      this.say_("Choose two melds of one rank to merge.");
+      return;
+    }
+    void this.act({ type: "meld", melds: stagedGroups(this.staged), merge: [into, from] });
+  };
+
+  /** mac: draw, keeping a 3 for a Straight. */
+  private drawKeepThree = () => void this.act({ type: "draw", keep_three: true });
+
+  /** mac: declare the special hand chosen. */
+  private declareSpecial = () => {
+    const names = specialHandNames(this.familyLegal());
+    const name = names.includes(this.specialChoice) ? this.specialChoice : names[0];
+    if (!name) return;
+    void this.act({ type: "declare_special_hand", name });
   };
 
   private takePile = () => {
     const top = this.state?.pile.top;
     if (!top) return;
     const cards = this.selectedCards();
+    const onto = hasMeldIds(this.family) && this.onto !== "new" ? this.onto : "";
     if (!cards.length && !this.staged.length) {
+      if (onto) {
+        void this.act({ type: "take_pile", cards: [], melds: [], target: onto });
+        return;
+      }
       const suggestion = this.legal("take_pile")[0];
       if (suggestion) void this.act(suggestion);
       return;
     }
-    void this.act(pileTake(top, cards, this.staged));
+    const take: FamilyAction = pileTake(top, cards, this.staged);
+    void this.act(onto ? { ...take, target: onto } : take);
   };
 
   private stage = () => {
@@ -683,9 +807,7 @@ export class GameScreen {
     const why =
       last.reason === "went_out" && last.went_out !== null
         ? `${this.nameOf(last.went_out)} went out${last.concealed ? " concealed" : ""}.`
-        : last.reason === "stock_exhausted"
-          ? "The stock ran out."
-          : "The last stock card was a red three.";
+        : (ROUND_END_TEXT[last.reason as string] ?? `The round ended: ${String(last.reason).replace(/_/g, " ")}.`);
     this.openModal(
       h(
         "div",
@@ -1009,6 +1131,134 @@ export class GameScreen {
     );
   }
 
+  /** The families' own controls, present for the whole game (enabled when they apply, so that
+   * nothing moves when cards are selected): samba and bolivia: where a meld goes ("Onto"),
+   * a sequence, merging two melds of a rank; mac and bolivia: a wild meld; mac: drawing with
+   * a 3 kept for a Straight, declaring a special hand. */
+  private familyControls(mine: boolean, sel: string[]): HTMLElement | string {
+    const family = this.family;
+    if (family === "classic" || this.game?.your_seat === null) return "";
+    const canMeld = this.can("meld") && !this.busy;
+    const own = this.ownMelds();
+    const parts: (HTMLElement | string)[] = [];
+    const selection = sel.length ? `: ${sel.map(cardName).join(", ")}` : "";
+    if (hasMeldIds(family)) {
+      const ids = own.filter((m) => m.id).map((m) => m.id!);
+      if (this.onto && this.onto !== "new" && !ids.includes(this.onto)) this.onto = "";
+      const onto = h(
+        "select",
+        {
+          id: "meld-onto",
+          testid: "meld-onto",
+          disabled: !mine || this.busy,
+          onchange: (e: Event) => {
+            this.onto = (e.target as HTMLSelectElement).value;
+          },
+        },
+        h("option", { value: "", selected: this.onto === "" }, "as the rules say"),
+        h("option", { value: "new", selected: this.onto === "new" }, "a new meld"),
+        ...own
+          .filter((m) => m.id)
+          .map((m) => h("option", { value: m.id!, selected: this.onto === m.id }, `${m.id}: ${meldLabel(m, false)}${m.canasta ? " (canasta)" : ""}`)),
+      );
+      parts.push(h("label", { class: "family-field", for: "meld-onto" }, h("span", {}, "Onto"), onto));
+      parts.push(
+        h(
+          "button",
+          {
+            testid: "meld-sequence",
+            disabled: !canMeld || sel.length === 0,
+            onclick: this.meldSequence,
+            "aria-label": sel.length ? `Meld as a sequence${selection}` : undefined,
+          },
+          "Sequence",
+        ),
+      );
+    }
+    if (hasWildMelds(family)) {
+      parts.push(
+        h(
+          "button",
+          {
+            testid: "meld-wild",
+            disabled: !canMeld || sel.length === 0 || !sel.every(isWild),
+            onclick: this.meldWild,
+            "aria-label": sel.length ? `Wild meld${selection}` : undefined,
+          },
+          "Wild meld",
+        ),
+      );
+    }
+    if (hasMeldIds(family)) {
+      const pairs = mergePairs(own).filter(([a, b]) => own.indexOf(a) < own.indexOf(b));
+      const values = pairs.map(([a, b]) => `${a.id}|${b.id}`);
+      if (!values.includes(this.mergeChoice)) this.mergeChoice = values[0] ?? "";
+      const mergeSel = h(
+        "select",
+        {
+          id: "merge-choice",
+          testid: "merge-choice",
+          disabled: !mine || this.busy || pairs.length === 0,
+          onchange: (e: Event) => {
+            this.mergeChoice = (e.target as HTMLSelectElement).value;
+          },
+        },
+        pairs.length
+          ? pairs.map(([a, b]) =>
+              h("option", { value: `${a.id}|${b.id}`, selected: this.mergeChoice === `${a.id}|${b.id}` }, `${b.id} into ${a.id} (${rankName(a.rank)})`),
+            )
+          : h("option", { value: "" }, "no two melds of a rank"),
+      );
+      parts.push(
+        h(
+          "span",
+          { class: "family-group" },
+          h("label", { class: "family-field", for: "merge-choice" }, h("span", {}, "Merge"), mergeSel),
+          h("button", { testid: "merge", disabled: !canMeld || pairs.length === 0, onclick: this.merge }, "Merge"),
+        ),
+      );
+    }
+    if (family === "mac") {
+      const legal = this.familyLegal();
+      parts.push(
+        h(
+          "button",
+          { testid: "draw-keep-three", disabled: !mine || this.busy || !canKeepThree(legal), onclick: this.drawKeepThree },
+          "Draw, keep a 3",
+        ),
+      );
+      const names = specialHandNames(legal);
+      if (!names.includes(this.specialChoice)) this.specialChoice = names[0] ?? "";
+      const special = h(
+        "select",
+        {
+          id: "special-hand-name",
+          testid: "special-hand-name",
+          disabled: !mine || this.busy || names.length === 0,
+          onchange: (e: Event) => {
+            this.specialChoice = (e.target as HTMLSelectElement).value;
+          },
+        },
+        names.length
+          ? names.map((n) => h("option", { value: n, selected: n === this.specialChoice }, specialHandWords(n)))
+          : h("option", { value: "" }, "none to declare"),
+      );
+      parts.push(
+        h(
+          "span",
+          { class: "family-group" },
+          h("label", { class: "family-field", for: "special-hand-name" }, h("span", {}, "Special hand"), special),
+          h(
+            "button",
+            { testid: "declare-special-hand", disabled: !mine || this.busy || names.length === 0, onclick: this.declareSpecial },
+            "Declare",
+          ),
+        ),
+      );
+    }
+    return h("div", { class: "family-actions", testid: "family-actions", role: "group", "aria-label": "More ways to play" }, ...parts);
+  }
+
   private table(g: GameDetail, s: TableView): HTMLElement {
     const mine = this.myTurn;
     const hand = this.handAvailable();
@@ -1068,7 +1318,9 @@ export class GameScreen {
       "div",
       { class: "actions", testid: "actions" },
       btn("draw", "Draw", this.can("draw"), this.draw),
-      btn("take-pile", sel.length || this.staged.length ? "Take pile with selected" : "Take pile", this.can("take_pile"), this.takePile, "", sel.length ? `Take pile with selected${selection}` : ""),
+      // The same text whatever is selected (a longer one would wrap the row and move the table);
+      // the name says what goes with the pile.
+      btn("take-pile", "Take pile", this.can("take_pile"), this.takePile, "", sel.length || this.staged.length ? `Take pile with selected${selection}` : ""),
       btn("meld", "Meld selected", this.can("meld") && (sel.length > 0 || this.staged.length > 0), this.meld, "primary", sel.length ? `Meld selected${selection}` : ""),
       btn("discard", "Discard", discardOk, this.discard, "primary", sel.length === 1 ? `Discard ${cardName(sel[0])}` : ""),
       this.legal("ask_partner").length || s.permission !== "none"
@@ -1090,6 +1342,8 @@ export class GameScreen {
           ...this.staged.map((g2) => h("span", { class: "group", role: "group", "aria-label": `Group: ${g2.map(cardName).join(", ")}` }, ...g2.map((c) => cardEl(c, "mini")))),
         )
       : "";
+
+    const familyBar = g.status === "active" ? this.familyControls(mine, sel) : "";
 
     const suggestions = mine
       ? [...this.legal("take_pile"), ...this.legal("meld")].slice(0, 8)
@@ -1129,6 +1383,7 @@ export class GameScreen {
             staged,
             handEl,
             g.status === "active" ? h("div", { class: "action-bar" }, this.messageEl(), actions) : this.messageEl(),
+            familyBar,
             g.status === "active" ? hints : "",
             this.hintEl(g),
           )
@@ -1198,6 +1453,13 @@ function clock(seconds: number): string {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
+const ROUND_END_TEXT: Record<string, string> = {
+  stock_exhausted: "The stock ran out.",
+  last_red_three: "The last stock card was a red three.",
+  last_three: "The last stock card was a three.",
+  special_hand: "A special hand was declared.",
+};
+
 const COMPONENTS: [string, string][] = [
   ["meld_cards", "Melded cards"],
   ["hand_cards", "Cards left in hand"],
@@ -1211,6 +1473,31 @@ const COMPONENTS: [string, string][] = [
   ["cumulative", "Score"],
 ];
 
+/** A team's number for a score component: its field, else (a variant family's round) its
+ * `components` entry. */
+function componentValue(t: unknown, key: string): number {
+  const own = (t as Record<string, unknown>)[key];
+  if (typeof own === "number") return own;
+  const more = (t as { components?: Record<string, unknown> }).components?.[key];
+  return typeof more === "number" ? more : 0;
+}
+
+/** The score components of a round's teams: the known ones in their order, then the other
+ * numbers a variant family's round sends (`components`: its bonuses and penalties), each
+ * named from its key. */
+function componentsOf(teams: readonly unknown[]): [string, string][] {
+  const known = new Set(COMPONENTS.map(([key]) => key));
+  const extra: [string, string][] = [];
+  for (const t of teams) {
+    const more = (t as { components?: Record<string, unknown> }).components ?? {};
+    for (const [key, value] of Object.entries(more))
+      if (!known.has(key) && typeof value === "number" && !extra.some(([k]) => k === key))
+        extra.push([key, key.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase())]);
+  }
+  const at = COMPONENTS.findIndex(([key]) => key === "total");
+  return [...COMPONENTS.slice(0, at), ...extra, ...COMPONENTS.slice(at)];
+}
+
 export function roundTable(card: Scorecard, round: number, teamLabel: (t: number) => string): HTMLElement {
   const r = card.rounds.find((x) => x.round === round);
   if (!r) return h("p", {}, "");
@@ -1221,12 +1508,12 @@ export function roundTable(card: Scorecard, round: number, teamLabel: (t: number
     h(
       "tbody",
       {},
-      ...COMPONENTS.filter(([key]) => key === "total" || key === "cumulative" || r.teams.some((t) => (t as Record<string, number>)[key] !== 0)).map(([key, text]) =>
+      ...componentsOf(r.teams).filter(([key]) => key === "total" || key === "cumulative" || r.teams.some((t) => componentValue(t, key) !== 0)).map(([key, text]) =>
         h(
           "tr",
           { class: key === "total" || key === "cumulative" ? "sum" : "" },
           h("th", { scope: "row" }, text),
-          ...r.teams.map((t) => h("td", {}, String((t as Record<string, number>)[key]))),
+          ...r.teams.map((t) => h("td", {}, String(componentValue(t, key)))),
         ),
       ),
     ),
@@ -1251,7 +1538,7 @@ export function scorecardTable(card: Scorecard, teamLabel: (t: number) => string
           {},
           h("th", { scope: "row" }, String(r.round)),
           ...r.teams.flatMap((t) => [
-            h("td", { title: COMPONENTS.map(([k, txt]) => `${txt}: ${(t as Record<string, number>)[k]}`).join("\n") }, `${t.total >= 0 ? "+" : ""}${t.total}`),
+            h("td", { title: COMPONENTS.map(([k, txt]) => `${txt}: ${componentValue(t, k)}`).join("\n") }, `${t.total >= 0 ? "+" : ""}${t.total}`),
             h("td", { class: "sum" }, String(t.cumulative)),
           ]),
         ),

@@ -39,7 +39,7 @@ import { openHelp } from "./help";
 import { LeaderboardScreen } from "./leaderboard";
 import { MyGamesScreen } from "./mygames";
 import { pageHeader } from "./nav";
-import { optionExplanation, optionTitle, presetExplanation } from "./options";
+import { optionExplanation, optionOffered, optionTitle, presetExplanation, presetFamily, presetTitle, presetValue, targetRange } from "./options";
 import { PlayerScreen } from "./profile";
 import { QuickPlayScreen } from "./quickplay";
 import { isFormat } from "./ratings";
@@ -143,7 +143,7 @@ function createForm(rules: Rules): HTMLElement {
   const presetSel = h(
     "select",
     { id: "preset", testid: "preset", "aria-describedby": "preset-help" },
-    ...Object.keys(rules.presets).map((p) => h("option", { value: p }, p.replace("_", " "))),
+    ...Object.keys(rules.presets).map((p) => h("option", { value: p }, presetTitle(p))),
   ) as HTMLSelectElement;
   const seatsBox = h("div", { class: "seat-choices", testid: "seat-choices" });
   const optionsBox = h("div", { class: "options-grid" });
@@ -174,15 +174,18 @@ function createForm(rules: Rules): HTMLElement {
   function buildOptions(): void {
     clear(optionsBox);
     inputs.clear();
+    const family = presetFamily(presetSel.value, presetValues());
     for (const [name, spec] of Object.entries(rules.options)) {
-      const value = presetValues()[name];
+      if (!optionOffered(presetSel.value, presetValues(), name, rules)) continue;
+      const value = presetValue(rules, presetValues(), name);
+      const [low, high] = name === "target_score" ? targetRange(family) : [spec.min, spec.max];
       let input: HTMLInputElement | HTMLSelectElement;
       if (spec.choices) {
-        input = h("select", { id: `opt-${name}` }, ...spec.choices.map((c) => h("option", { value: c, selected: c === value }, c.replace(/_/g, " ")))) as HTMLSelectElement;
+        input = h("select", { id: `opt-${name}` }, ...spec.choices.map((c) => h("option", { value: c, selected: String(c) === String(value) }, String(c).replace(/_/g, " ")))) as HTMLSelectElement;
       } else if (spec.type === "bool") {
         input = h("input", { type: "checkbox", id: `opt-${name}`, checked: Boolean(value) }) as HTMLInputElement;
       } else {
-        input = h("input", { type: "number", id: `opt-${name}`, min: spec.min, max: spec.max, step: name === "target_score" ? 50 : 1, value: String(value) }) as HTMLInputElement;
+        input = h("input", { type: "number", id: `opt-${name}`, min: low, max: high, step: name === "target_score" ? 50 : 1, value: String(value) }) as HTMLInputElement;
       }
       if (name === "players") input.addEventListener("change", buildSeats);
       inputs.set(name, input);
@@ -233,8 +236,10 @@ function createForm(rules: Rules): HTMLElement {
       if (input.id === "opt-target_score" || input.id === "opt-players") continue;
       input.disabled = on;
     }
-    inputs.get("target_score")!.disabled = on;
-    inputs.get("players")!.disabled = on;
+    for (const name of ["target_score", "players"]) {
+      const input = inputs.get(name);
+      if (input) input.disabled = on;
+    }
     moreOptions.hidden = on;
     if (on) hints.checked = false; // a rated table has no hints (the server refuses: rated_no_hints)
     hints.disabled = on;
@@ -276,7 +281,7 @@ function createForm(rules: Rules): HTMLElement {
           : spec.type === "int"
             ? Number(input.value)
             : input.value;
-      if (value !== presetValues()[name] && !rated.checked) options[name] = value;
+      if (value !== presetValue(rules, presetValues(), name) && !rated.checked) options[name] = value;
     }
     const bots: { seat: number; level: BotLevel }[] = [];
     let open = 0;

@@ -126,7 +126,8 @@ class Renderer {
         i++;
         while (i < lines.length && !lines[i].trim().startsWith(fence[1])) body.push(lines[i++]);
         i++;
-        out.push(`<pre><code>${escapeHtml(body.join("\n"))}</code></pre>`);
+        // Focusable: a wide example scrolls sideways, and the keyboard must reach it.
+        out.push(`<pre tabindex="0"><code>${escapeHtml(body.join("\n"))}</code></pre>`);
         continue;
       }
       const heading = line.match(HEADING);

@@ -19,7 +19,93 @@ export const OPTION_TEXT: Record<string, string> = {
   wild_canasta: "Wild canastas",
   concealed_requires_canasta: "Concealed going out needs a canasta",
   last_red_three: "Red three as last stock card",
+  talons: "Talons after the initial meld",
+  rule_of_five: "Rule of five for wild cards",
+  special_hands: "Special hands",
+  initial_meld_core: "Initial meld must hold",
+  initial_meld_over_7000: "Initial meld from 7000",
 };
+
+/** The presets' names as the form shows them (others: the name with spaces). */
+export const PRESET_TITLE: Record<string, string> = {
+  mac: "Modern American (MAC)",
+  mac_two_player: "Modern American, two players",
+  samba: "Samba",
+  bolivia: "Bolivia",
+};
+
+export function presetTitle(name: string): string {
+  return PRESET_TITLE[name] ?? name.replace(/_/g, " ");
+}
+
+/** Each preset's rule family, where its options do not say. */
+const PRESET_FAMILY: Record<string, string> = {
+  mac: "mac",
+  mac_two_player: "mac",
+  samba: "samba",
+  bolivia: "bolivia",
+};
+
+/** The options a table of a family may change; the preset fixes every other one (the server
+ * refuses a change with `invalid_option`). The classic family may change all of its own. */
+const FAMILY_OVERRIDABLE: Record<string, readonly string[]> = {
+  mac: ["target_score", "talons", "rule_of_five", "special_hands", "initial_meld_core", "red_three_reveal", "ask_partner_to_go_out"],
+  samba: [
+    "target_score",
+    "initial_meld_over_7000",
+    "red_three_reveal",
+    "stock_exhausted",
+    "ask_partner_to_go_out",
+    "first_upcard_black_three_turns",
+    "last_red_three",
+  ],
+};
+FAMILY_OVERRIDABLE.bolivia = FAMILY_OVERRIDABLE.samba;
+
+/** A preset's family: its options' `family`, else the known presets'. */
+export function presetFamily(name: string, values: Record<string, unknown> | undefined): string {
+  const f = values?.family;
+  return typeof f === "string" ? f : (PRESET_FAMILY[name] ?? "classic");
+}
+
+/** The options of the variant families (absent from a classic preset's options). */
+const FAMILY_OPTIONS = ["family", "talons", "rule_of_five", "special_hands", "initial_meld_core", "initial_meld_over_7000"];
+
+/** The options a table of ``family`` may change: as GET /rules/ lists them (`families`), else
+ * as the rule book has them. */
+export function overridable(rules: Rules | null, family: string): readonly string[] | null {
+  const served = (rules as { families?: Record<string, { overridable?: unknown }> } | null)?.families?.[family]?.overridable;
+  if (Array.isArray(served)) return served.filter((x): x is string => typeof x === "string");
+  return FAMILY_OVERRIDABLE[family] ?? null;
+}
+
+/** Does the new-table form offer ``option`` for ``preset`` (whose options are ``values``):
+ * a classic preset its classic options; a family's preset the options its family lets a table
+ * change (never the family itself). */
+export function optionOffered(
+  preset: string,
+  values: Record<string, unknown> | undefined,
+  option: string,
+  rules: Rules | null = null,
+): boolean {
+  if (option === "family") return false;
+  const family = presetFamily(preset, values);
+  if (family === "classic") return !FAMILY_OPTIONS.includes(option) && values?.[option] !== undefined;
+  if (option === "ask_partner_to_go_out" && values?.players !== 4) return false;
+  return overridable(rules, family)?.includes(option) ?? false;
+}
+
+/** A preset's value of ``option``: its own, else (a family option the preset leaves at its
+ * default, which the options leave out) the default. */
+export function presetValue(rules: Rules, values: Record<string, unknown> | undefined, option: string): unknown {
+  const own = values?.[option];
+  return own !== undefined ? own : (rules.options[option] as { default?: unknown } | undefined)?.default;
+}
+
+/** The target score's range: 1000..10000 in the classic family, up to 20000 in the others. */
+export function targetRange(family: string): [number, number] {
+  return family === "classic" ? [1000, 10000] : [1000, 20000];
+}
 
 export function optionTitle(name: string): string {
   return OPTION_TEXT[name] ?? name.replace(/_/g, " ");

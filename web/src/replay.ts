@@ -2,7 +2,8 @@
 // redacted for the requester: a seat sees its own draws, everyone sees discards and melds).
 // Used for the step-by-step replay and for the activity log's sentences.
 import type { Effect, GameEvent, RatingsChangedLine, Seat } from "./api";
-import { labels, rankOf, removeCards } from "./cards";
+import { isBlackThree, labels, rankOf, removeCards } from "./cards";
+import { specialHandWords } from "./family";
 import { pauseFactText } from "./correspondence";
 import { ratingsChangedText } from "./ratings";
 import { plural } from "./words";
@@ -154,6 +155,19 @@ export function applyEvent(
         t.scores = [...e.scores];
         break;
       }
+      case "talon_drawn": {
+        t.stock -= e.count;
+        t.handCounts[e.seat] += e.count;
+        if (mine(e.seat)) t.hand!.push(...(e.cards ?? []));
+        break;
+      }
+      case "special_hand_declared": {
+        t.handCounts[e.seat] -= e.cards.length;
+        if (mine(e.seat)) t.hand = removeCards(t.hand!, e.cards);
+        break;
+      }
+      case "melds_merged":
+      case "stock_exhausted":
       case "pile_declined":
       case "partner_asked":
       case "partner_answered":
@@ -169,6 +183,8 @@ const REASONS: Record<RoundEnded["reason"], string> = {
   went_out: "went out",
   stock_exhausted: "the stock ran out",
   last_red_three: "the last stock card was a red three",
+  last_three: "the last stock card was a three",
+  special_hand: "a special hand was declared",
 };
 
 /** One sentence per effect of an event, for the activity log and the replay. */
@@ -188,7 +204,7 @@ export function describe(
     switch (e.kind) {
       case "round_started":
         out.push(
-          `Round ${e.round} dealt by ${nameOf(e.dealer)}; upcard ${labels(e.upcards)}` +
+          `Round ${e.round} dealt by ${nameOf(e.dealer)}; ${e.upcards.length ? `upcard ${labels(e.upcards)}` : "no upcard"}` +
             (e.pile_frozen ? " (pile frozen)." : "."),
         );
         break;
@@ -200,7 +216,11 @@ export function describe(
         );
         break;
       case "red_three_revealed":
-        out.push(`${nameOf(e.seat)} revealed a red three ${labels([e.card])}.`);
+        out.push(
+          isBlackThree(e.card)
+            ? `${nameOf(e.seat)} laid out a black three ${labels([e.card])}.`
+            : `${nameOf(e.seat)} revealed a red three ${labels([e.card])}.`,
+        );
         break;
       case "card_discarded":
         out.push(`${nameOf(e.seat)} discarded ${labels([e.card])}.`);
@@ -234,6 +254,22 @@ export function describe(
       }
       case "game_ended":
         out.push(`Game over: ${teamName(e.winner_team)} won.`);
+        break;
+      case "talon_drawn":
+        out.push(
+          e.cards
+            ? `${nameOf(e.seat)} took a talon: ${labels(e.cards)}.`
+            : `${nameOf(e.seat)} took a talon of ${plural(e.count, "card")}.`,
+        );
+        break;
+      case "special_hand_declared":
+        out.push(`${nameOf(e.seat)} declared a special hand: ${specialHandWords(e.name)} ${labels(e.cards)}.`);
+        break;
+      case "melds_merged":
+        out.push(`${nameOf(e.seat)} merged ${e.from} into ${e.into}.`);
+        break;
+      case "stock_exhausted":
+        out.push("The stock is exhausted.");
         break;
       default: {
         const other: { kind: string; seat: number | null } = e; // a kind newer than this client

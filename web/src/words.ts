@@ -2,6 +2,7 @@
 // K♠ K♥ K♦"): the table's suggestions, the replay's review and the table's hints say a move the
 // same way.
 import { label, labels } from "./cards";
+import { type FamilyAction, familyActionText } from "./family";
 
 /** ``count`` and the noun, singular for exactly one: plural(1, "card") is "1 card". */
 export function plural(count: number, one: string, many = `${one}s`): string {
@@ -15,6 +16,11 @@ export interface MoveLike {
   allow?: boolean | null;
   cards?: string[] | null;
   melds?: { cards: string[]; rank?: string | null }[] | null;
+  /** The variant families' fields (family.ts). */
+  target?: string | null;
+  merge?: string[] | null;
+  keep_three?: boolean | null;
+  name?: string | null;
 }
 
 function groups(a: MoveLike): string {
@@ -23,6 +29,8 @@ function groups(a: MoveLike): string {
 
 /** A move in words, cards as short labels ("Q♥": cardText draws them, spoken() reads them). */
 export function actionText(a: MoveLike): string {
+  const family = familyActionText(a as unknown as FamilyAction);
+  if (family) return family;
   switch (a.type) {
     case "draw":
       return "Draw from the stock";

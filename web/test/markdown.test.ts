@@ -66,7 +66,7 @@ describe("markdown", () => {
     expect(html).toContain('<th scope="col">Card</th><th scope="col">Points</th>');
     expect(html).toContain("<td>Joker</td><td>50</td>");
     expect(html).toContain("<blockquote><p>A note</p></blockquote>");
-    expect(html).toContain("<pre><code>a &lt; b</code></pre>");
+    expect(html).toContain('<pre tabindex="0"><code>a &lt; b</code></pre>');
     expect(html).toContain("<hr>");
   });
   it("joins a paragraph's lines and keeps loose list items as paragraphs", () => {

@@ -188,8 +188,9 @@ def test_the_profile_shows_ratings_and_rated_games(board: list[PlayerClient]) ->
             "provisional": False,
             "rank": 2,
         },
+    ] + [
         {
-            "format": "three_player",
+            "format": unrated,
             "rating": 1000,
             "mu": 25.0,
             "sigma": 25.0 / 3.0,
@@ -197,7 +198,8 @@ def test_the_profile_shows_ratings_and_rated_games(board: list[PlayerClient]) ->
             "wins": 0,
             "provisional": True,
             "rank": None,
-        },
+        }
+        for unrated in ("three_player", "mac", "mac_two_player", "samba", "bolivia")
     ]
     rated = profile["rated_games"]
     assert len(rated) == PROFILE_RATED_GAMES_MAX
@@ -218,7 +220,7 @@ def test_the_profile_shows_ratings_and_rated_games(board: list[PlayerClient]) ->
 
     mine = ada.get(f"/api/v1/players/{ada.player_id}/profile/").json()
     assert mine["rated_games"] == []
-    assert [r["rank"] for r in mine["ratings"]] == [None, 1, None]
+    assert [r["rank"] for r in mine["ratings"]] == [None, 1, None, None, None, None, None]
 
 
 def test_rating_history_in_pages(board: list[PlayerClient]) -> None:

@@ -218,7 +218,16 @@ def test_a_player_has_a_rating_in_every_format_defaults_where_unrated(
     with django_assert_num_queries(2):
         mine = player_ratings_get(player=me)
     by_format = {r["format"]: r for r in mine}
-    assert [r["format"] for r in mine] == ["partnership", "two_player", "three_player"]
+    assert [r["format"] for r in mine] == [
+        "partnership",
+        "two_player",
+        "three_player",
+        "mac",
+        "mac_two_player",
+        "samba",
+        "bolivia",
+    ]
+    assert by_format["samba"]["rank"] is None and by_format["samba"]["games"] == 0
     assert by_format["partnership"] == {
         "format": "partnership",
         "rating": 1000,

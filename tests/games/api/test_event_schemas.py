@@ -20,12 +20,15 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 from games.api.event_schemas import EFFECTS, EVENT_TYPES, PAYLOADS
 from games.engine import (
     Event,
+    GameState,
+    action_from_dict,
     apply,
     effects_from_json,
     effects_to_json,
     legal_actions,
     make_options,
     new_game,
+    parse_cards,
 )
 from games.engine.history import ENTRY_TYPES
 from games.engine.render import event_view_full
@@ -100,9 +103,10 @@ def check(union: str, key: str, instance: dict[str, Any]) -> None:
 
 # ============================================================================== the catalogue
 def engine_effect_kinds() -> set[str]:
-    """Every kind the engine's source constructs an ``Event`` of (``Event("kind", ...)``)."""
+    """Every kind the engine's source constructs an ``Event`` of (``Event("kind", ...)``), the
+    rule families' packages included."""
     kinds: set[str] = set()
-    for path in ENGINE.glob("*.py"):
+    for path in ENGINE.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if (
                 isinstance(node, ast.Call)
@@ -186,22 +190,78 @@ GAMES: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
+# The variant families: random play for a few rounds (a game of random play may never end).
+FAMILY_GAMES: list[tuple[str, dict[str, Any]]] = [
+    ("mac", {"target_score": 1000}),
+    ("mac_two_player", {"target_score": 1000}),
+    ("samba", {"target_score": 1000}),
+    ("bolivia", {"target_score": 1000}),
+]
+FAMILY_ROUNDS = 3
+
+
+def _stored(recorded: list[Event]) -> list[Event]:
+    """Events as stored in the log and read back by the selectors."""
+    return effects_from_json(json.loads(json.dumps(effects_to_json(recorded))))
+
+
+def arranged(preset: str, hand: str, drawn: str) -> tuple[GameState, int]:
+    """A new game of ``preset`` whose first seat holds ``hand`` and will draw ``drawn`` (cards
+    moved from the stock or another hand, every card kept)."""
+    state = new_game(make_options(preset, {"target_score": 1000}), "arranged")
+    seat = state.to_act
+    wanted = parse_cards(hand) + parse_cards(drawn)
+    pool = state.hands[seat] + state.stock
+    for card in wanted:
+        if card in pool:
+            pool.remove(card)
+            continue
+        other = next(h for s, h in enumerate(state.hands) if s != seat and card in h)
+        swap = next(c for c in pool if c not in wanted)
+        pool.remove(swap)
+        other[other.index(card)] = swap
+    state.hands[seat] = parse_cards(hand)
+    state.stock = pool + list(reversed(parse_cards(drawn)))
+    assert state.cards_conserved()
+    return state, seat
+
+
+def arranged_effects() -> list[Event]:
+    """Events random play seldom makes: a special hand declared (Modern American Canasta), two
+    group melds of a rank merged (Samba)."""
+    recorded: list[Event] = []
+    state, seat = arranged("mac", "4H 4S 5H 5S 6H 6S 8H 8S 9H 9S 10H 10S JH", "JS")
+    apply(state, action_from_dict({"type": "draw"}, seat), recorded)
+    apply(
+        state, action_from_dict({"type": "declare_special_hand", "name": "pairs"}, seat), recorded
+    )
+    state, seat = arranged("samba", "KH KS KD KC KH KS 4H 5S 6D 8C 9H 10S JD QC 4C", "5C 6C")
+    kings = [{"cards": ["KH", "KS", "KD"]}, {"cards": ["KC", "KH", "KS"], "new": True}]
+    for action in (
+        {"type": "draw"},
+        {"type": "meld", "melds": kings},
+        {"type": "meld", "melds": [], "merge": ["A1", "A2"]},
+    ):
+        apply(state, action_from_dict(action, seat), recorded)
+    return _stored(recorded)
+
+
 def played_effects() -> list[Event]:
-    """The effects of whole games of random legal play (asking the partner whenever it may):
-    every kind the engine produces."""
+    """The effects of whole games of random legal play (asking the partner whenever it may),
+    a few rounds of each variant family, and arranged positions: every kind the engine
+    produces."""
     events: list[Event] = []
-    for preset, options in GAMES:
+    for preset, options in GAMES + FAMILY_GAMES:
         for seed in range(3):
             recorded: list[Event] = []
             state = new_game(make_options(preset, options), f"schema-{seed}", recorded)
             rng = random.Random(seed)
-            while not state.game_over:
+            while not state.game_over and state.round_no <= FAMILY_ROUNDS:
                 legal = legal_actions(state)
                 asks = [a for a in legal if a.type == "ask_partner"]
                 apply(state, asks[0] if asks else rng.choice(legal), recorded)
-            # As stored in the log and read back by the selectors.
-            events += effects_from_json(json.loads(json.dumps(effects_to_json(recorded))))
-    return events
+            events += _stored(recorded)
+    return events + arranged_effects()
 
 
 def test_every_effect_of_played_games_matches_its_kind_for_every_viewer() -> None:

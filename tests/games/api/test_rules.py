@@ -32,3 +32,49 @@ def test_every_preset_is_served_with_what_it_plays(ada: PlayerClient) -> None:
 
 def test_the_rules_need_a_token() -> None:
     problem(SchemaCheckedClient().get("/api/v1/rules/"), 401, "not_authenticated")
+
+
+def test_the_rule_families_are_served_with_their_presets_and_options(ada: PlayerClient) -> None:
+    body = ada.get("/api/v1/rules/").json()
+    families = body["families"]
+    assert list(families) == ["classic", "mac", "samba", "bolivia"]
+    assert families["classic"]["rules_version"] == body["rules_version"] == "1"
+    assert families["mac"] == {
+        "rules_version": "mac-1",
+        "presets": ["mac", "mac_two_player"],
+        "overridable": [
+            "target_score",
+            "red_three_reveal",
+            "ask_partner_to_go_out",
+            "talons",
+            "rule_of_five",
+            "special_hands",
+            "initial_meld_core",
+        ],
+        "ranges": {
+            "target_score": {"min": 1000, "max": 20000},
+            "max_wilds_per_meld": {"min": 2, "max": 2},
+        },
+    }
+    assert families["samba"]["presets"] == ["samba"]
+    assert families["bolivia"]["rules_version"] == "bolivia-1"
+    assert "initial_meld_over_7000" in families["bolivia"]["overridable"]
+    assert "draw_count" not in families["samba"]["overridable"]
+    assert "talons" not in families["classic"]["overridable"]
+
+
+def test_a_family_presets_options_are_complete(ada: PlayerClient) -> None:
+    body = ada.get("/api/v1/rules/").json()
+    mac = body["presets"]["mac"]
+    assert list(mac) == list(OPTION_NAMES)  # every option, those at the classic default too
+    assert mac["family"] == "mac" and mac["talons"] is True and mac["special_hands"] == "cla"
+    assert mac["initial_meld_core"] == "clean_triple"
+    assert body["presets"]["bolivia"]["target_score"] == 15000
+    assert body["presets"]["samba"]["draw_count"] == 2
+    assert "family" not in body["presets"]["classic"]  # a classic preset reads as it did
+    for name in ("mac", "mac_two_player", "samba", "bolivia"):
+        assert body["preset_descriptions"][name].strip()
+    for name in ("family", "talons", "rule_of_five", "special_hands", "initial_meld_core"):
+        assert body["options"][name]["description"].strip()
+    assert body["options"]["family"]["choices"] == ["classic", "mac", "samba", "bolivia"]
+    assert "declare_special_hand" in body["action_types"]
