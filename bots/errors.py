@@ -61,15 +61,3 @@ class ReviewsPending(
     after="review_not_found",
 ):
     pass
-
-
-class ReviewFamilyUnsupported(
-    ServiceError,
-    code="review_family_unsupported",
-    status=409,
-    title="No review for this rule family",
-    message="The reviewer judges games of the classic rules only: a game of Modern American "
-    "Canasta, Samba or Bolivia has no review.",
-    after="reviews_pending",
-):
-    pass

@@ -205,10 +205,9 @@ class GameReviewApi(APIView):
         "hidden cards) how many points the chosen move cost against the best candidate. 202 "
         "with the pending review when this request made it (or sent a failed one again), 200 "
         "with the review when it exists (asking again changes nothing until another round has "
-        "finished). 409 `review_no_finished_round` before the first round ends; 409 "
-        "`review_family_unsupported` for a game of Modern American Canasta, Samba or Bolivia "
-        "(the reviewer judges classic games only). Reviews are "
-        "computed players in turn: 429 `reviews_pending` while this player already has "
+        "finished). 409 `review_no_finished_round` before the first round ends. Games of every "
+        "rule family are reviewed (classic, Modern American Canasta, Samba, Bolivia). Reviews "
+        "are computed players in turn: 429 `reviews_pending` while this player already has "
         "`REVIEWS_PENDING_PER_PLAYER_MAX` (3) reviews waiting. " + ACCESS_TEXT,
         parameters=[GAME_ID],
         request=GameReviewRequestSerializer,
@@ -219,7 +218,6 @@ class GameReviewApi(APIView):
                 BODY,
                 REVIEW_PROBLEMS,
                 "review_no_finished_round",
-                "review_family_unsupported",
                 "reviews_pending",
                 "throttled",
             ),

@@ -24,7 +24,10 @@ moves tell one (``REASONS``), else None.
 ``review_log`` walks a game's log (the engine's replay) and reviews every decision of one seat
 in rounds 1..``through_round`` that had more than one legal move (not the moves the turn timer
 made for an absent seat), from the observation a bot in that seat would have had: the seat's
-player view of the state before the move and the round's events as that seat saw them.
+player view of the state before the move and the round's events as that seat saw them
+(``seat_decisions`` walks the log). A game of a family beside classic (Modern American Canasta,
+Samba, Bolivia) is reviewed the same way by ``bots.policies.family_review.family_review_log``
+(the family bots' candidates, worlds and rollouts), with the same grades, reasons and result.
 """
 
 from __future__ import annotations
@@ -131,7 +134,7 @@ class DecisionReview:
 
 
 @dataclass(slots=True)
-class _Stats:
+class MoveStats:
     values: list[float] = field(default_factory=list)
     pile_taken: list[bool] = field(default_factory=list)  # by the next opponent, its next turn
     pile_size: list[int] = field(default_factory=list)  # the pile it took (0: none)
@@ -206,7 +209,7 @@ def review_decision(
     cands = lister.candidates(obs, st0, base)
     if chosen not in cands:
         cands.append(chosen)
-    stats = {a: _Stats() for a in cands}
+    stats = {a: MoveStats() for a in cands}
     alive = list(cands)
     seat, round_no = obs.seat, obs.round_no
     n = 0
@@ -231,7 +234,7 @@ def review_decision(
     samples = {a: s.values for a, s in stats.items()}
     _, stderr = paired_advantage(samples, best, chosen, n) if best != chosen else (0.0, 0.0)
     severity = severity_of(loss, stderr)
-    reason = _reason(chosen, best, stats) if severity != "ok" else None
+    reason = loss_reason(chosen, best, stats) if severity != "ok" else None
     values = {a: stats[a].mean() for a in alive}
     for a in cands:
         if a not in alive:  # its paired difference with the best, on the worlds they shared
@@ -257,7 +260,7 @@ def _share(xs: list[bool]) -> float:
     return sum(xs) / len(xs) if xs else 0.0
 
 
-def _reason(chosen: Action, best: Action, stats: dict[Action, _Stats]) -> str | None:
+def loss_reason(chosen: Action, best: Action, stats: dict[Action, MoveStats]) -> str | None:
     """What the worlds or the kinds of the two moves tell about the loss, if anything."""
     c, b = stats[chosen], stats[best]
     chosen_out, best_out = _share(c.went_out) >= OUT_SHARE, _share(b.went_out) >= OUT_SHARE
@@ -304,19 +307,24 @@ def decision_seed(base: str, step: int) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
-def review_log(
-    options: Options,
-    seed: str,
-    entries: Iterable[LogEntry],
-    seat: int,
-    through_round: int,
-    seed_base: str,
-    settings: ReviewSettings | None = None,
-) -> Iterator[LogDecision]:
-    """Review every decision of ``seat`` with more than one legal move in rounds
-    1..``through_round`` of a log (replayed by the engine), each from the observation a bot in
-    that seat would have had then. Decision seeds come from ``seed_base`` and the event's seq."""
-    settings = settings or ReviewSettings()
+@dataclass(frozen=True, slots=True)
+class SeatDecision:
+    """A decision of the reviewed seat in a log: the state before it (the true one: a reviewer
+    reads only what the seat sees of it), the round's events as the seat saw them, the move."""
+
+    step: int  # the move's seq
+    round_no: int
+    turn_no: int
+    state: GameState
+    seen: list[dict[str, Any]]
+    chosen: Action
+
+
+def seat_decisions(
+    options: Options, seed: str, entries: Iterable[LogEntry], seat: int, through_round: int
+) -> Iterator[SeatDecision]:
+    """Every decision of ``seat`` with more than one legal move in rounds 1..``through_round``
+    of a log (replayed by the engine), not the moves the turn timer made for it."""
     entries = list(entries)
     seen: list[dict[str, Any]] = []  # the round's events as the seat saw them
     prev_turn: int | None = None
@@ -344,11 +352,29 @@ def review_log(
         if st.phase == PHASE_GAME_OVER or len(legal_actions(st)) <= 1:
             continue
         chosen = action_from_dict(nxt.payload, seat)
-        obs = observe(player_view(st, seat), seen, st.options)
-        review = review_decision(obs, chosen, decision_seed(seed_base, nxt.seq), settings)
+        yield SeatDecision(nxt.seq, st.round_no, turn_no, st, seen, chosen)
+
+
+def review_log(
+    options: Options,
+    seed: str,
+    entries: Iterable[LogEntry],
+    seat: int,
+    through_round: int,
+    seed_base: str,
+    settings: ReviewSettings | None = None,
+) -> Iterator[LogDecision]:
+    """Review every decision of ``seat`` with more than one legal move in rounds
+    1..``through_round`` of a log (replayed by the engine), each from the observation a bot in
+    that seat would have had then. Decision seeds come from ``seed_base`` and the event's seq.
+    (A game of a family beside classic: ``family_review.family_review_log``.)"""
+    settings = settings or ReviewSettings()
+    for d in seat_decisions(options, seed, entries, seat, through_round):
+        obs = observe(player_view(d.state, seat), d.seen, d.state.options)
+        review = review_decision(obs, d.chosen, decision_seed(seed_base, d.step), settings)
         if review is None:
             continue
-        yield LogDecision(nxt.seq, st.round_no, turn_no, st.phase, review)
+        yield LogDecision(d.step, d.round_no, d.turn_no, d.state.phase, review)
 
 
 __all__ = [
@@ -360,9 +386,13 @@ __all__ = [
     "CandidateValue",
     "DecisionReview",
     "LogDecision",
+    "MoveStats",
     "ReviewSettings",
+    "SeatDecision",
     "decision_seed",
+    "loss_reason",
     "review_decision",
     "review_log",
+    "seat_decisions",
     "severity_of",
 ]

@@ -47,11 +47,8 @@ def game_review_request(*, game: Game, player: Player, seat: int) -> tuple[GameR
     """The review of ``seat`` in ``game`` through its last finished round, and whether it was
     made (or sent again after failing) by this request. ``game`` comes from
     ``review_game_get``; who may ask for ``seat`` is checked here (``review_seat_check``). 409
-    ``review_no_finished_round`` when no round has finished; 409 ``review_family_unsupported``
-    for a game of a rule family beside classic."""
+    ``review_no_finished_round`` when no round has finished (a game of any rule family)."""
     review_seat_check(game=game, player=player, seat=seat)
-    if (game.options or {}).get("family", "classic") != "classic":
-        raise errors.ReviewFamilyUnsupported()
     through_round, through_seq = finished_rounds_get(game)
     if through_round == 0:
         raise errors.ReviewNoFinishedRound()

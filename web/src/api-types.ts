@@ -842,7 +842,7 @@ export interface paths {
         put?: never;
         /**
          * Ask for the review of a seat's play
-         * @description The reviewer replays the move log and, at each decision of the seat in the finished rounds, searches from that seat's information at the time (never the hidden cards) how many points the chosen move cost against the best candidate. 202 with the pending review when this request made it (or sent a failed one again), 200 with the review when it exists (asking again changes nothing until another round has finished). 409 `review_no_finished_round` before the first round ends; 409 `review_family_unsupported` for a game of Modern American Canasta, Samba or Bolivia (the reviewer judges classic games only). Reviews are computed players in turn: 429 `reviews_pending` while this player already has `REVIEWS_PENDING_PER_PLAYER_MAX` (3) reviews waiting. While the game is running only a seated player may review, their own seat only (403 `review_seat_not_allowed` for another seat); once it is finished every player seated at it may review any seat, and at a public table so may everyone (an abandoned game is reviewed as while it ran: its hands stay hidden, as in its replay). A private table is 404 to anyone not seated at it.
+         * @description The reviewer replays the move log and, at each decision of the seat in the finished rounds, searches from that seat's information at the time (never the hidden cards) how many points the chosen move cost against the best candidate. 202 with the pending review when this request made it (or sent a failed one again), 200 with the review when it exists (asking again changes nothing until another round has finished). 409 `review_no_finished_round` before the first round ends. Games of every rule family are reviewed (classic, Modern American Canasta, Samba, Bolivia). Reviews are computed players in turn: 429 `reviews_pending` while this player already has `REVIEWS_PENDING_PER_PLAYER_MAX` (3) reviews waiting. While the game is running only a seated player may review, their own seat only (403 `review_seat_not_allowed` for another seat); once it is finished every player seated at it may review any seat, and at a public table so may everyone (an abandoned game is reviewed as while it ran: its hands stay hidden, as in its replay). A private table is 404 to anyone not seated at it.
          */
         post: operations["games_review_create"];
         delete?: never;
@@ -3765,7 +3765,6 @@ export interface components {
          *     | `review_seat_not_allowed` | 403 | Not your seat to review | While the game is running a player may review only their own seat (a review names the seat's cards); once it is finished, any seat. |  |
          *     | `review_not_found` | 404 | Review not found | Nobody has asked for a review of that seat yet: ask with POST .../review/. |  |
          *     | `reviews_pending` | 429 | Reviews waiting | Your earlier reviews are still waiting for the reviewer: ask for another once one of them is ready. |  |
-         *     | `review_family_unsupported` | 409 | No review for this rule family | The reviewer judges games of the classic rules only: a game of Modern American Canasta, Samba or Bolivia has no review. |  |
          *     | `import_format_unsupported` | 400 | Import format unsupported | The document is not a game export this server reads. |  |
          *     | `import_log_invalid` | 400 | Import log invalid | The document's event list is malformed (numbering, types). | `seq` |
          *     | `import_seed_missing` | 422 | Import seed missing | The document has no seed: only a finished game's export (or a document written with a seed, for teaching) can be imported. |  |
@@ -12338,7 +12337,6 @@ export interface operations {
              * @description Conflict: `code` is one of
              *
              *     - `review_no_finished_round`: A review covers finished rounds only: this game has not finished a round yet.
-             *     - `review_family_unsupported`: The reviewer judges games of the classic rules only: a game of Modern American Canasta, Samba or Bolivia has no review.
              */
             409: {
                 headers: {

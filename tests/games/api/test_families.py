@@ -216,8 +216,16 @@ def test_a_hint_at_a_family_table_is_a_legal_action(ada: PlayerClient, preset: s
         assert hint.json()["action"] in detail["state"]["legal_actions"]
 
 
-def test_a_family_game_has_no_review(ada: PlayerClient) -> None:
+def test_a_family_game_is_reviewed(ada: PlayerClient) -> None:
     game_id = family_table(ada, "bolivia")
     play_until([ada], game_id, round_over)
     response = ada.post(f"/api/v1/games/{game_id}/review/", {"seat": 0}, format="json")
-    problem(response, 409, "review_family_unsupported")
+    assert response.status_code == 202, response.content
+    review = response.json()
+    assert review["status"] == "ready" and review["engine"].startswith("family-review-1")
+    decisions = review["decisions"]
+    assert decisions and review["summary"]["decisions"] == len(decisions)
+    for d in decisions:
+        assert d["chosen"] in [c["action"] for c in d["candidates"]]
+    again = ada.get(f"/api/v1/games/{game_id}/review/?seat=0")
+    assert again.status_code == 200 and again.json()["decisions"] == decisions
