@@ -34,8 +34,7 @@ Readings chosen where the rule book (docs/rules.md, "Readings") leaves room:
 
 from __future__ import annotations
 
-import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .actions import (
@@ -53,7 +52,6 @@ from .actions import (
     uses_family_fields,
 )
 from .cards import (
-    FULL_DECK,
     IS_BLACK_THREE,
     IS_RED_THREE,
     IS_WILD,
@@ -69,6 +67,8 @@ from .cards import (
     rank_text,
 )
 from .errors import IllegalAction, InvalidAction
+from .events import Event as Event
+from .events import Events as Events
 from .family import CLASSIC, family_rules
 from .going_out import completion, going_out_possible, out_plan
 from .melds import CANASTA_SIZE, canasta_count, initial_meld_minimum, initial_meld_need, wild_cap
@@ -83,22 +83,17 @@ from .state import (
     PHASE_GAME_OVER,
     PHASE_PLAY,
     GameState,
-    round_seed,
-    seed_commitment,
 )
-
-
-@dataclass(slots=True)
-class Event:
-    """Something that happened. ``public`` is for everyone; ``private[seat]`` only for that seat."""
-
-    kind: str
-    seat: int | None
-    public: dict[str, Any]
-    private: dict[int, dict[str, Any]] = field(default_factory=dict)
-
-
-Events = list[Event] | None
+from .table import (
+    apply_answer,
+    begin_turn,
+    close_round,
+    deal_hands,
+    phase_error,
+    reveal_red_threes,
+    round_started,
+    turn_upcard,
+)
 
 
 # -- game set-up ---------------------------------------------------------------------------------
@@ -116,102 +111,22 @@ def deal_round(st: GameState, events: Events, deck: list[int] | None = None) -> 
         family_rules(opts.family).deal_round(st, events, deck)
         return
     players = opts.players
-    st.round_no += 1
-    st.dealer = (st.dealer + 1) % players if st.round_no > 1 else players - 1
-    seed = round_seed(st.seed, st.round_no)
-    if deck is None:
-        deck = list(FULL_DECK)
-        random.Random(seed).shuffle(deck)
-    st.stock = deck
-    st.hands = [[] for _ in range(players)]
-    for _ in range(opts.hand_size):
-        for i in range(players):
-            st.hands[(st.dealer + 1 + i) % players].append(st.stock.pop())
-    st.melds = [{} for _ in range(opts.teams)]
-    st.red_threes = [[] for _ in range(opts.teams)]
-    st.opened = [False] * opts.teams
-    st.melded_before = [False] * players
-    st.pile = []
-    st.pile_freezers = 0
-    while True:
-        card = st.stock.pop()
-        st.pile.append(card)
-        if IS_WILD[card] or IS_RED_THREE[card]:
-            st.pile_freezers += 1
-            continue
-        if IS_BLACK_THREE[card] and opts.first_upcard_black_three_turns:
-            continue
-        break
+    seed = deal_hands(st, deck)
+    turn_upcard(st)
     first = (st.dealer + 1) % players
     if events is not None:
-        events.append(
-            Event(
-                "round_started",
-                None,
-                {
-                    "round": st.round_no,
-                    "dealer": st.dealer,
-                    "first_seat": first,
-                    "upcards": [card_text(c) for c in st.pile],
-                    "pile_frozen": st.pile_freezers > 0,
-                    "stock_count": len(st.stock),
-                    "hand_counts": [len(h) for h in st.hands],
-                    "seed_commitment": seed_commitment(seed),
-                },
-                {s: {"hand": cards_text(st.hands[s])} for s in range(players)},
-            )
-        )
+        events.append(round_started(st, seed, first, st.pile_freezers > 0))
     if opts.red_three_reveal == "at_deal":
         for i in range(players):
             seat = (first + i) % players
-            _reveal_red_threes(st, seat, events)
+            reveal_red_threes(st, seat, events)
     _start_turn(st, first, events)
 
 
 def _start_turn(st: GameState, seat: int, events: Events) -> None:
-    st.turn = seat
-    st.to_act = seat
-    st.phase = PHASE_DRAW
-    st.turn_melded = False
-    st.turn_started = []
-    st.turn_laid = {}
-    st.permission = PERMISSION_NONE
-    st.no_discard = False
-    if st.options.red_three_reveal == "on_turn" and _reveal_red_threes(st, seat, events):
+    begin_turn(st, seat)
+    if st.options.red_three_reveal == "on_turn" and reveal_red_threes(st, seat, events):
         _last_red_three(st, seat, events)
-
-
-def _reveal_red_threes(st: GameState, seat: int, events: Events) -> bool:
-    """Move red threes from the hand to the team's area, replacing each from the stock.
-
-    Returns True when a red three needed a replacement and the stock was empty (the red three
-    was the last stock card).
-    """
-    hand = st.hands[seat]
-    exhausted = False
-    while True:
-        reds = [c for c in hand if IS_RED_THREE[c]]
-        if not reds:
-            return exhausted
-        team = seat % st.options.teams
-        for card in reds:
-            hand.remove(card)
-            st.red_threes[team].append(card)
-            drawn: list[int] = []
-            if st.stock:
-                drawn.append(st.stock.pop())
-                hand.extend(drawn)
-            else:
-                exhausted = True
-            if events is not None:
-                events.append(
-                    Event(
-                        "red_three_revealed",
-                        seat,
-                        {"card": card_text(card), "replacements": len(drawn)},
-                        {seat: {"drawn": cards_text(drawn)}},
-                    )
-                )
 
 
 def _last_red_three(st: GameState, seat: int, events: Events) -> None:
@@ -250,7 +165,7 @@ def apply(st: GameState, action: Action, events: Events = None) -> None:
     elif isinstance(action, AskPartner):
         _apply_ask(st, action, events)
     elif isinstance(action, AnswerPartner):
-        _apply_answer(st, action, events)
+        apply_answer(st, action, events)
     elif isinstance(action, DeclinePile):
         _apply_decline(st, action, events)
     elif isinstance(action, EndRound):
@@ -260,24 +175,9 @@ def apply(st: GameState, action: Action, events: Events = None) -> None:
     st.action_count += 1
 
 
-def _phase_error(st: GameState, what: str) -> IllegalAction:
-    """Refusal of an action made at the wrong point of the turn, saying what the turn awaits."""
-    if st.phase == PHASE_DRAW:
-        hint = "the turn starts by drawing from the stock or taking the pile"
-    elif st.phase == PHASE_ANSWER:
-        hint = "the partner's answer to the question about going out comes first"
-    elif st.no_discard:
-        hint = "you have drawn this turn; meld if you wish, then end the round"
-    else:
-        hint = "you have drawn this turn; meld if you wish, then discard"
-    if what == "answer" and st.phase != PHASE_ANSWER:
-        hint = "nobody has asked for permission to go out"
-    return IllegalAction("wrong_phase", f"You cannot {what} now: {hint}.")
-
-
 def _need_phase(st: GameState, phase: str, what: str) -> None:
     if st.phase != phase:
-        raise _phase_error(st, what)
+        raise phase_error(st, what)
 
 
 def _apply_draw(st: GameState, action: Draw, events: Events) -> None:
@@ -292,14 +192,14 @@ def _apply_draw(st: GameState, action: Draw, events: Events) -> None:
         events.append(
             Event("card_drawn", seat, {"count": len(drawn)}, {seat: {"cards": cards_text(drawn)}})
         )
-    if any(IS_RED_THREE[c] for c in drawn) and _reveal_red_threes(st, seat, events):
+    if any(IS_RED_THREE[c] for c in drawn) and reveal_red_threes(st, seat, events):
         _last_red_three(st, seat, events)
 
 
 def discard_error(st: GameState, seat: int, card: int) -> IllegalAction | None:
     """Why discarding ``card`` is refused now, or None when it is allowed."""
     if st.phase != PHASE_PLAY:
-        return _phase_error(st, "discard")
+        return phase_error(st, "discard")
     if st.no_discard:
         return IllegalAction(
             "cannot_discard",
@@ -626,7 +526,7 @@ def _commit_melds(st: GameState, seat: int, plan: _MeldPlan) -> None:
 
 def meld_error(st: GameState, seat: int, groups: tuple[MeldGroup, ...]) -> IllegalAction | None:
     if st.phase != PHASE_PLAY:
-        return _phase_error(st, "meld")
+        return phase_error(st, "meld")
     try:
         _plan_melds(st, seat, groups, st.hands[seat])
     except IllegalAction as exc:
@@ -716,7 +616,7 @@ def _plan_take_pile(st: GameState, action: TakePile) -> _MeldPlan:
     opts = st.options
     seat = action.seat
     if st.phase != PHASE_DRAW:
-        raise _phase_error(st, "take the pile")
+        raise phase_error(st, "take the pile")
     if not st.pile:
         raise IllegalAction("pile_empty", "The discard pile is empty: there is nothing to take.")
     top = st.pile[-1]
@@ -918,15 +818,6 @@ def _apply_ask(st: GameState, action: AskPartner, events: Events) -> None:
         events.append(Event("partner_asked", seat, {"partner": st.to_act}))
 
 
-def _apply_answer(st: GameState, action: AnswerPartner, events: Events) -> None:
-    _need_phase(st, PHASE_ANSWER, "answer")
-    st.permission = PERMISSION_YES if action.allow else PERMISSION_NO
-    st.phase = PHASE_PLAY
-    st.to_act = st.turn
-    if events is not None:
-        events.append(Event("partner_answered", action.seat, {"allow": action.allow}))
-
-
 # -- end of a round ------------------------------------------------------------------------------
 def score_round(st: GameState, went_out: int | None) -> list[dict[str, int]]:
     """Every component of each team's score for the round that just ended (docs/rules.md,
@@ -995,39 +886,9 @@ def _laid_alone_go_out(opts: Options, laid: dict[int, list[int]]) -> bool:
 
 def _end_round(st: GameState, went_out: int | None, reason: str, events: Events) -> None:
     parts = score_round(st, went_out)
-    for team, p in enumerate(parts):
-        st.scores[team] += p["total"]
-    record = {
-        "round": st.round_no,
-        "dealer": st.dealer,
-        "reason": reason,
-        "went_out": went_out,
-        "concealed": bool(went_out is not None and parts[st.team_of(went_out)]["concealed"]),
-        "teams": parts,
-        "scores": list(st.scores),
-    }
-    st.rounds = st.rounds + [record]
-    st.turn_laid = {}
-    if events is not None:
-        events.append(
-            Event(
-                "round_ended",
-                went_out,
-                dict(record, hands=[cards_text(h) for h in st.hands]),
-            )
-        )
-    best = max(st.scores)
-    leaders = [t for t, s in enumerate(st.scores) if s == best]
-    if best >= st.options.target_score and len(leaders) == 1:
-        st.winner = leaders[0]
-        st.phase = PHASE_GAME_OVER
-        st.to_act = -1
-        if events is not None:
-            events.append(
-                Event("game_ended", None, {"winner_team": st.winner, "scores": list(st.scores)})
-            )
-        return
-    deal_round(st, events)
+    concealed = bool(went_out is not None and parts[st.team_of(went_out)]["concealed"])
+    if not close_round(st, parts, went_out, reason, events, concealed):
+        deal_round(st, events)
 
 
 def replay(options: Options, seed: str, actions: list[Action]) -> GameState:

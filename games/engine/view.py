@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .actions import action_to_dict
-from .cards import IS_WILD, card_text, cards_text, rank_text
+from .cards import IS_WILD, cards_text, rank_text
 from .family import CLASSIC, family_rules
 from .legal import legal_actions
 from .melds import CANASTA_SIZE, initial_meld_minimum
 from .rules import Event, pile_blocked, pile_frozen_for
-from .state import PERMISSION_TEXT, GameState
+from .state import GameState
+from .table_view import pile_view, table_view, team_view, viewer_seat
 
 
 def meld_view(rank: int, cards: list[int]) -> dict[str, Any]:
@@ -35,49 +35,21 @@ def player_view(st: GameState, viewer: int | None, with_legal: bool = True) -> d
     opts = st.options
     if opts.family != CLASSIC:
         return family_rules(opts.family).player_view(st, viewer, with_legal)
-    seated = viewer is not None and 0 <= viewer < opts.players
-    teams = []
-    for team in range(opts.teams):
-        teams.append(
-            {
-                "team": team,
-                "seats": st.seats_of(team),
-                "score": st.scores[team],
-                "opened": st.opened[team],
-                "initial_meld_minimum": initial_meld_minimum(st.scores[team]),
-                "melds": [meld_view(r, cs) for r, cs in sorted(st.melds[team].items())],
-                "canastas": sum(1 for cs in st.melds[team].values() if len(cs) >= CANASTA_SIZE),
-                "red_threes": cards_text(st.red_threes[team]),
-            }
+    seat = viewer_seat(st, viewer)
+    teams = [
+        team_view(
+            st,
+            team,
+            initial_meld_minimum(st.scores[team]),
+            [meld_view(r, cs) for r, cs in sorted(st.melds[team].items())],
+            sum(1 for cs in st.melds[team].values() if len(cs) >= CANASTA_SIZE),
+            st.red_threes[team],
         )
-    view: dict[str, Any] = {
-        "round": st.round_no,
-        "dealer": st.dealer,
-        "turn": st.turn,
-        "to_act": st.to_act,
-        "phase": st.phase,
-        "stock_count": len(st.stock),
-        "pile": {
-            "size": len(st.pile),
-            "top": card_text(st.pile[-1]) if st.pile else None,
-            "frozen": st.pile_freezers > 0,
-            "blocked": pile_blocked(st),
-            "frozen_for_viewer": pile_frozen_for(st, viewer)
-            if seated and viewer is not None
-            else None,
-        },
-        "hand_counts": [len(h) for h in st.hands],
-        "teams": teams,
-        "permission": PERMISSION_TEXT[st.permission],
-        "must_end_without_discard": st.no_discard,
-        "winner_team": st.winner,
-        "viewer": viewer if seated else None,
-        "hand": cards_text(st.hands[viewer]) if seated and viewer is not None else None,
-        "legal_actions": [],
-    }
-    if with_legal and seated and viewer == st.to_act and not st.game_over:
-        view["legal_actions"] = [action_to_dict(a) for a in legal_actions(st)]
-    return view
+        for team in range(opts.teams)
+    ]
+    frozen_for_viewer = pile_frozen_for(st, seat) if seat is not None else None
+    pile = pile_view(st, st.pile_freezers > 0, pile_blocked(st), frozen_for_viewer)
+    return table_view(st, viewer, teams, pile, legal_actions if with_legal else None)
 
 
 def event_view(event: Event, viewer: int | None) -> dict[str, Any]:

@@ -19,7 +19,6 @@ Readings beyond VARIANTS.md section 5:
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +34,6 @@ from ..actions import (
     TakePile,
 )
 from ..cards import (
-    FULL_DECK,
     IS_THREE,
     IS_WILD,
     JOKER,
@@ -49,21 +47,18 @@ from ..cards import (
     rank_text,
 )
 from ..errors import IllegalAction, InvalidAction
+from ..events import Event, Events
 from ..options import Options
-from ..rules import Event
 from ..state import (
     PERMISSION_ASKED,
     PERMISSION_NO,
-    PERMISSION_NONE,
     PERMISSION_YES,
     PHASE_ANSWER,
     PHASE_DRAW,
-    PHASE_GAME_OVER,
     PHASE_PLAY,
     GameState,
-    round_seed,
-    seed_commitment,
 )
+from ..table import apply_answer, begin_turn, close_round, deal_hands, phase_error, round_started
 from .melds import (
     ACE,
     CANASTA,
@@ -79,7 +74,6 @@ from .scoring import score_round
 from .special import DREAM_HANDS, forms_special_hand, special_values
 from .state import MacExt
 
-Events = list[Event] | None
 TALON_STOCK = 9  # the talon is taken only while the stock holds this many cards (turn card)
 
 
@@ -148,43 +142,11 @@ def can_keep_three(st: GameState, seat: int) -> bool:
 def deal_round(st: GameState, events: Events, deck: list[int] | None = None) -> None:
     opts = st.options
     players = opts.players
-    st.round_no += 1
-    st.dealer = (st.dealer + 1) % players if st.round_no > 1 else players - 1
-    seed = round_seed(st.seed, st.round_no)
-    if deck is None:
-        deck = list(FULL_DECK)
-        random.Random(seed).shuffle(deck)
-    st.stock = deck
-    st.hands = [[] for _ in range(players)]
-    for _ in range(opts.hand_size):
-        for i in range(players):
-            st.hands[(st.dealer + 1 + i) % players].append(st.stock.pop())
-    st.melds = [{} for _ in range(opts.teams)]
-    st.red_threes = [[] for _ in range(opts.teams)]
-    st.opened = [False] * opts.teams
-    st.melded_before = [False] * players
-    st.pile = []
-    st.pile_freezers = 0
+    seed = deal_hands(st, deck)
     st.ext = new_ext(opts)
     first = (st.dealer + 1) % players
     if events is not None:
-        events.append(
-            Event(
-                "round_started",
-                None,
-                {
-                    "round": st.round_no,
-                    "dealer": st.dealer,
-                    "first_seat": first,
-                    "upcards": [],
-                    "pile_frozen": True,
-                    "stock_count": len(st.stock),
-                    "hand_counts": [len(h) for h in st.hands],
-                    "seed_commitment": seed_commitment(seed),
-                },
-                {s: {"hand": cards_text(st.hands[s])} for s in range(players)},
-            )
-        )
+        events.append(round_started(st, seed, first, pile_frozen=True))
     start_turn(st, first)
     if opts.red_three_reveal == "at_deal":
         for i in range(players):
@@ -195,14 +157,7 @@ def deal_round(st: GameState, events: Events, deck: list[int] | None = None) -> 
 
 
 def start_turn(st: GameState, seat: int) -> None:
-    st.turn = seat
-    st.to_act = seat
-    st.phase = PHASE_DRAW
-    st.turn_melded = False
-    st.turn_started = []
-    st.turn_laid = {}
-    st.permission = PERMISSION_NONE
-    st.no_discard = False
+    begin_turn(st, seat)
     ext_of(st).new_turn()
 
 
@@ -280,18 +235,6 @@ def apply(st: GameState, action: Action, events: Events) -> None:
             "This game has no such action: the round ends by going out, by the stock running "
             "out or by a special hand.",
         )
-
-
-def phase_error(st: GameState, what: str) -> IllegalAction:
-    if st.phase == PHASE_DRAW:
-        hint = "the turn starts by drawing from the stock or taking the pile"
-    elif st.phase == PHASE_ANSWER:
-        hint = "the partner's answer to the question about going out comes first"
-    else:
-        hint = "you have drawn this turn; meld if you wish, then discard"
-    if what == "answer" and st.phase != PHASE_ANSWER:
-        hint = "nobody has asked for permission to go out"
-    return IllegalAction("wrong_phase", f"You cannot {what} now: {hint}.")
 
 
 def apply_draw(st: GameState, action: Draw, events: Events) -> None:
@@ -876,16 +819,6 @@ def apply_ask(st: GameState, action: AskPartner, events: Events) -> None:
         events.append(Event("partner_asked", action.seat, {"partner": st.to_act}))
 
 
-def apply_answer(st: GameState, action: AnswerPartner, events: Events) -> None:
-    if st.phase != PHASE_ANSWER:
-        raise phase_error(st, "answer")
-    st.permission = PERMISSION_YES if action.allow else PERMISSION_NO
-    st.phase = PHASE_PLAY
-    st.to_act = st.turn
-    if events is not None:
-        events.append(Event("partner_answered", action.seat, {"allow": action.allow}))
-
-
 def special_hand_error(st: GameState, seat: int, name: str) -> IllegalAction | None:
     if st.phase == PHASE_ANSWER:
         return phase_error(st, "declare a special hand")
@@ -946,36 +879,6 @@ def end_round(st: GameState, went_out: int | None, reason: str, events: Events) 
     parts = score_round(st, went_out)
     ext = ext_of(st)
     dream = next((t for t, name in enumerate(ext.special_name) if name in DREAM_HANDS), None)
-    for team, p in enumerate(parts):
-        st.scores[team] += p["total"]
-    record = {
-        "round": st.round_no,
-        "dealer": st.dealer,
-        "reason": reason,
-        "went_out": went_out,
-        "concealed": False,
-        "teams": parts,
-        "scores": list(st.scores),
-        "special_hands": list(ext.special_name),
-    }
-    st.rounds = st.rounds + [record]
-    st.turn_laid = {}
-    if events is not None:
-        events.append(
-            Event("round_ended", went_out, dict(record, hands=[cards_text(h) for h in st.hands]))
-        )
-    best = max(st.scores)
-    leaders = [t for t, s in enumerate(st.scores) if s == best]
-    winner = dream
-    if winner is None and best >= st.options.target_score and len(leaders) == 1:
-        winner = leaders[0]
-    if winner is not None:
-        st.winner = winner
-        st.phase = PHASE_GAME_OVER
-        st.to_act = -1
-        if events is not None:
-            events.append(
-                Event("game_ended", None, {"winner_team": st.winner, "scores": list(st.scores)})
-            )
-        return
-    deal_round(st, events)
+    extra = {"special_hands": list(ext.special_name)}
+    if not close_round(st, parts, went_out, reason, events, extra=extra, winner=dream):
+        deal_round(st, events)

@@ -29,8 +29,6 @@ the state exactly as it was. Readings beside VARIANTS.md section 5:
 
 from __future__ import annotations
 
-import random
-
 from ..actions import (
     Action,
     AnswerPartner,
@@ -44,7 +42,6 @@ from ..actions import (
     TakePile,
 )
 from ..cards import (
-    FULL_DECK_162,
     IS_BLACK_THREE,
     IS_NATURAL,
     IS_RED_THREE,
@@ -57,7 +54,7 @@ from ..cards import (
     rank_text,
 )
 from ..errors import IllegalAction
-from ..rules import Event
+from ..events import Event, Events
 from ..state import (
     PERMISSION_ASKED,
     PERMISSION_NO,
@@ -65,11 +62,18 @@ from ..state import (
     PERMISSION_YES,
     PHASE_ANSWER,
     PHASE_DRAW,
-    PHASE_GAME_OVER,
     PHASE_PLAY,
     GameState,
-    round_seed,
-    seed_commitment,
+)
+from ..table import (
+    apply_answer,
+    begin_turn,
+    close_round,
+    deal_hands,
+    phase_error,
+    reveal_red_threes,
+    round_started,
+    turn_upcard,
 )
 from .melds import (
     CANASTA_SIZE,
@@ -93,8 +97,6 @@ from .outplan import Plan, out_plan
 from .scoring import score_round
 from .state import GROUP, SEQUENCE, WILD, meld_name, parse_meld_name
 
-Events = list[Event] | None
-
 
 # -- the deal ------------------------------------------------------------------------------------
 def deal_round(st: GameState, events: Events, deck: list[int] | None = None) -> None:
@@ -102,52 +104,12 @@ def deal_round(st: GameState, events: Events, deck: list[int] | None = None) -> 
     replaces the seeded shuffle in set-ups."""
     opts = st.options
     players = opts.players
-    st.round_no += 1
-    st.dealer = (st.dealer + 1) % players if st.round_no > 1 else players - 1
-    seed = round_seed(st.seed, st.round_no)
-    if deck is None:
-        deck = list(FULL_DECK_162)
-        random.Random(seed).shuffle(deck)
-    st.stock = deck
-    st.hands = [[] for _ in range(players)]
-    for _ in range(opts.hand_size):
-        for i in range(players):
-            st.hands[(st.dealer + 1 + i) % players].append(st.stock.pop())
-    st.melds = [{} for _ in range(opts.teams)]
-    st.red_threes = [[] for _ in range(opts.teams)]
-    st.opened = [False] * opts.teams
-    st.melded_before = [False] * players
+    seed = deal_hands(st, deck)
     ext_of(st).reset()
-    st.pile = []
-    st.pile_freezers = 0
-    while True:
-        card = st.stock.pop()
-        st.pile.append(card)
-        if IS_WILD[card] or IS_RED_THREE[card]:
-            st.pile_freezers += 1
-            continue
-        if IS_BLACK_THREE[card] and opts.first_upcard_black_three_turns:
-            continue
-        break
+    turn_upcard(st)
     first = (st.dealer + 1) % players
     if events is not None:
-        events.append(
-            Event(
-                "round_started",
-                None,
-                {
-                    "round": st.round_no,
-                    "dealer": st.dealer,
-                    "first_seat": first,
-                    "upcards": [card_text(c) for c in st.pile],
-                    "pile_frozen": st.pile_freezers > 0,
-                    "stock_count": len(st.stock),
-                    "hand_counts": [len(h) for h in st.hands],
-                    "seed_commitment": seed_commitment(seed),
-                },
-                {s: {"hand": cards_text(st.hands[s])} for s in range(players)},
-            )
-        )
+        events.append(round_started(st, seed, first, st.pile_freezers > 0))
     if opts.red_three_reveal == "at_deal":
         for i in range(players):
             reveal_red_threes(st, (first + i) % players, events)
@@ -155,46 +117,9 @@ def deal_round(st: GameState, events: Events, deck: list[int] | None = None) -> 
 
 
 def start_turn(st: GameState, seat: int, events: Events) -> None:
-    st.turn = seat
-    st.to_act = seat
-    st.phase = PHASE_DRAW
-    st.turn_melded = False
-    st.turn_started = []
-    st.turn_laid = {}
-    st.permission = PERMISSION_NONE
-    st.no_discard = False
+    begin_turn(st, seat)
     if st.options.red_three_reveal == "on_turn" and reveal_red_threes(st, seat, events):
         last_red_three(st, seat, events)
-
-
-def reveal_red_threes(st: GameState, seat: int, events: Events) -> bool:
-    """Lay the hand's red threes out, each replaced from the stock; True when a replacement
-    found the stock empty."""
-    hand = st.hands[seat]
-    team = seat % st.options.teams
-    exhausted = False
-    while True:
-        reds = [c for c in hand if IS_RED_THREE[c]]
-        if not reds:
-            return exhausted
-        for card in reds:
-            hand.remove(card)
-            st.red_threes[team].append(card)
-            drawn: list[int] = []
-            if st.stock:
-                drawn.append(st.stock.pop())
-                hand.extend(drawn)
-            else:
-                exhausted = True
-            if events is not None:
-                events.append(
-                    Event(
-                        "red_three_revealed",
-                        seat,
-                        {"card": card_text(card), "replacements": len(drawn)},
-                        {seat: {"drawn": cards_text(drawn)}},
-                    )
-                )
 
 
 def last_red_three(st: GameState, seat: int, events: Events) -> None:
@@ -227,20 +152,6 @@ def apply(st: GameState, action: Action, events: Events) -> None:
         raise IllegalAction(
             "invalid_action", "Special hands are declared only in Modern American Canasta."
         )
-
-
-def phase_error(st: GameState, what: str) -> IllegalAction:
-    if st.phase == PHASE_DRAW:
-        hint = "the turn starts by drawing from the stock or taking the pile"
-    elif st.phase == PHASE_ANSWER:
-        hint = "the partner's answer to the question about going out comes first"
-    elif st.no_discard:
-        hint = "you have drawn this turn; meld if you wish, then end the round"
-    else:
-        hint = "you have drawn this turn; meld if you wish, then discard"
-    if what == "answer" and st.phase != PHASE_ANSWER:
-        hint = "nobody has asked for permission to go out"
-    return IllegalAction("wrong_phase", f"You cannot {what} now: {hint}.")
 
 
 def apply_draw(st: GameState, action: Draw, events: Events) -> None:
@@ -768,45 +679,7 @@ def apply_ask(st: GameState, action: AskPartner, events: Events) -> None:
         events.append(Event("partner_asked", action.seat, {"partner": st.to_act}))
 
 
-def apply_answer(st: GameState, action: AnswerPartner, events: Events) -> None:
-    if st.phase != PHASE_ANSWER:
-        raise phase_error(st, "answer")
-    st.permission = PERMISSION_YES if action.allow else PERMISSION_NO
-    st.phase = PHASE_PLAY
-    st.to_act = st.turn
-    if events is not None:
-        events.append(Event("partner_answered", action.seat, {"allow": action.allow}))
-
-
 # -- end of a round ------------------------------------------------------------------------------
 def end_round(st: GameState, went_out: int | None, reason: str, events: Events) -> None:
-    parts = score_round(st, went_out)
-    for team, p in enumerate(parts):
-        st.scores[team] += p["total"]
-    record = {
-        "round": st.round_no,
-        "dealer": st.dealer,
-        "reason": reason,
-        "went_out": went_out,
-        "concealed": False,
-        "teams": parts,
-        "scores": list(st.scores),
-    }
-    st.rounds = st.rounds + [record]
-    st.turn_laid = {}
-    if events is not None:
-        events.append(
-            Event("round_ended", went_out, dict(record, hands=[cards_text(h) for h in st.hands]))
-        )
-    best = max(st.scores)
-    leaders = [t for t, s in enumerate(st.scores) if s == best]
-    if best >= st.options.target_score and len(leaders) == 1:
-        st.winner = leaders[0]
-        st.phase = PHASE_GAME_OVER
-        st.to_act = -1
-        if events is not None:
-            events.append(
-                Event("game_ended", None, {"winner_team": st.winner, "scores": list(st.scores)})
-            )
-        return
-    deal_round(st, events)
+    if not close_round(st, score_round(st, went_out), went_out, reason, events):
+        deal_round(st, events)
