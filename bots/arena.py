@@ -47,8 +47,9 @@ from games.engine.state import GameState
 from games.engine.view import event_view, player_view
 
 from .policies import Observation, Policy, make_policy, observe
-from .policies.family import FAMILY_LEVELS, family_policy_choose
+from .policies.family import FAMILY_LEVELS
 from .policies.family_eval import seat_knowledge
+from .policies.family_levels import family_policy_choose
 
 PolicyFactory = Callable[[int], Policy]
 

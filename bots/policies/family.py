@@ -1,7 +1,8 @@
 """The bots of the rule families beside classic (Modern American Canasta, Samba, Bolivia).
 
-One entry point, ``family_policy_choose(level, state, seat, rng)``, picks among the engine's
-``legal_actions(state)`` for the seat to act. What a level knows is what a player at that seat
+``level_choose(level, state, seat, rng)`` picks among the engine's ``legal_actions(state)`` for
+the seat to act (the entry point of every level, hard included, is
+``family_levels.family_policy_choose``). What a level knows is what a player at that seat
 knows: its hand and the public table (``player_view(state, seat)``); the other hands and the
 stock are never read. A level that looks ahead applies a candidate to a copy of the state in
 which the cards the seat cannot see (the other hands and the stock) are shuffled among those
@@ -14,7 +15,7 @@ Levels:
   be taken, else a draw; then the meld (or lay-off) of the most cards; then the discard least
   useful to the side and least useful to the opponents (``discard_cost``); but about one
   decision in three is a random legal action (as the classic easy level's random moves);
-- ``medium``: the same frame without random discards, but the pile take and the meld are
+- ``medium``: the same frame without random moves, but the pile take and the meld are
   chosen by a one-ply evaluation of the state each leads to (``evaluate``: the side's meld value
   and canasta progress, less the value of the hand), and played unless it leaves the side
   clearly worse off;
@@ -92,23 +93,17 @@ EASY_EPSILON = 0.35  # the easy level plays a random legal action this often (as
 MAC_HAND_RISK = 1000  # three aces or sevens held: 1500 at the end unless melded or discarded
 
 
-def family_policy_choose(
-    level: str, state: GameState, seat: int, rng: random.Random, iterations: int | None = None
-) -> Action:
-    """The action ``level`` plays for ``seat`` (the seat to act) in a game of a family beside
-    classic; always one of ``legal_actions(state)``. ``iterations``: the hard level's
-    determinisations per decision (``family_search.HARD_ITERATIONS`` by default)."""
-    if level not in FAMILY_LEVELS:
-        raise ValueError(f"unknown bot level '{level}'; choose one of {', '.join(FAMILY_LEVELS)}")
+def level_choose(level: str, state: GameState, seat: int, rng: random.Random) -> Action:
+    """The action the ``random``, ``easy`` or ``medium`` level plays for ``seat`` (the seat to
+    act); always one of ``legal_actions(state)``. The ``hard`` level is
+    ``family_levels.family_policy_choose``'s (it searches with this module's medium level)."""
+    if level not in ("random", "easy", "medium"):
+        raise ValueError(f"unknown bot level '{level}'; choose one of random, easy, medium")
     actions = legal_actions(state)
     if not actions:
         raise ValueError("no legal action for this seat")
     if level == "random" or (level == "easy" and rng.random() < EASY_EPSILON):
         return rng.choice(actions)
-    if level == "hard":
-        from .family_search import HARD_ITERATIONS, search_choose
-
-        return search_choose(state, seat, rng, iterations or HARD_ITERATIONS)
     view = player_view(state, seat, with_legal=False)
     return _choose(actions, state, seat, view, rng, level == "medium")
 
@@ -133,14 +128,17 @@ def table_view(state: GameState, seat: int) -> dict[str, Any]:
     for team in range(state.options.teams):
         melds = []
         for key, cards in state.melds[team].items():
-            kind = "group" if kinds is None else kinds[team][key]
-            if mac:
-                kind = "wild" if key == WILD_RANK else "group"
-            rank = WILD_RANK if kind == "wild" else min(RANK_OF[c] for c in cards)
-            if kind == "group" and not mac:
-                rank = next((RANK_OF[c] for c in cards if not IS_WILD[c]), rank)
-            if mac:
-                rank = key
+            if kinds is None:  # keyed by rank
+                kind, rank = ("wild" if key == WILD_RANK else "group"), key
+            else:
+                kind = kinds[team][key]
+                naturals = [RANK_OF[c] for c in cards if not IS_WILD[c]]
+                if kind == "wild":
+                    rank = WILD_RANK
+                elif kind == "group":
+                    rank = naturals[0]
+                else:  # a sequence is named by its lowest rank
+                    rank = min(naturals)
             melds.append({"rank": rank_text(rank), "cards": cards, "kind": kind})
         teams.append({"team": team, "seats": state.seats_of(team), "melds": melds})
     return {

@@ -48,8 +48,9 @@ from games.engine.cards import IS_WILD, RANK_OF
 from games.engine.errors import EngineError
 from games.engine.state import PHASE_DRAW, GameState
 
-from .family import family_policy_choose, medium_choose, meld_discard_ranking
+from .family import medium_choose, meld_discard_ranking
 from .family_eval import determinize, final_value, position_value, seat_knowledge
+from .family_levels import family_policy_choose
 from .ismcts import paired_advantage
 from .review import (
     CandidateValue,

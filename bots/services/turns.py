@@ -24,7 +24,8 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from bots.policies import Observation, determinise, observe, policy_for_level
-from bots.policies.family import family_discard_choose, family_policy_choose
+from bots.policies.family import family_discard_choose
+from bots.policies.family_levels import family_policy_choose
 from bots.policies.heuristic import DEFAULT_PARAMS, choose_discard
 from core.errors import ServiceError
 from games.engine import Action, Event, GameState, action_to_dict, effects_from_json

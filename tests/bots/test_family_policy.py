@@ -13,9 +13,9 @@ from bots.policies.family import (
     discard_cost,
     evaluate,
     family_discard_choose,
-    family_policy_choose,
     own_knowledge,
 )
+from bots.policies.family_levels import family_policy_choose
 from games.engine import GameState, apply, legal_actions, make_options, new_game
 from games.engine.actions import Discard, Draw
 from games.engine.cards import parse_card, parse_cards

@@ -13,7 +13,7 @@ import pytest
 from accounts.models import Player
 from accounts.services.players import player_create
 from bots.models import ReviewStatus
-from bots.policies.family import family_policy_choose
+from bots.policies.family_levels import family_policy_choose
 from bots.policies.family_review import (
     FAMILY_REVIEWER,
     FamilyReviewSettings,

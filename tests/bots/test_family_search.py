@@ -10,8 +10,9 @@ import random
 import pytest
 
 from bots.arena import run_arena
-from bots.policies.family import FAMILY_LEVELS, family_policy_choose
+from bots.policies.family import FAMILY_LEVELS
 from bots.policies.family_eval import determinize, position_value, seat_knowledge
+from bots.policies.family_levels import family_policy_choose
 from bots.policies.family_search import search_candidates, search_choose
 from games.engine import GameState, apply, legal_actions, make_options, new_game
 from games.engine.actions import Discard, Draw
