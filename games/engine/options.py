@@ -189,6 +189,29 @@ class Options:
         return out
 
 
+_MAC = Options(
+    family="mac",
+    canastas_to_go_out=2,
+    target_score=8500,
+    max_wilds_per_meld=2,
+    wild_ratio="wilds_not_exceed_naturals",
+    pile_new_meld_needs_two_naturals=True,
+    pile_to_canasta=False,
+    wild_canasta=True,
+    talons=True,
+    rule_of_five=True,
+    special_hands="cla",
+)
+_SAMBA = Options(
+    family="samba",
+    draw_count=2,
+    canastas_to_go_out=2,
+    target_score=10000,
+    max_wilds_per_meld=2,
+    wild_ratio="wilds_not_exceed_naturals",
+    pile_new_meld_needs_two_naturals=True,
+    pile_to_canasta=False,
+)
 PRESETS: dict[str, Options] = {
     "classic": Options(),
     "hoyle": Options(
@@ -210,55 +233,10 @@ PRESETS: dict[str, Options] = {
         ask_partner_to_go_out=False,
     ),
     "three_player": Options(players=3, ask_partner_to_go_out=False),
-    "mac": Options(
-        family="mac",
-        canastas_to_go_out=2,
-        target_score=8500,
-        max_wilds_per_meld=2,
-        wild_ratio="wilds_not_exceed_naturals",
-        pile_new_meld_needs_two_naturals=True,
-        pile_to_canasta=False,
-        wild_canasta=True,
-        talons=True,
-        rule_of_five=True,
-        special_hands="cla",
-    ),
-    "mac_two_player": Options(
-        family="mac",
-        players=2,
-        canastas_to_go_out=2,
-        target_score=8500,
-        max_wilds_per_meld=2,
-        wild_ratio="wilds_not_exceed_naturals",
-        pile_new_meld_needs_two_naturals=True,
-        pile_to_canasta=False,
-        wild_canasta=True,
-        talons=True,
-        rule_of_five=True,
-        special_hands="cla",
-        ask_partner_to_go_out=False,
-    ),
-    "samba": Options(
-        family="samba",
-        draw_count=2,
-        canastas_to_go_out=2,
-        target_score=10000,
-        max_wilds_per_meld=2,
-        wild_ratio="wilds_not_exceed_naturals",
-        pile_new_meld_needs_two_naturals=True,
-        pile_to_canasta=False,
-    ),
-    "bolivia": Options(
-        family="bolivia",
-        draw_count=2,
-        canastas_to_go_out=2,
-        target_score=15000,
-        max_wilds_per_meld=2,
-        wild_ratio="wilds_not_exceed_naturals",
-        pile_new_meld_needs_two_naturals=True,
-        pile_to_canasta=False,
-        wild_canasta=True,
-    ),
+    "mac": _MAC,
+    "mac_two_player": replace(_MAC, players=2, ask_partner_to_go_out=False),
+    "samba": _SAMBA,
+    "bolivia": replace(_SAMBA, family="bolivia", target_score=15000, wild_canasta=True),
 }
 DEFAULT_PRESET = "classic"
 # The presets of the classic family (the engine's own modules play them).
