@@ -31,11 +31,14 @@ from .melds import (
     WILD_MELD_MAX,
     go_out_error,
     group_rank,
-    sequence_bounds,
 )
 from .state import GROUP, SEQUENCE, WILD, meld_name
 
 Plan = tuple[tuple[MeldGroup, ...], int | None]
+# The meld ids of each side by meld number (``meld_name``; higher numbers are formatted).
+NAMES: tuple[tuple[str, ...], ...] = tuple(
+    tuple(meld_name(team, num) for num in range(64)) for team in range(2)
+)
 
 
 def meld_all(
@@ -62,9 +65,13 @@ def meld_all(
     if blacks and len(blacks) < 3:
         return None
     by_rank: dict[int, int] = {}
+    rank_of: dict[int, int] = {}  # group meld number -> rank
     for num, kind in kinds.items():
         if kind == GROUP:
-            rank = group_rank(melds[num])
+            existing = melds[num]
+            first = existing[0]
+            rank = group_rank(existing) if IS_WILD[first] else RANK_OF[first]
+            rank_of[num] = rank
             if rank not in by_rank or len(melds[by_rank[rank]]) >= CANASTA_SIZE:
                 by_rank[rank] = num  # prefer a group that can still take wild cards
     plan: dict[int, list[int]] = {}  # meld number -> cards added
@@ -79,10 +86,13 @@ def meld_all(
             singles.extend(nats)
     # Single naturals onto sequences they extend (repeatedly, lowest first).
     seq_ends: dict[int, list[int]] = {}
-    for num, kind in kinds.items():
-        if kind == SEQUENCE and len(melds[num]) < SEQUENCE_MAX:
-            ranks = [RANK_OF[c] for c in melds[num]]
-            seq_ends[num] = [SUIT_OF[melds[num][0]], min(ranks), max(ranks), len(ranks)]
+    if singles:
+        for num, kind in kinds.items():
+            existing = melds[num]
+            if kind == SEQUENCE and len(existing) < SEQUENCE_MAX:
+                # One suit's naturals: the lowest code is the lowest rank.
+                low, high = min(existing) >> 2, max(existing) >> 2
+                seq_ends[num] = [existing[0] & 3, low, high, len(existing)]
     progress = True
     while singles and progress:
         progress = False
@@ -113,7 +123,10 @@ def meld_all(
         if len(existing) >= CANASTA_SIZE:
             continue
         added = plan.setdefault(num, [])
-        e_wild = sum(1 for c in existing if IS_WILD[c])
+        e_wild = 0
+        for c in existing:
+            if IS_WILD[c]:
+                e_wild += 1
         nat = len(existing) - e_wild + len(added)
         room = wild_cap(opts, nat) - e_wild
         if room > 0:
@@ -153,20 +166,18 @@ def meld_all(
                 MeldGroup(WILD_RANK, tuple(wilds.pop() for _ in range(take)), WILD, None, True)
             )
     after = dict(melds)
+    names = NAMES[team]
     for num, added in list(plan.items()) + list(extra_wild.items()):
         if added:
             kind = kinds[num]
             rank = (
-                WILD_RANK
-                if kind == WILD
-                else group_rank(melds[num])
-                if kind == GROUP
-                else RANK_OF[added[0]]
+                WILD_RANK if kind == WILD else rank_of[num] if kind == GROUP else RANK_OF[added[0]]
             )
-            groups.append(MeldGroup(rank, tuple(added), kind, meld_name(team, num)))
+            name = names[num] if num < len(names) else meld_name(team, num)
+            groups.append(MeldGroup(rank, tuple(added), kind, name))
             after[num] = [*melds[num], *added]
     new_kinds = dict(kinds)
-    fresh = max([0, *melds]) + 1000
+    fresh = max(melds, default=0) + 1000
     for rank, nats, ws in new_groups:
         groups.append(MeldGroup(rank, (*nats, *ws), GROUP, None, True))
         after[fresh] = [*nats, *ws]
@@ -196,10 +207,10 @@ def out_plan(
     cards worth at least ``need`` points (what the side's first melds still lack); None if the
     planner finds no way. The rules check the plan before relying on it.
 
-    Quick necessary tests come first: the canastas needed (and Bolivia's escalera) must be
-    within reach of the hand; at most one card may be unplaceable (a lone natural of a rank
-    without a group, out of reach of its suit's open sequences; a red three; one or two black
-    threes), and it is then the discard; natural pairs without a group need a wild card each.
+    Quick necessary tests come first: at most one card may be unplaceable (a lone natural of a
+    rank without a group, out of reach of its suit's open sequences; a red three; one or two
+    black threes), and it is then the discard; natural pairs without a group need a wild card
+    each; the canastas needed (and Bolivia's escalera) must be within reach of the hand.
     """
     opts = st.options
     if not hand:
@@ -208,14 +219,51 @@ def out_plan(
     for c in hand:
         counts[RANK_OF[c]] += 1
     wilds = counts[TWO] + counts[JOKER_RANK]
-    # The side's melds: canastas held, group ranks, open sequences, and the hand cards each
-    # canasta within reach still needs.
+    # The side's group ranks and open sequences: what a card of the hand can go onto.
+    group_ranks = set()
+    seq_ends: list[tuple[int, int, int, int]] = []  # suit, low, high, room
+    for num, cards in melds.items():
+        kind = kinds[num]
+        if kind == GROUP:
+            first = cards[0]
+            group_ranks.add(group_rank(cards) if IS_WILD[first] else RANK_OF[first])
+        elif kind == SEQUENCE and len(cards) < SEQUENCE_MAX:
+            # One suit's naturals: the lowest code is the lowest rank.
+            seq_ends.append(
+                (cards[0] & 3, min(cards) >> 2, max(cards) >> 2, SEQUENCE_MAX - len(cards))
+            )
+    # Cards no meld can take: at most one, the discard (none without a discard).
+    allowed = 0 if st.no_discard else 1
+    stuck: list[int] = []
+    if counts[THREE]:
+        blacks = [c for c in hand if IS_BLACK_THREE[c]]
+        if len(blacks) in (1, 2):
+            stuck += blacks
+        stuck += [c for c in hand if IS_RED_THREE[c]]
+        if len(stuck) > allowed:
+            return None
+    lone = [r for r in range(1, 12) if counts[r] == 1 and r not in group_ranks]
+    if not seq_ends and len(lone) + len(stuck) > allowed:
+        return None  # no sequence to take any of them
+    if lone:
+        for c in hand:
+            rank = RANK_OF[c]
+            if rank in lone and not any(
+                suit == SUIT_OF[c] and (0 < low - rank <= room or 0 < rank - high <= room)
+                for suit, low, high, room in seq_ends
+            ):
+                stuck.append(c)
+                if len(stuck) > allowed:
+                    return None
+    pairs = [rank for rank in range(1, 12) if counts[rank] == 2 and rank not in group_ranks]
+    if len(pairs) > wilds + (0 if st.no_discard or stuck else 1):
+        return None
+    # The canastas needed (and Bolivia's escalera) must be within reach of the hand, with the
+    # hand cards each canasta within reach still needs.
     want = opts.canastas_to_go_out
     bolivia = opts.family == "bolivia"
     have = 0
     escalera = False
-    group_ranks = set()
-    seq_ends: list[tuple[int, int, int, int]] = []  # suit, low, high, room
     deficits = []
     by_suit: list[int] | None = None
     reach = CANASTA_SIZE - min(wilds, 2)  # a group and the hand's naturals of its rank
@@ -223,20 +271,19 @@ def out_plan(
         size = len(cards)
         kind = kinds[num]
         if kind == GROUP:
-            first = cards[0]
-            rank = group_rank(cards) if IS_WILD[first] else RANK_OF[first]
-            group_ranks.add(rank)
             if size >= CANASTA_SIZE:
                 have += 1
-            elif size + counts[rank] >= reach and rank != THREE:
+                continue
+            first = cards[0]
+            rank = group_rank(cards) if IS_WILD[first] else RANK_OF[first]
+            if size + counts[rank] >= reach and rank != THREE:
                 deficits.append(CANASTA_SIZE - size)
         elif kind == SEQUENCE:
             if size >= SEQUENCE_MAX:
                 have += 1
                 escalera = True
                 continue
-            suit, low, high = sequence_bounds(cards)
-            seq_ends.append((suit, low, high, SEQUENCE_MAX - size))
+            suit = SUIT_OF[cards[0]]
             if by_suit is None:
                 by_suit = [0] * 4
                 for c in hand:
@@ -264,52 +311,35 @@ def out_plan(
         deficits.sort()
         if sum(deficits[:missing]) > len(hand):
             return None
-    stuck: list[int] = []
-    if counts[THREE]:
-        blacks = [c for c in hand if IS_BLACK_THREE[c]]
-        if len(blacks) in (1, 2):
-            stuck += blacks
-        stuck += [c for c in hand if IS_RED_THREE[c]]
-    for c in hand:
-        rank = RANK_OF[c]
-        if (
-            counts[rank] == 1
-            and 1 <= rank <= 11
-            and rank not in group_ranks
-            and not any(
-                suit == SUIT_OF[c] and (0 < low - rank <= room or 0 < rank - high <= room)
-                for suit, low, high, room in seq_ends
-            )
-        ):
-            stuck.append(c)
-    if len(stuck) > (0 if st.no_discard else 1):
-        return None
-    pairs = [rank for rank in range(1, 12) if counts[rank] == 2 and rank not in group_ranks]
-    if len(pairs) > wilds + (0 if st.no_discard or stuck else 1):
-        return None
-    choices: list[int | None]
+
+    def attempt(discard: int | None) -> Plan | None:
+        """The plan melding the hand but ``discard`` (None: the whole hand), if found."""
+        rest = hand[:]
+        if discard is not None:
+            if IS_RED_THREE[discard] and not opts.red_three_discard:
+                return None
+            rest.remove(discard)
+        if not rest:
+            if need == 0 and go_out_error(opts, melds, kinds) is None:
+                return (), discard
+            return None
+        if need and sum(VALUE_OF[c] for c in rest) < need:
+            return None
+        groups = meld_all(opts, team, rest, melds, kinds)
+        return None if groups is None else (groups, discard)
+
+    choices: list[int]
     if stuck:
         choices = [stuck[0]]  # the card that cannot be melded must be the discard
     elif len(pairs) > wilds:  # the discard breaks a pair
         choices = [next(c for c in hand if RANK_OF[c] == rank) for rank in pairs]
     else:
-        choices = [None]
-        if not st.no_discard:
-            held = sorted(set(hand), key=lambda card: (not IS_BLACK_THREE[card], card))
-            choices += held
+        found = attempt(None)  # melding the whole hand first, then each discard in turn
+        if found is not None or st.no_discard:
+            return found
+        choices = sorted(set(hand), key=lambda card: (not IS_BLACK_THREE[card], card))
     for discard in choices:
-        rest = hand[:]
-        if discard is not None:
-            if IS_RED_THREE[discard] and not opts.red_three_discard:
-                continue
-            rest.remove(discard)
-        if not rest:
-            if need == 0 and go_out_error(opts, melds, kinds) is None:
-                return (), discard
-            continue
-        if need and sum(VALUE_OF[c] for c in rest) < need:
-            continue
-        groups = meld_all(opts, team, rest, melds, kinds)
-        if groups is not None:
-            return groups, discard
+        found = attempt(discard)
+        if found is not None:
+            return found
     return None
