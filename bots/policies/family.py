@@ -20,7 +20,8 @@ Levels:
   and canasta progress, less the value of the hand), and played unless it leaves the side
   clearly worse off;
 - ``hard``: a determinised search over the medium level's candidates and the turn-ending
-  choices, with medium rollouts to the seat's next turn (``bots.policies.family_search``).
+  choices, with medium rollouts to the seat's next turn, or in Modern American Canasta to the
+  turn after (``bots.policies.family_search``).
 
 In Modern American Canasta no level starts or extends a sevens, aces or wild meld that would
 stay short of seven cards (an incomplete one costs 2000 to 2500 at the end of the round).

@@ -7,10 +7,11 @@ discards, one per kind of card). Each of ``iterations`` determinisations deals t
 (the family's deck less everything the seat sees: its hand, the melds, the threes areas, the
 pile) at random into the other hands and the stock, each keeping its count; every candidate is
 applied to that guess and the play goes on with the medium level for every seat until the seat's
-next turn (the turn cycle) or a fixed number of actions, and the position is scored by
-``position_value`` (or the round's score when the round ended). All candidates share each
-determinisation and its rollout randomness, so their differences are measured on the same
-cards. The candidate with the best total wins; the medium choice wins ties and near ties.
+next turn (the turn cycle; two of them in Modern American Canasta) or a fixed number of actions,
+and the position is scored by ``position_value`` (or the round's score when the round ended).
+All candidates share each determinisation and its rollout randomness, so their differences are
+measured on the same cards. The candidate with the best total wins; the medium choice wins ties
+and near ties.
 
 The true hidden cards are never read: the determinisation starts from the sorted pool of unseen
 cards, so the decision depends on the seat's knowledge and the generator's state only.
@@ -43,7 +44,10 @@ HARD_ITERATIONS = 6  # determinisations per decision (each plays out every candi
 SEARCH_TAKES = 3  # pile takes searched (the largest first)
 SEARCH_MELDS = 3  # melds searched (the largest first)
 SEARCH_DISCARDS = 5  # discards searched (the cheapest kinds of card first)
-ROLLOUT_ACTIONS = 40  # a rollout stops after this many actions if the turn cycle is longer
+ROLLOUT_ACTIONS = 40  # a rollout stops after this many actions a turn cycle if it is longer
+# Turn cycles a rollout plays (one where the family is not named): in Modern American Canasta
+# two, so a take or a meld is judged after the seat's own next turn too (it measured better).
+ROLLOUT_CYCLES = {"mac": 2}
 DEFAULT_PRIOR = 25.0  # points per determinisation the medium choice is given (ties, noise)
 
 
@@ -113,21 +117,26 @@ def search_candidates(
 
 def rollout(world: GameState, seat: int, action: Action, rng: random.Random) -> float:
     """The value for ``seat`` of ``action`` on ``world`` followed by the medium level's play
-    to the seat's next turn (or the round's end, or ``ROLLOUT_ACTIONS`` actions)."""
+    to the seat's next turn (the family's ``ROLLOUT_CYCLES`` turns later), or the round's end,
+    or ``ROLLOUT_ACTIONS`` actions a cycle."""
     trial = world.clone()
     rounds = len(trial.rounds)
     try:
         apply(trial, action)
     except EngineError:
         return -1e9
+    cycles = ROLLOUT_CYCLES.get(trial.options.family, 1)
     left = trial.turn != seat
-    for _ in range(ROLLOUT_ACTIONS):
+    for _ in range(ROLLOUT_ACTIONS * cycles):
         if trial.game_over or len(trial.rounds) > rounds:
             break
         if trial.turn != seat:
             left = True
         elif left:
-            break
+            cycles -= 1
+            if cycles <= 0:
+                break
+            left = False
         actor = trial.to_act
         actions = legal_actions(trial)
         if not actions:

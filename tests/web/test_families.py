@@ -116,13 +116,17 @@ def discard_by_touch(page: Any) -> bool:
 
 
 def wait_turn_done(page: Any, hand_before: int) -> None:
-    """Wait for the answer to a meld: the round over, or the table read again after it."""
+    """Wait for the answer to a meld: the round over, the table read again after it, or the
+    meld refused (the message says why; the turn goes on to the discard). Bots play between
+    turns on a shared machine: the wait is generous."""
     page.wait_for_function(
         "(n) => !!document.querySelector('[data-testid=round-summary]') || ("
         " document.querySelector('[data-testid=status]')?.getAttribute('aria-busy') === 'false'"
         " && (!document.querySelector('[data-testid=status]')?.classList.contains('mine')"
-        " || document.querySelectorAll('[data-testid=hand-card]').length !== n))",
+        " || document.querySelectorAll('[data-testid=hand-card]').length !== n"
+        " || !!document.querySelector('[data-testid=message].error')))",
         arg=hand_before,
+        timeout=60_000,
     )
 
 
