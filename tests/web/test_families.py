@@ -115,17 +115,25 @@ def discard_by_touch(page: Any) -> bool:
     return False
 
 
-def wait_turn_done(page: Any, hand_before: int) -> None:
-    """Wait for the answer to a meld: the round over, the table read again after it, or the
-    meld refused (the message says why; the turn goes on to the discard). Bots play between
-    turns on a shared machine: the wait is generous."""
+# What a meld changes on the table: the hand's size, and the melds (a merge moves no hand card).
+TABLE_SIGNATURE = (
+    "() => document.querySelectorAll('[data-testid=hand-card]').length + '#' + "
+    "Array.from(document.querySelectorAll('[data-testid^=meld-]'))"
+    ".map((e) => e.getAttribute('data-testid') + ':' + e.textContent).join('|')"
+)
+
+
+def wait_turn_done(page: Any, table_before: str) -> None:
+    """Wait for the answer to a meld: the round over, the table read again after it (the hand
+    or the melds changed), or the meld refused (the message says why; the turn goes on to the
+    discard). Bots play between turns on a shared machine: the wait is generous."""
     page.wait_for_function(
-        "(n) => !!document.querySelector('[data-testid=round-summary]') || ("
+        "(before) => !!document.querySelector('[data-testid=round-summary]') || ("
         " document.querySelector('[data-testid=status]')?.getAttribute('aria-busy') === 'false'"
         " && (!document.querySelector('[data-testid=status]')?.classList.contains('mine')"
-        " || document.querySelectorAll('[data-testid=hand-card]').length !== n"
+        f" || ({TABLE_SIGNATURE})() !== before"
         " || !!document.querySelector('[data-testid=message].error')))",
-        arg=hand_before,
+        arg=table_before,
         timeout=60_000,
     )
 
@@ -160,7 +168,7 @@ def play_round(page: Any, on_table: Any = None) -> dict[str, int]:
         if on_table:
             on_table(page)
         if page.get_by_test_id("suggest-meld").count():
-            before = page.get_by_test_id("hand-card").count()
+            before = page.evaluate(TABLE_SIGNATURE)
             page.get_by_test_id("suggest-meld").first.click()
             wait_turn_done(page, before)
             done["melds"] += 1
