@@ -66,7 +66,9 @@ def table_after_a_round(ada: Player, is_public: bool = True) -> Game:
             game_id=game.pk, seat=0, action=action, expected_version=game.version, player=ada
         )
     game.refresh_from_db()
-    assert game.status == GameStatus.ACTIVE and finished_rounds_get(game)[0] == 1
+    # The bots between Ada's turns may finish the next round too (a deal one of them goes
+    # out on at once): the reviews need a finished round and a game still going.
+    assert game.status == GameStatus.ACTIVE and finished_rounds_get(game)[0] >= 1
     return game
 
 
