@@ -7,6 +7,9 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PORT ?= 8000
+# WebSocket compression (permessage-deflate) of `make run`: off, as in production
+# (canasta_service/live_worker.py; `make run WS_DEFLATE=true` to try it).
+WS_DEFLATE ?= false
 PYTEST_ARGS ?=
 
 # Developer tooling runs with DEBUG on unless the caller says otherwise (no SECRET_KEY needed).
@@ -49,7 +52,7 @@ install: $(STAMP)
 run: $(STAMP)
 	$(DEV_ENV) $(BIN)/python manage.py migrate --noinput
 	$(DEV_ENV) $(BIN)/uvicorn canasta_service.asgi:application --host 0.0.0.0 --port $(PORT) \
-		--ws-per-message-deflate false --ws-max-size 65536 --no-proxy-headers --reload --reload-dir canasta_service --reload-dir core --reload-dir accounts \
+		--ws-per-message-deflate $(WS_DEFLATE) --ws-max-size 65536 --no-proxy-headers --reload --reload-dir canasta_service --reload-dir core --reload-dir accounts \
 		--reload-dir games --reload-dir competition --reload-dir notifications --reload-dir bots
 
 test: $(STAMP)

@@ -4,11 +4,17 @@ is listed in the table beside the codes it was always listed with (``after=``)."
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_noop
+
 from core.errors import ServiceError
 
 
 class DisplayNameInvalid(ServiceError, code="invalid_request"):
     default_message = "A display name is 1 to 40 characters once spaces at either end are dropped."
+
+
+class LanguageInvalid(ServiceError, code="invalid_request"):
+    default_message = "The language is one of en, es, pt-BR, it and de (or blank for none)."
 
 
 class PlayerProfileMissing(
@@ -122,8 +128,11 @@ class FriendRequestsLimit(
 ):
     def __init__(self, limit: int) -> None:
         super().__init__(
-            f"You have {limit} unanswered friend requests out, the most allowed at once; "
-            "cancel one or wait for answers first."
+            gettext_noop(
+                "You have %(limit)s unanswered friend requests out, the most allowed at once; "
+                "cancel one or wait for answers first."
+            ),
+            params={"limit": limit},
         )
 
 
@@ -137,7 +146,11 @@ class FriendsLimit(
 ):
     def __init__(self, limit: int) -> None:
         super().__init__(
-            f"One of you already has {limit} friends, the most a player may have; remove one first."
+            gettext_noop(
+                "One of you already has %(limit)s friends, the most a player may have; remove "
+                "one first."
+            ),
+            params={"limit": limit},
         )
 
 

@@ -79,6 +79,17 @@ def game_review_compute(review_id: int) -> bool:
     return False
 
 
+def _review_in_process(review_id: int) -> None:
+    game_review_compute(review_id)
+
+
+# Without a broker (``REVIEWS_IN_PROCESS``, ``make run``) reviews are computed one after another
+# by a daemon thread of this process, never inside the request that asked for one.
+in_process_reviewer: dispatch.InProcessWorker[int] = dispatch.InProcessWorker(
+    "in-process reviewer", _review_in_process, retries=1, retry_delay=lambda tries: 5.0
+)
+
+
 class CeleryBotPlayer:
     """The bots app as the game service's ``BotPlayer`` (registered by ``BotsConfig.ready``):
     turns are Celery tasks (run in-process in eager mode), choices come from the level policies
@@ -94,4 +105,7 @@ class CeleryBotPlayer:
         return bot_discard_choose(game, seat, seed)
 
     def review_schedule(self, review_id: int) -> None:
+        if dispatch.is_eager() and settings.REVIEWS_IN_PROCESS:
+            in_process_reviewer.put([review_id])
+            return
         game_review_compute.delay(review_id)

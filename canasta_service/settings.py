@@ -83,9 +83,17 @@ MIDDLEWARE = [
     "core.parsers.NulCharacterMiddleware",
     # An /api/ path without its trailing slash is served by its route (no APPEND_SLASH redirect).
     "canasta_service.slashes.ApiSlashMiddleware",
+    # A deprecated route's answers carry Deprecation, Sunset and Link (canasta_service/
+    # deprecations.py, the one registry of deprecated routes).
+    "canasta_service.deprecations.deprecation_headers_middleware",
     # WhiteNoise, async-capable: the live endpoints must not hold a thread per waiting client.
     "canasta_service.async_static.AsyncWhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The answer's language (docs/api.md, "Languages"): after the session, before
+    # CommonMiddleware, as Django's docs ask; sets Content-Language and Vary (core/i18n.py).
+    "core.i18n.LocaleMiddleware",
+    # gzip, except streams and the routes that carry credentials (canasta_service/compression.py).
+    "canasta_service.compression.ApiGZipMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -284,9 +292,20 @@ IDP_OIDC_RATE_LIMITS = {
 # which brings them back.
 LOGIN_URL = "/identity/signin"
 
-LANGUAGE_CODE = "en-us"
+# English is the source language; the others have catalogues under LOCALE_PATHS (docs/api.md,
+# "Languages"): a player's account setting, else Accept-Language, chooses (core/i18n.py).
+LANGUAGE_CODE = "en"
+LANGUAGES = [
+    ("en", "English"),
+    ("es", "Español"),
+    ("pt-br", "Português (Brasil)"),
+    ("it", "Italiano"),
+    ("de", "Deutsch"),
+]
 TIME_ZONE = "UTC"
 USE_I18N = True
+# The project's catalogues: locale/<lang>/LC_MESSAGES/django.po and djangojs.po (the web client).
+LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_TZ = True
 
 # ----------------------------------------------------------------------------- static files
@@ -336,7 +355,7 @@ IMPORTS_CONCURRENT_MAX = env_int("IMPORTS_CONCURRENT_MAX", default=2, minimum=0,
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "accounts.api.authentication.KeyAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
+        "accounts.api.authentication.SessionAuthentication",
     ],
     # Every view declares the scopes a token needs (accounts/scopes.py).
     "DEFAULT_PERMISSION_CLASSES": [
@@ -390,6 +409,9 @@ SPECTACULAR_SETTINGS = {
         "games.api.live_messages.client_messages_hook",
         "core.problems.problem_headers_hook",
         "canasta_service.openapi.nullable_types_hook",
+        "canasta_service.openapi.client_defaults_hook",
+        "canasta_service.openapi.bounded_lists_hook",
+        "canasta_service.deprecations.deprecated_routes_hook",
         "games.api.schema_links.game_links_hook",
     ],
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -399,6 +421,7 @@ SPECTACULAR_SETTINGS = {
         "CheckStatusEnum": "canasta_service.health.CheckStatus",
         "GameStatusEnum": "games.models.GameStatus",
         "BotLevelEnum": "games.models.BotLevel",
+        "TimeoutOutcomeEnum": "games.models.TimeoutOutcome",
         "TableEventKindEnum": "games.models.TableEventKind",
         "RatingFormatEnum": "games.hooks.RATING_FORMATS",
         "FormatEnum": ["canasta-game"],  # the export document's format
@@ -448,6 +471,12 @@ TURN_TIMER_IN_PROCESS = env_bool("TURN_TIMER_IN_PROCESS", default=CELERY_TASK_AL
 TURN_TIMER_SWEEP_SECONDS = env_int("TURN_TIMER_SWEEP_SECONDS", default=5, minimum=1, maximum=3600)
 # The timer fires this long after the deadline it shows, so a move sent just before it wins.
 TURN_TIMER_GRACE_MS = env_int("TURN_TIMER_GRACE_MS", default=1000, minimum=0, maximum=60_000)
+# A seat handed to its stand-in bot goes back to its player by itself when they come back (a
+# live connection to the game opened after being away) within this long of the hand-off; after
+# it the player reclaims it with POST .../seat/reclaim/ (games.services.reclaim).
+SEAT_RECLAIM_GRACE_SECONDS = env_int(
+    "SEAT_RECLAIM_GRACE_SECONDS", default=300, minimum=0, maximum=86_400
+)
 # Bot turns whose task was lost are sent again (bots.tasks.bot_turns_sweep): every
 # BOT_TURN_SWEEP_SECONDS, the games waiting on a bot with no event for BOT_TURN_STALL_SECONDS
 # (more than a task's 60 s hard time limit, so a turn still being computed is left alone).
@@ -559,6 +588,26 @@ if not WEBPUSH_VAPID_SUBJECT.startswith(("mailto:", "https://")):
 WEBPUSH_TTL_SECONDS = env_int("WEBPUSH_TTL_SECONDS", default=604800, minimum=0, maximum=2419200)
 WEBPUSH_ALLOW_HTTP_HOSTS = env_list("WEBPUSH_ALLOW_HTTP_HOSTS", default=[])
 WEBPUSH_SUBSCRIPTIONS_PER_PLAYER_MAX = 10
+# Native push (notifications/services/native_push.py). FCM: a Google service account's JSON key
+# (FCM_SERVICE_ACCOUNT_FILE, or the JSON itself in FCM_SERVICE_ACCOUNT_JSON; FCM_PROJECT_ID
+# overrides its project_id). APNs: the .p8 signing key (APNS_KEY_FILE), its APNS_KEY_ID, the
+# APNS_TEAM_ID, and the app's bundle id(s) APNS_TOPIC (comma-separated, the first is the
+# default). A platform without its settings is off (registering answers 503
+# native_push_unavailable). FCM_ENDPOINT and APNS_ENDPOINT (blank: api.push.apple.com or the
+# sandbox, per device) replace the providers' hosts, PUSH_TLS_CA_FILE the system's trust store,
+# and NATIVE_PUSH_ALLOW_HOSTS lists hosts that may be at a private address (local receivers).
+FCM_SERVICE_ACCOUNT_FILE = env_str("FCM_SERVICE_ACCOUNT_FILE", default="") or ""
+FCM_SERVICE_ACCOUNT_JSON = env_str("FCM_SERVICE_ACCOUNT_JSON", default="") or ""
+FCM_PROJECT_ID = env_str("FCM_PROJECT_ID", default="") or ""
+FCM_ENDPOINT = env_str("FCM_ENDPOINT", default="https://fcm.googleapis.com") or ""
+APNS_KEY_FILE = env_str("APNS_KEY_FILE", default="") or ""
+APNS_KEY_ID = env_str("APNS_KEY_ID", default="") or ""
+APNS_TEAM_ID = env_str("APNS_TEAM_ID", default="") or ""
+APNS_TOPIC = env_list("APNS_TOPIC", default=[])
+APNS_ENDPOINT = env_str("APNS_ENDPOINT", default="") or ""
+PUSH_TLS_CA_FILE = env_str("PUSH_TLS_CA_FILE", default="") or ""
+NATIVE_PUSH_ALLOW_HOSTS = env_list("NATIVE_PUSH_ALLOW_HOSTS", default=[])
+NATIVE_PUSH_DEVICES_PER_PLAYER_MAX = 10
 CELERY_BEAT_SCHEDULE = {
     "matchmaking-pair": {
         "task": "games.matchmaking_pair",
@@ -589,6 +638,10 @@ CELERY_BEAT_SCHEDULE = {
 REVIEWS_PENDING_PER_PLAYER_MAX = env_int(
     "REVIEWS_PENDING_PER_PLAYER_MAX", default=3, minimum=1, maximum=100
 )
+# Without a broker (`make run`) a review is computed by a daemon thread of the web process, so
+# the request that asks for it answers at once (202, pending); off, it is computed inside that
+# request (the test settings).
+REVIEWS_IN_PROCESS = env_bool("REVIEWS_IN_PROCESS", default=CELERY_TASK_ALWAYS_EAGER)
 REVIEW_LEASE_SECONDS = 360
 REVIEW_RETRY_SECONDS = 10
 REVIEW_CLAIM_WINDOW = 1000
@@ -639,5 +692,7 @@ LOGGING = {
     "loggers": {
         "django": {"handlers": ["stdout"], "level": LOG_LEVEL, "propagate": False},
         "django.db.backends": {"level": "WARNING"},
+        # httpx logs each request's URL at INFO: an APNs URL holds the device's token.
+        "httpx": {"level": "WARNING"},
     },
 }

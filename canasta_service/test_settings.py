@@ -35,3 +35,5 @@ LIVE_STREAM_MAX_SECONDS = 5
 
 # Tests drive expiries themselves; no timer thread runs behind their back.
 TURN_TIMER_IN_PROCESS = False
+# A review asked for is computed inside the request (ready when it answers), not by a thread.
+REVIEWS_IN_PROCESS = False

@@ -6,13 +6,16 @@ from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from canasta_service.client import client_page
+from canasta_service.client import client_page, service_worker, web_manifest
 from canasta_service.health import HealthApi, WorkerProbeCreateApi, WorkerProbeDetailApi
+from canasta_service.i18n import WebCatalogue
 
 api_v1: list[URLPattern | URLResolver] = [
     path("health/", HealthApi.as_view(), name="health"),
     path("health/probe/", WorkerProbeCreateApi.as_view(), name="health-probe"),
     path("health/probe/<slug:token>/", WorkerProbeDetailApi.as_view(), name="health-probe-detail"),
+    # The web client's translations (Django's JSON catalogue of the djangojs domain).
+    path("i18n/catalog/", WebCatalogue.as_view(), name="i18n-catalogue"),
     # One set of routes per app (each app's api/urls.py).
     path("", include("accounts.api.urls")),
     path("", include("games.api.urls")),
@@ -42,6 +45,10 @@ urlpatterns = [
     # The OpenID Connect provider for third-party apps (/.well-known/openid-configuration).
     path("", include("accounts.oidc_urls")),
     path("", client_page, name="client"),
+    # The installable app: the service worker at the root (its scope covers the page) and the
+    # web app manifest.
+    path("sw.js", service_worker, name="client-worker"),
+    path("manifest.webmanifest", web_manifest, name="client-manifest"),
 ]
 
 # Errors outside DRF views (unknown URL, uncaught exception) are problem documents too.

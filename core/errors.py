@@ -388,7 +388,9 @@ class ServiceError(Exception):
     construction (``ServiceError("...", code="stale_version", extra={"current_version": 7})``).
     An unknown code, a status other than the catalogue's or an undeclared extension member in
     ``extra`` raises. ``default_message`` may give a class a message of its own instead of the
-    catalogue's.
+    catalogue's. A message with variable parts is a template with named placeholders and its
+    ``params`` (``ServiceError("Seat %(seat)s is taken.", params={"seat": 2})``), so that it
+    is translated whole (``core.i18n``); ``message`` is the English text.
     """
 
     spec: ClassVar[ErrorSpec | None] = None
@@ -439,6 +441,7 @@ class ServiceError(Exception):
         code: str | None = None,
         status: int | None = None,
         extra: Mapping[str, Any] | None = None,
+        params: Mapping[str, Any] | None = None,
     ) -> None:
         spec = type(self).spec
         if code is not None:
@@ -452,7 +455,9 @@ class ServiceError(Exception):
         self.extra: dict[str, Any] = dict(extra or {})
         members_check(spec, self.extra)
         self.code, self.status, self.title = spec.code, spec.status, spec.title
-        self.message = message or self.default_message or spec.message
+        self.template = message or self.default_message or spec.message
+        self.params: dict[str, Any] | None = dict(params) if params is not None else None
+        self.message = self.template if self.params is None else self.template % self.params
         super().__init__(self.message)
 
     def __str__(self) -> str:

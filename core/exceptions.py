@@ -30,12 +30,14 @@ from typing import Any
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, JsonResponse
+from django.utils.translation import gettext_noop
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import set_rollback
 
 from core.errors import CATALOGUE, ServiceError
+from core.i18n import translated, translated_template
 from core.problems import PROBLEM_CONTENT_TYPE, problem_body
 
 __all__ = ["field_errors", "problem_exception_handler"]
@@ -107,10 +109,16 @@ def field_errors(detail: Any, path: tuple[str, ...] = ()) -> list[dict[str, Any]
 
 
 def _validation_detail(errors: list[dict[str, Any]]) -> str:
+    """The detail of ``invalid_request``, in the active language (each field error's message
+    too: DRF's own are translated by DRF, the service's by its catalogue)."""
+    for error in errors:
+        error["message"] = translated(str(error["message"]))
     if len(errors) == 1:
         only = errors[0]
         return f"{only['field']}: {only['message']}" if only["field"] else str(only["message"])
-    return f"The request has {len(errors)} problems; see errors."
+    return translated_template(
+        gettext_noop("The request has %(count)s problems; see errors."), {"count": len(errors)}
+    )
 
 
 def problem_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response | None:
@@ -129,17 +137,31 @@ def problem_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Res
     headers: dict[str, str] = {}
 
     if isinstance(exc, ServiceError):
-        body = problem_body(code=exc.code, detail=exc.message, instance=instance, extra=exc.extra)
+        # In the active language: the template translated with its values, else the exact text,
+        # else the class's or the code's default message (core.i18n).
+        fallback = exc.default_message or CATALOGUE[exc.code].message
+        if exc.params is not None:
+            detail = translated_template(exc.template, exc.params, fallback)
+        else:
+            detail = translated(exc.message, fallback)
+        body = problem_body(
+            code=exc.code, detail=detail, instance=instance, extra=exc.extra, localize=False
+        )
         if exc.extra.get("retry_after"):
             headers["Retry-After"] = str(max(1, math.ceil(exc.extra["retry_after"])))
     elif isinstance(exc, drf.APIException):
         code = _drf_code(exc)
         extra: dict[str, Any] = {}
+        # DRF's own details are translated by DRF when the exception is made (the throttle's
+        # wait included); another text goes through the service's catalogue (problem_body).
+        localize = True
         if isinstance(exc, drf.ValidationError):
             extra["errors"] = field_errors(exc.detail)
             detail = _validation_detail(extra["errors"])
+            localize = False
         else:
             detail = str(exc.detail)
+            localize = not isinstance(exc, drf.Throttled) and detail != str(exc.default_detail)
         wait = getattr(exc, "wait", None)
         if isinstance(exc, drf.Throttled):
             extra["retry_after"] = wait
@@ -148,14 +170,18 @@ def problem_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Res
             headers["WWW-Authenticate"] = auth_header
         if wait:
             headers["Retry-After"] = str(max(1, math.ceil(wait)))
-        body = problem_body(code=code, detail=detail, instance=instance, extra=extra)
+        body = problem_body(
+            code=code, detail=detail, instance=instance, extra=extra, localize=localize
+        )
     elif isinstance(exc, OperationalError | InterfaceError):
         # The message may quote SQL or parameters: it goes to the log, never to the client.
         logger.warning("database failure on %s: %s", instance, type(exc).__name__, exc_info=exc)
         body = problem_body(
             code="database_unavailable",
-            detail="The database failed this request and it was rolled back; send it again "
-            "(with the same Idempotency-Key) after Retry-After seconds.",
+            detail=gettext_noop(
+                "The database failed this request and it was rolled back; send it again "
+                "(with the same Idempotency-Key) after Retry-After seconds."
+            ),
             instance=instance,
             extra={"retry_after": DATABASE_RETRY_AFTER_SECONDS},
         )
@@ -177,20 +203,26 @@ def _problem_response(request: HttpRequest, code: str, detail: str) -> JsonRespo
 
 
 def bad_request(request: HttpRequest, exception: Exception) -> JsonResponse:
-    return _problem_response(request, "bad_request", "The request could not be understood.")
+    return _problem_response(
+        request, "bad_request", gettext_noop("The request could not be understood.")
+    )
 
 
 def permission_denied(request: HttpRequest, exception: Exception) -> JsonResponse:
     return _problem_response(
-        request, "permission_denied", "You do not have permission to perform this action."
+        request,
+        "permission_denied",
+        gettext_noop("You do not have permission to perform this action."),
     )
 
 
 def page_not_found(request: HttpRequest, exception: Exception) -> JsonResponse:
-    return _problem_response(request, "not_found", "There is nothing at this URL.")
+    return _problem_response(request, "not_found", gettext_noop("There is nothing at this URL."))
 
 
 def server_error(request: HttpRequest) -> JsonResponse:
     return _problem_response(
-        request, "internal_error", "The server failed to handle the request; it was logged."
+        request,
+        "internal_error",
+        gettext_noop("The server failed to handle the request; it was logged."),
     )

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
 
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse
 from rest_framework import serializers
 
@@ -40,6 +41,7 @@ from core.errors import (
     spec_of,
     specs_of,
 )
+from core.i18n import translated
 
 __all__ = [
     "AUTH",
@@ -67,11 +69,15 @@ def problem_body(
     status: int | None = None,
     instance: str | None = None,
     extra: Mapping[str, Any] | None = None,
+    localize: bool = True,
 ) -> dict[str, Any]:
     """A problem document for ``code``, with the catalogue's status and title.
 
     ``status``, if given, must be the catalogue's; ``extra`` may hold only the extension
-    members the code declares (never a standard member).
+    members the code declares (never a standard member). The title and the detail are in the
+    active language (``core.i18n``): an English ``detail`` the catalogue does not translate
+    becomes the code's default message in that language; ``localize=False`` for a detail
+    already translated.
     """
     spec = spec_of(code)
     if status is not None and status != spec.status:
@@ -80,9 +86,9 @@ def problem_body(
     members_check(spec, members)
     body: dict[str, Any] = {
         "type": spec.type,
-        "title": spec.title,
+        "title": gettext(spec.title),
         "status": spec.status,
-        "detail": detail,
+        "detail": translated(detail, spec.message) if localize else detail,
         "code": spec.code,
     }
     if instance:

@@ -13,6 +13,8 @@ above it). The classes are in table order (see ``core.errors``).
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_noop
+
 from core.errors import CATALOGUE, ErrorSpec, UnknownErrorCode
 from core.errors import ServiceError as ServiceError  # the base of every error raised here
 from core.errors import spec_of as spec_of
@@ -31,8 +33,11 @@ class StaleVersion(
 ):
     def __init__(self, current_version: int) -> None:
         super().__init__(
-            f"The action was made against an older version; the game is at version "
-            f"{current_version}.",
+            gettext_noop(
+                "The action was made against an older version; the game is at version "
+                "%(current_version)s."
+            ),
+            params={"current_version": current_version},
             extra={"current_version": current_version},
         )
 
@@ -172,7 +177,10 @@ class IdempotencyKeyTooLong(ServiceError, code="invalid_request"):
     default_message = "The Idempotency-Key header is too long."
 
     def __init__(self, limit: int) -> None:
-        super().__init__(f"The Idempotency-Key header may be at most {limit} characters.")
+        super().__init__(
+            gettext_noop("The Idempotency-Key header may be at most %(limit)s characters."),
+            params={"limit": limit},
+        )
 
 
 class GameNotFound(ServiceError, code="not_found"):
@@ -210,7 +218,8 @@ class ChatRateLimited(
 ):
     def __init__(self, retry_after: int) -> None:
         super().__init__(
-            f"Too many chat messages; try again in {retry_after} s.",
+            gettext_noop("Too many chat messages; try again in %(retry_after)s s."),
+            params={"retry_after": retry_after},
             extra={"retry_after": retry_after},
         )
 
@@ -267,8 +276,14 @@ class RulesVersionUnsupported(
 ):
     def __init__(self, rules_version: str, supported: list[str]) -> None:
         super().__init__(
-            f"The game is pinned to rules version {rules_version!r}; this engine plays "
-            f"{', '.join(repr(v) for v in supported)}.",
+            gettext_noop(
+                "The game is pinned to rules version %(rules_version)s; this engine plays "
+                "%(supported)s."
+            ),
+            params={
+                "rules_version": repr(rules_version),
+                "supported": ", ".join(repr(v) for v in supported),
+            },
             extra={"rules_version": rules_version, "supported_rules_versions": supported},
         )
 
@@ -283,7 +298,8 @@ class ReplayStepOutOfRange(
 ):
     def __init__(self, at: int, current_version: int) -> None:
         super().__init__(
-            f"Step {at} is not in the log: choose 1 to {current_version}.",
+            gettext_noop("Step %(at)s is not in the log: choose 1 to %(current_version)s."),
+            params={"at": at, "current_version": current_version},
             extra={"current_version": current_version},
         )
 
@@ -341,7 +357,8 @@ class ImportEventRejected(
 ):
     def __init__(self, seq: int, engine_code: str, engine_message: str) -> None:
         super().__init__(
-            f"Event {seq} does not apply: {engine_message}",
+            gettext_noop("Event %(seq)s does not apply: %(engine_message)s"),
+            params={"seq": seq, "engine_message": engine_message},
             extra={"seq": seq, "engine_code": engine_code, "engine_message": engine_message},
         )
 
@@ -355,7 +372,11 @@ class ImportEventMismatch(
     members=("seq",),
 ):
     def __init__(self, seq: int, message: str) -> None:
-        super().__init__(f"Event {seq}: {message}", extra={"seq": seq})
+        super().__init__(
+            gettext_noop("Event %(seq)s: %(message)s"),
+            params={"seq": seq, "message": message},
+            extra={"seq": seq},
+        )
 
 
 class ImportFinalStateMismatch(
@@ -440,6 +461,17 @@ class TimerProposalMissing(
     pass
 
 
+class SeatNotStoodIn(
+    ServiceError,
+    code="seat_not_stood_in",
+    status=409,
+    title="Seat not stood in",
+    message="No stand-in bot plays your seat and it has no run of timeouts: there is nothing "
+    "to reclaim.",
+):
+    pass
+
+
 # ------------------------------------------------------------------ quotas
 class BotTablesLimit(
     ServiceError,
@@ -451,8 +483,11 @@ class BotTablesLimit(
 ):
     def __init__(self, limit: int) -> None:
         super().__init__(
-            f"You already have {limit} unfinished table(s) where only bots play with you (the "
-            "most allowed at once); finish or concede one before starting another."
+            gettext_noop(
+                "You already have %(limit)s unfinished table(s) where only bots play with you "
+                "(the most allowed at once); finish or concede one before starting another."
+            ),
+            params={"limit": limit},
         )
 
 
@@ -467,8 +502,11 @@ class ImportsBusy(
 ):
     def __init__(self, retry_after: int) -> None:
         super().__init__(
-            f"Other imports are being replayed; nothing was imported. Send it again in "
-            f"{retry_after} s.",
+            gettext_noop(
+                "Other imports are being replayed; nothing was imported. Send it again in "
+                "%(retry_after)s s."
+            ),
+            params={"retry_after": retry_after},
             extra={"retry_after": retry_after},
         )
 
@@ -534,8 +572,11 @@ class TooManyLiveConnections(
 ):
     def __init__(self, cap: int, retry_after: int) -> None:
         super().__init__(
-            f"You have {cap} live connections open (sockets, event streams, waiting "
-            "long-polls), as many as one player may: close one first.",
+            gettext_noop(
+                "You have %(cap)s live connections open (sockets, event streams, waiting "
+                "long-polls), as many as one player may: close one first."
+            ),
+            params={"cap": cap},
             extra={"retry_after": retry_after},
         )
 
@@ -574,8 +615,11 @@ class ProposalCooldown(
 ):
     def __init__(self, retry_after: int) -> None:
         super().__init__(
-            "Your last proposal of this kind was declined: you may propose it again in "
-            f"{retry_after} s. Nothing was changed.",
+            gettext_noop(
+                "Your last proposal of this kind was declined: you may propose it again in "
+                "%(retry_after)s s. Nothing was changed."
+            ),
+            params={"retry_after": retry_after},
             extra={"retry_after": retry_after},
         )
 

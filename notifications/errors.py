@@ -81,3 +81,30 @@ class PushEndpointTaken(
 
 class PushSubscriptionNotFound(ServiceError, code="not_found"):
     default_message = "You have no push subscription with that id."
+
+
+class NativePushUnavailable(
+    ServiceError,
+    code="native_push_unavailable",
+    status=503,
+    title="Native push unavailable",
+    message="This push service (FCM or APNs) is not configured on this server: use Web Push, a "
+    "webhook or e-mail.",
+    after="push_endpoint_taken",
+):
+    pass
+
+
+class PushDeviceLimitReached(
+    ServiceError,
+    code="push_device_limit_reached",
+    status=409,
+    title="Push device limit reached",
+    message="You have as many push devices as a player may keep: delete one first.",
+    after="native_push_unavailable",
+):
+    pass
+
+
+class PushDeviceNotFound(ServiceError, code="not_found"):
+    default_message = "You have no push device with that id."

@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { defineConfig, type Plugin } from "vite";
 import { renderMarkdown } from "./src/markdown";
+import { appShell } from "./appShell";
 
 const RULE_BOOK = fileURLToPath(new URL("../docs/rules.md", import.meta.url));
 
@@ -26,7 +27,7 @@ function ruleBook(): Plugin {
 
 export default defineConfig({
   base: "/static/client/",
-  plugins: [ruleBook()],
+  plugins: [ruleBook(), appShell()],
   build: {
     outDir: "../games/static/client",
     emptyOutDir: true,

@@ -6,20 +6,42 @@ Every request looks its key up afresh, by digest, in one query that joins the us
 player (``accounts.services.credentials.credential_authenticate``). Nothing is remembered
 between requests: a key revoked, a session ended or a user deactivated is refused at the next
 request on every server process. ``request.auth`` is the ``Credential`` (or the provider's
-token), whose scopes ``accounts.api.scopes.ScopesGranted`` checks."""
+token), whose scopes ``accounts.api.scopes.ScopesGranted`` checks.
+
+Once a request is authenticated (by key or by the browser's session), its player's language
+setting, if any, becomes the language of the answer: it wins over ``Accept-Language``
+(``core.i18n``, docs/api.md "Languages")."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.utils import translation
+from django.utils.translation import gettext_noop
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
 from accounts import errors
 from accounts.models import Player
 from accounts.services.credentials import SCHEMES, authorization_key, credential_authenticate
+from core.i18n import language_code
 
-__all__ = ["KeyAuthentication", "authorization_key", "player_of"]
+__all__ = [
+    "KeyAuthentication",
+    "SessionAuthentication",
+    "account_language_activate",
+    "authorization_key",
+    "player_of",
+]
+
+
+def account_language_activate(user: Any) -> None:
+    """Answer in the language ``user``'s player chose, if they chose one (else the request's
+    ``Accept-Language`` stays, as ``LocaleMiddleware`` activated it)."""
+    player = getattr(user, "player", None)
+    chosen = language_code(player.language) if player is not None and player.language else None
+    if chosen is not None:
+        translation.activate(chosen)
 
 
 class KeyAuthentication(authentication.BaseAuthentication):
@@ -32,26 +54,41 @@ class KeyAuthentication(authentication.BaseAuthentication):
         try:
             text = header.decode("ascii")
         except UnicodeDecodeError as exc:
-            raise exceptions.AuthenticationFailed("The key is not valid.") from exc
+            raise exceptions.AuthenticationFailed(gettext_noop("The key is not valid.")) from exc
         parts = text.split()
         if not parts or parts[0].lower() not in SCHEMES:
             return None  # another scheme: not ours (DRF answers 401 if nothing else takes it)
         key = authorization_key(text)
         if key is None:
-            raise exceptions.AuthenticationFailed("Send one key after the scheme.")
+            raise exceptions.AuthenticationFailed(gettext_noop("Send one key after the scheme."))
         return self.authenticate_key(key, request)
 
     def authenticate_key(self, key: str, request: Request | None = None) -> tuple[Any, Any]:
         holder = credential_authenticate(key)
         if holder is not None:
+            account_language_activate(holder.user)
             return holder.user, holder.credential
         provider = _provider_token(key, request)
         if provider is not None:
+            account_language_activate(provider[0])
             return provider
-        raise exceptions.AuthenticationFailed("The key is not valid, or no longer is.")
+        raise exceptions.AuthenticationFailed(
+            gettext_noop("The key is not valid, or no longer is.")
+        )
 
     def authenticate_header(self, request: Request) -> str:
         return 'Bearer realm="api"'
+
+
+class SessionAuthentication(authentication.SessionAuthentication):
+    """DRF's browser-session authentication (CSRF-checked), answering in the player's
+    language setting like ``KeyAuthentication``."""
+
+    def authenticate(self, request: Request) -> tuple[Any, Any] | None:
+        found: tuple[Any, Any] | None = super().authenticate(request)
+        if found is not None:
+            account_language_activate(found[0])
+        return found
 
 
 def _provider_token(key: str, request: Request | None) -> tuple[Any, Any] | None:

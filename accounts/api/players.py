@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils import translation
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
@@ -14,12 +15,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts import scopes
-from accounts.api.authentication import player_of
-from accounts.models import RelationKind
+from accounts import errors, scopes
+from accounts.api.authentication import account_language_activate, player_of
+from accounts.models import Player, RelationKind
 from accounts.selectors.players import relations_get
-from accounts.services.players import player_create
+from accounts.services.players import player_create, player_language_set
 from accounts.services.relations import relation_set
+from core.i18n import language_code, language_tag, language_tags
 from core.problems import AUTH, BODY, problem_responses
 
 Base = serializers.Serializer[Any]
@@ -49,11 +51,37 @@ class PlayerCreatedSerializer(Base):
     )
 
 
+LANGUAGE_TEXT = (
+    "The language the service answers you in (problem titles and details, the rule book) and "
+    "notifies you in: a BCP 47 tag, one of `en`, `es`, `pt-BR`, `it`, `de`; blank: none "
+    "chosen (each request's `Accept-Language`; English for notifications). When set, it wins "
+    "over `Accept-Language`."
+)
+
+
 class PlayerMeSerializer(Base):
     id = serializers.IntegerField(help_text="Your player id.")
     display_name = serializers.CharField(help_text="Your name, as other players see it.")
     is_bot = serializers.BooleanField(help_text=BOT_ACCOUNT_TEXT)
     created_at = serializers.DateTimeField(help_text="When you signed up.")
+    language = serializers.ChoiceField(
+        choices=["", *language_tags()], allow_blank=True, help_text=LANGUAGE_TEXT
+    )
+
+
+class PlayerMeUpdateSerializer(Base):
+    language = serializers.CharField(
+        allow_blank=True, max_length=16, trim_whitespace=True, help_text=LANGUAGE_TEXT
+    )
+
+    def validate_language(self, value: str) -> str:
+        if not value:
+            return ""
+        code = language_code(value)
+        if code is None:
+            # The service's message (translated by the problem handler), code ``invalid``.
+            raise serializers.ValidationError(errors.LanguageInvalid.default_message or "")
+        return language_tag(code)
 
 
 class RelatedPlayerSerializer(Base):
@@ -122,6 +150,7 @@ class PlayerCreateApi(APIView):
 
 class PlayerMeApi(APIView):
     read_scopes = scopes.OWN_PROFILE_READ
+    write_scopes = scopes.PROFILE_CHANGE
 
     @extend_schema(
         operation_id="players_me",
@@ -130,14 +159,38 @@ class PlayerMeApi(APIView):
         responses={200: PlayerMeSerializer, **problem_responses(AUTH)},
     )
     def get(self, request: Request) -> Response:
+        return Response(PlayerMeSerializer(_me(player_of(request))).data)
+
+    @extend_schema(
+        operation_id="players_me_update",
+        tags=["players"],
+        summary="Change your settings (your language)",
+        description="Sets the language the service answers and notifies you in (see "
+        '`language`; docs/api.md, "Languages"). The answer is already in the new language.',
+        request=PlayerMeUpdateSerializer,
+        responses={200: PlayerMeSerializer, **problem_responses(BODY, AUTH)},
+        examples=[OpenApiExample("Answer in Spanish", value={"language": "es"}, request_only=True)],
+    )
+    def patch(self, request: Request) -> Response:
+        data = PlayerMeUpdateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
         player = player_of(request)
-        body = {
-            "id": player.pk,
-            "display_name": player.display_name,
-            "is_bot": player.is_bot,
-            "created_at": player.created_at,
-        }
-        return Response(PlayerMeSerializer(body).data)
+        if "language" in data.validated_data:
+            player = player_language_set(player, data.validated_data["language"])
+            # The answer is in the new language (none chosen: the request's).
+            translation.activate(translation.get_language_from_request(request._request))
+            account_language_activate(request.user)
+        return Response(PlayerMeSerializer(_me(player)).data)
+
+
+def _me(player: Player) -> dict[str, Any]:
+    return {
+        "id": player.pk,
+        "display_name": player.display_name,
+        "is_bot": player.is_bot,
+        "created_at": player.created_at,
+        "language": player.language,
+    }
 
 
 class RelationsApi(APIView):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.urls import reverse
+from drf_spectacular.authentication import SessionScheme
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 
 from accounts import scopes
@@ -17,6 +18,13 @@ from accounts.api.scopes import scopes_wanted
 BEARER = "bearer"
 GUEST_KEY = "guestKey"
 OAUTH2 = "oauth2"
+
+
+class SessionAuthenticationScheme(SessionScheme):
+    """The browser session (``accounts.api.authentication.SessionAuthentication``, DRF's with
+    the player's language), described as drf-spectacular describes DRF's: ``cookieAuth``."""
+
+    target_class = "accounts.api.authentication.SessionAuthentication"
 
 
 class KeyAuthenticationScheme(OpenApiAuthenticationExtension):

@@ -3,6 +3,15 @@
 from django.conf import settings
 from django.db import models
 
+# The languages a player may choose (settings.LANGUAGES, as BCP 47 tags); blank: none chosen.
+LANGUAGE_CHOICES = [
+    ("en", "English"),
+    ("es", "Español"),
+    ("pt-BR", "Português (Brasil)"),
+    ("it", "Italiano"),
+    ("de", "Deutsch"),
+]
+
 
 class Player(models.Model):
     """A person who plays: a Django user (token auth) with a display name."""
@@ -15,6 +24,15 @@ class Player(models.Model):
         default=False,
         help_text="A bot account: a program playing through the public API (never rated, "
         "never in the matchmaking queue); shown as a bot at every table.",
+    )
+    language = models.CharField(
+        max_length=8,
+        blank=True,
+        default="",
+        choices=LANGUAGE_CHOICES,
+        help_text="The language the service answers and notifies this player in (a BCP 47 "
+        "tag of settings.LANGUAGES); blank: each request's Accept-Language, and English for "
+        "notifications.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
     deleted_at = models.DateTimeField(

@@ -40,6 +40,7 @@ class KeyRow:
     display_name: str
     is_bot: bool
     joined: Any  # the player's created_at
+    language: str  # the player's language setting ("" when none)
     expires_at: Any
     last_used_at: Any
 
@@ -53,7 +54,7 @@ def _sql(alias: str) -> str:
             f"SELECT c.{q('id')}, c.{q('kind')}, c.{q('scopes')}, c.{q('session_id')}, "
             f"u.{q('id')}, u.{q('is_active')}, "
             f"p.{q('id')}, p.{q('display_name')}, p.{q('is_bot')}, p.{q('created_at')}, "
-            f"c.{q('expires_at')}, c.{q('last_used_at')} "
+            f"c.{q('expires_at')}, c.{q('last_used_at')}, p.{q('language')} "
             f"FROM {q(c)} c INNER JOIN {q(u)} u ON u.{q('id')} = c.{q('user_id')} "
             f"LEFT JOIN {q(p)} p ON p.{q('user_id')} = u.{q('id')} "
             f"WHERE c.{q('digest')} = %s AND c.{q('kind')} <> %s "
@@ -81,8 +82,9 @@ def key_row(digest: str) -> KeyRow | None:
         row = cursor.fetchone()
     if row is None:
         return None
+    *head, language = row
     key_id, kind, scopes, session_id, user_id, active, player_id, name, bot, joined, ends, used = (
-        row
+        head
     )
     if isinstance(scopes, (str, bytes)):
         scopes = json.loads(scopes)
@@ -99,6 +101,7 @@ def key_row(digest: str) -> KeyRow | None:
         joined=_aware(joined),
         expires_at=_aware(ends),
         last_used_at=_aware(used),
+        language=language or "",
     )
 
 
@@ -110,8 +113,9 @@ def key_instances(row: KeyRow) -> Credential:
     if row.player_id is not None:
         player = Player.from_db(
             alias,
-            ["id", "user_id", "display_name", "is_bot", "created_at"],
-            [row.player_id, row.user_id, row.display_name, row.is_bot, row.joined],
+            # In the model's field order (``from_db`` reads the values in that order).
+            ["id", "user_id", "display_name", "is_bot", "language", "created_at"],
+            [row.player_id, row.user_id, row.display_name, row.is_bot, row.language, row.joined],
         )
         user.player = player  # the reverse one-to-one cache, as select_related leaves it
     credential = Credential.from_db(

@@ -14,6 +14,7 @@ from django.db import transaction
 from accounts import errors
 from accounts.models import Player
 from accounts.services.credentials import guest_key_issue
+from core.i18n import language_code, language_tag
 
 DISPLAY_NAME_MAX = 40
 
@@ -68,3 +69,20 @@ def player_rename_at_signup(user: Any, display_name: str) -> None:
     """Name a player made by an e-mail sign-up (no game knows it yet: nothing to rewrite)."""
     player = player_for_user_ensure(user)
     Player.objects.filter(pk=player.pk).update(display_name=display_name.strip()[:DISPLAY_NAME_MAX])
+
+
+def player_language_set(player: Player, language: str) -> Player:
+    """Set the language the service answers and notifies ``player`` in: a BCP 47 tag of
+    ``settings.LANGUAGES`` (any case, ``pt_BR`` too), or blank for none (each request's
+    ``Accept-Language``; English for notifications). ``LanguageInvalid`` for another. Saved
+    with the model's signal, so remembered keys look the player up again."""
+    tag = ""
+    if language.strip():
+        code = language_code(language)
+        if code is None:
+            raise errors.LanguageInvalid()
+        tag = language_tag(code)
+    if player.language != tag:
+        player.language = tag
+        player.save(update_fields=["language"])
+    return player

@@ -202,13 +202,15 @@ class GameReviewApi(APIView):
         summary="Ask for the review of a seat's play",
         description="The reviewer replays the move log and, at each decision of the seat in "
         "the finished rounds, searches from that seat's information at the time (never the "
-        "hidden cards) how many points the chosen move cost against the best candidate. 202 "
-        "with the pending review when this request made it (or sent a failed one again), 200 "
-        "with the review when it exists (asking again changes nothing until another round has "
-        "finished). 409 `review_no_finished_round` before the first round ends. Games of every "
-        "rule family are reviewed (classic, Modern American Canasta, Samba, Bolivia). Reviews "
-        "are computed players in turn: 429 `reviews_pending` while this player already has "
-        "`REVIEWS_PENDING_PER_PLAYER_MAX` (3) reviews waiting. " + ACCESS_TEXT,
+        "hidden cards) how many points the chosen move cost against the best candidate. The "
+        "request answers at once: 202 with the review while it is `pending` (made by this "
+        "request, a failed one sent again, or one already waiting), 200 once it is `ready`; "
+        "read it with `GET` until its `status` is `ready` (asking again changes nothing until "
+        "another round has finished). 409 `review_no_finished_round` before the first round "
+        "ends. Games of every rule family are reviewed (classic, Modern American Canasta, "
+        "Samba, Bolivia). Reviews are computed players in turn: 429 `reviews_pending` while "
+        "this player already has `REVIEWS_PENDING_PER_PLAYER_MAX` (3) reviews waiting. "
+        + ACCESS_TEXT,
         parameters=[GAME_ID],
         request=GameReviewRequestSerializer,
         responses={
@@ -229,8 +231,9 @@ class GameReviewApi(APIView):
     )
     def post(self, request: Request, game_id: int) -> Response:
         player, game, seat = _review_game(request, game_id, GameReviewRequestSerializer)
-        review, created = game_review_request(game=game, player=player, seat=seat)
-        code = status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK
+        review, _ = game_review_request(game=game, player=player, seat=seat)
+        pending = review.status == ReviewStatus.PENDING
+        code = status.HTTP_202_ACCEPTED if pending else status.HTTP_200_OK
         return Response(GameReviewSerializer(review_view(review)).data, status=code)
 
     @extend_schema(

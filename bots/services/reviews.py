@@ -79,7 +79,7 @@ def game_review_request(*, game: Game, player: Player, seat: int) -> tuple[GameR
             review_id = review.pk
             transaction.on_commit(lambda: _review_send(review_id))
     if created:
-        review.refresh_from_db()  # an in-process reviewer (no broker) has run by now
+        review.refresh_from_db()  # a reviewer run inside this request has finished by now
     return review, created
 
 

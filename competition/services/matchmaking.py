@@ -71,6 +71,7 @@ from games import errors as game_errors
 from games import live
 from games.engine import EngineError, make_options
 from games.models import BotLevel, Game, GameStatus, Seat, TimeoutOutcome
+from games.selectors.timers import QUICK_PLAY_TURN_SECONDS
 from games.services.deadlines import TimerOptions
 from games.services.lobby import game_create, game_join, game_start
 
@@ -83,8 +84,8 @@ PAIRING_LOCK_KEY = 0x63616E6173746131  # "canasta1"
 # A match whose table is not dealt after this long has its table task sent again.
 TABLE_RESEND_SECONDS = 30
 # Quick-play tables seat strangers: a turn timer keeps one who walks away from stalling the
-# others (at a rated table the game is then abandoned; at a casual one a bot stands in).
-QUICK_PLAY_TURN_SECONDS = 60
+# others (at a rated table the game is then abandoned; at a casual one a bot stands in). Its
+# figure is games' (games.selectors.timers), which the rule book (GET /rules/) states too.
 BOTS_AFTER_MIN, BOTS_AFTER_MAX = 10, 600
 
 _system_random = secrets.SystemRandom()

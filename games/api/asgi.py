@@ -282,7 +282,9 @@ class LiveHttp:
         more = len(items) > EVENTS_PAGE_DEFAULT
         items = items[:EVENTS_PAGE_DEFAULT]
         version = max([sub.feed.position(viewer).move, *(i.cursor.move for i in items)])
-        head = json_text({"game": game_id, "version": version, "viewer": viewer})
+        latest = sub.feed.now.latest() if sub.feed.now is not None else None
+        to_act = latest[1] if latest is not None and latest[0] == version else None
+        head = json_text({"game": game_id, "version": version, "viewer": viewer, "to_act": to_act})
         events = ",".join(i.event_json for i in items)
         tail = "true" if more else "false"
         body = f'{head[:-1]},"events":[{events}],"has_more":{tail}}}'.encode()

@@ -587,8 +587,10 @@ class StandInPayloadSerializer(Base):
 class SeatReturnedPayloadSerializer(Base):
     reason = EnumRefField(
         "SeatReturnReasonEnum",
-        ["action", "request", "timer_off"],
-        help_text="The player acted, made a request, or the timer was turned off.",
+        ["action", "request", "timer_off", "reclaimed", "reconnected"],
+        help_text="The player acted, made a request, the timer was turned off, the player "
+        "reclaimed the seat (`POST .../seat/reclaim/`: also ends a run of timeouts without a "
+        "stand-in), or opened a live connection within the grace after the hand-off.",
     )
 
 
@@ -730,7 +732,8 @@ _DOC = {
     "round ended.",
     TURN_TIMED_OUT: "A turn ran out of time; the moves the timer played for it follow.",
     SEAT_HANDED_TO_BOT: "A seat is played by a stand-in bot until its player is back.",
-    SEAT_RETURNED: "A seat's player is back from its stand-in bot.",
+    SEAT_RETURNED: "A seat's player is back from its stand-in bot (or reclaimed the seat to "
+    "end its run of timeouts).",
     GAME_ABANDONED: "The game was abandoned (timeouts, `timeout_outcome` `abandon`).",
     TIMER_OFF_PROPOSED: "A seat proposed to turn the turn timer off.",
     TIMER_OFF_ACCEPTED: "A seat accepted the proposal.",

@@ -239,8 +239,20 @@ GAME_DETAIL_VALUE = {
         "grace_ms": 1000,
         "seat": None,
         "seats": [
-            {"index": 0, "timeouts": 0, "stand_in": False},
-            {"index": 1, "timeouts": 0, "stand_in": False},
+            {
+                "index": 0,
+                "timeouts": 0,
+                "stand_in": False,
+                "reclaim_url": None,
+                "reconnect_until": None,
+            },
+            {
+                "index": 1,
+                "timeouts": 0,
+                "stand_in": False,
+                "reclaim_url": None,
+                "reconnect_until": None,
+            },
         ],
         "proposal": None,
     },
@@ -266,6 +278,31 @@ ACTION_RESULT = OpenApiExample(
             "effects": [{"kind": "card_drawn", "seat": 0, "count": 2, "cards": ["9D", "10S"]}],
         },
         "game": GAME_DETAIL_VALUE,
+        "version": 2,
+        "to_act": 0,
+    },
+    response_only=True,
+    status_codes=["201"],
+)
+ACTION_RESULT_MINIMAL = OpenApiExample(
+    "Ada drew two cards (Prefer: return=minimal)",
+    value={
+        "version": 2,
+        "to_act": 0,
+        "legal_actions": [{"type": "discard", "card": "9D"}, {"type": "discard", "card": "10S"}],
+        "events": [
+            {
+                "seq": 2,
+                "type": "draw",
+                "seat": 0,
+                "source": "player",
+                "created_at": "2026-01-05T18:03:52.000000Z",
+                "payload": {"type": "draw"},
+                "effects": [
+                    {"kind": "card_drawn", "seat": 0, "count": 2, "cards": ["9D", "10S"]}
+                ],
+            }
+        ],
     },
     response_only=True,
     status_codes=["201"],

@@ -50,6 +50,7 @@ from rest_framework.views import APIView
 from accounts import scopes
 from accounts.models import Player
 from core.problems import problem_responses
+from games.api.conditional import IF_NONE_MATCH, NOT_MODIFIED
 from games.api.serializers import GameEventListSerializer
 from games.api.views import EVENTS_PROBLEMS, GAME_ID, GameEventListApi, player_of
 from games.models import Game
@@ -67,6 +68,7 @@ from games.realtime.feed import (
 from games.realtime.limits import Lease, connection_acquire
 from games.selectors.games import game_get_visible
 from games.selectors.live import Cursor, LiveItem
+from games.services.reclaim import seat_reconnect
 from games.services.table import presence_touch
 
 T = TypeVar("T")
@@ -165,8 +167,13 @@ def stream_seconds(request: Request, seconds: int) -> int:
 
 
 def _visible(game_id: int, player: Player, touch: bool = True) -> Game:
+    """The game ``player`` opens a live connection to (404 if they may not see it); with
+    ``touch``, they are at the table: their seat taken back from a stand-in bot that took it
+    less than ``SEAT_RECLAIM_GRACE_SECONDS`` ago if they were away (``seat_reconnect``), and
+    their presence noted."""
     game = game_get_visible(game_id=game_id, player=player)
-    if touch:
+    if touch:  # coming back is judged by the presence noted before this connection
+        seat_reconnect(game_id=game.pk, player_id=player.pk, game=game)
         presence_touch(game=game, player=player)
     return game
 
@@ -225,19 +232,31 @@ class GameEventListWaitApi(AsyncApiView, GameEventListApi):
         f"With `wait=S` (1 to {WAIT_MAX_SECONDS}) the answer is held until an event after "
         "`after` exists or the game is over, at most S seconds; then it is the same list "
         "(empty on time-out). Waiting clients hold no server worker: the server is ASGI and "
-        "a move wakes them (Redis pub/sub between processes)." + SYNC_TEXT,
+        "a move wakes them (Redis pub/sub between processes)."
+        "\n\nWithout `wait`, the answer has an `ETag` of your own: send it as `If-None-Match` "
+        "for 304 without a body while the page is unchanged (a long-poll answers news "
+        "instead: it has no tag)." + SYNC_TEXT,
         parameters=[
             GAME_ID,
             OpenApiParameter("after", int, description="Return events after this seq (0)."),
-            OpenApiParameter("limit", int, description="At most this many (200, max 500)."),
+            OpenApiParameter(
+                "limit",
+                {"type": "integer", "minimum": 1, "maximum": 500},
+                description="At most this many (200, max 500).",
+            ),
             OpenApiParameter(
                 "wait",
                 int,
                 description=f"Long-poll: wait up to this many seconds (0 to {WAIT_MAX_SECONDS}; "
                 "0, the default, answers at once).",
             ),
+            IF_NONE_MATCH,
         ],
-        responses={200: GameEventListSerializer, **problem_responses(*WAIT_PROBLEMS)},
+        responses={
+            200: GameEventListSerializer,
+            304: NOT_MODIFIED,
+            **problem_responses(*WAIT_PROBLEMS),
+        },
     )
     async def get(self, request: Request, game_id: int) -> Response:  # type: ignore[override]
         params = GameEventWaitParamsSerializer(data=request.query_params)
@@ -250,7 +269,10 @@ class GameEventListWaitApi(AsyncApiView, GameEventListApi):
         if wait:
             after = Cursor(params.validated_data["after"], MOVES_ONLY)
             await wait_for_news(game_id, player, after, wait)
-        response: Response = await db_call(GameEventListApi.get, self, request, game_id)
+        # At once (no wait asked): a conditional GET like the plain log's (ETag, 304).
+        response: Response = await db_call(
+            GameEventListApi.answer, self, request, game_id, conditional=not asked
+        )
         return response
 
 

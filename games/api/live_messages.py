@@ -16,7 +16,11 @@ from accounts import scopes
 from core.problems import GameProblemSerializer, problem_responses
 from games import errors
 from games.api.event_schemas import DiscriminatedUnion, EnumRefField, GameEventField, camel
-from games.api.serializers import ActionCreateSerializer, ActionResultSerializer
+from games.api.serializers import (
+    ActionCreateSerializer,
+    ActionMinimalResultSerializer,
+    ActionResultSerializer,
+)
 from games.api.table import TableEventSerializer
 from games.api.views import GAME_ID
 
@@ -28,6 +32,14 @@ _REQUEST_ID = "Your id for the message, echoed in the answer."
 _TABLE_VERSION = "The game version when it happened."
 _TABLE_SEQ = "Its number among the table events (apart from moves)."
 _TABLE_EVENT = "The table event, as in `GET .../table/events/`."
+_TO_ACT = (
+    "The seat to act after it, so that a client need not fetch the game to know whose turn it "
+    "is: given on the game's latest event when it was sent, and on an earlier one followed by "
+    "an action (whose seat it is); null otherwise (nobody is to act, or it is not known "
+    "there: a later event says it). Your own legal actions come with your action's answer "
+    "and `GET /games/{id}/`, never here (these events are shared by every client of a seat "
+    "or of the spectators)."
+)
 
 
 def _type(name: str) -> serializers.ChoiceField:
@@ -50,6 +62,7 @@ class GameEventMessageSerializer(Base):
     type = _type("game_event")
     id = serializers.CharField(help_text="The cursor after it: resume from here.")
     version = serializers.IntegerField(help_text="The game version after it (= `event.seq`).")
+    to_act = serializers.IntegerField(allow_null=True, help_text=_TO_ACT)
     event = GameEventField(help_text="The event, as in `GET .../events/`.")
 
 
@@ -78,6 +91,44 @@ class HeartbeatMessageSerializer(Base):
     at = serializers.DateTimeField(help_text="Server time.")
 
 
+def _outcome(name: str) -> EnumRefField:
+    return EnumRefField(f"{camel(name)}OutcomeEnum", [name], help_text=f"`{name}`")
+
+
+class LiveActionAppliedSerializer(ActionResultSerializer):
+    """Applied (201): the full answer of `POST .../actions/`."""
+
+    outcome = _outcome("applied")
+
+
+class LiveActionMinimalSerializer(ActionMinimalResultSerializer):
+    """Applied (201), asked with `"return": "minimal"`: the answer of `POST .../actions/` with
+    `Prefer: return=minimal`."""
+
+    outcome = _outcome("minimal")
+
+
+class LiveActionProblemSerializer(GameProblemSerializer):  # type: ignore[misc, valid-type]
+    """Refused: the problem document `POST .../actions/` would have answered."""
+
+    outcome = _outcome("problem")
+
+
+LIVE_ACTION_ANSWER = DiscriminatedUnion(
+    description="The answer's body, by `outcome`: `applied` (the full answer), `minimal` (the "
+    'answer to `"return": "minimal"`), `problem` (refused: a problem document).',
+    component_name="LiveActionAnswer",
+    serializers={
+        "applied": LiveActionAppliedSerializer,
+        "minimal": LiveActionMinimalSerializer,
+        "problem": LiveActionProblemSerializer,
+    },
+    resource_type_field_name="outcome",
+    help_text="The action's result (`outcome` `applied` or `minimal`, status 201) or the "
+    "problem document (`outcome` `problem`).",
+)
+
+
 class ActionResultMessageSerializer(Base):
     """The answer to an `action`: what `POST .../actions/` would have answered."""
 
@@ -87,12 +138,7 @@ class ActionResultMessageSerializer(Base):
     replayed = serializers.BooleanField(
         help_text="The first answer to this `idempotency_key`, sent again (nothing applied)."
     )
-    body = PolymorphicProxySerializer(
-        component_name="LiveActionAnswer",
-        serializers=[ActionResultSerializer, GameProblemSerializer],
-        resource_type_field_name=None,
-        help_text="201: the action's result; otherwise the problem document.",
-    )
+    body = LIVE_ACTION_ANSWER
 
 
 class PongMessageSerializer(Base):
@@ -125,6 +171,16 @@ class ActionMessageSerializer(ActionCreateSerializer):
         help_text="As the `Idempotency-Key` header: the same key and body answer the first "
         "result again.",
     )
+
+
+# ``return`` is a Python keyword: the field is declared by name.
+ActionMessageSerializer._declared_fields["return"] = serializers.ChoiceField(
+    choices=["full", "minimal"],
+    required=False,
+    help_text="`minimal`: answer as `Prefer: return=minimal` does (the version, the seat to "
+    "act, your legal actions and the events applied, without the game); `full` (the "
+    "default): the whole game.",
+)
 
 
 class PingMessageSerializer(Base):
@@ -184,6 +240,7 @@ class SyncFrameSerializer(Base):
 
 class GameEventFrameDataSerializer(Base):
     version = serializers.IntegerField(help_text="The game version after it (= `event.seq`).")
+    to_act = serializers.IntegerField(allow_null=True, help_text=_TO_ACT)
     event = GameEventField(help_text="The event, as in `GET .../events/`.")
 
 

@@ -145,6 +145,43 @@ class RuleFamilySerializer(Base):
     )
 
 
+class TimerRulesSerializer(Base):
+    """The turn timer's rules (quick play's figures), as the code applies them."""
+
+    quick_play_turn_seconds = serializers.IntegerField(
+        help_text="Seconds per turn at a quick-play table."
+    )
+    grace_ms = serializers.IntegerField(
+        help_text="The timer fires this long after the shown deadline; a move sent before wins."
+    )
+    timeout_limit = serializers.IntegerField(
+        help_text="Timeouts in a row before the outcome (a table created without saying)."
+    )
+    casual_timeout_outcome = serializers.ChoiceField(
+        choices=TimeoutOutcome.choices,
+        help_text="At a casual quick-play table: `bot`, a stand-in bot plays the seat.",
+    )
+    rated_timeout_outcome = serializers.ChoiceField(
+        choices=TimeoutOutcome.choices,
+        help_text="At a rated table (always): `abandon`, the game is abandoned and the side "
+        "whose seat ran out of time loses.",
+    )
+    reclaim_grace_seconds = serializers.IntegerField(
+        help_text="A live connection opened by a player coming back (not seen for "
+        "`presence_window_seconds`) at most this long after the hand-off to a stand-in takes "
+        "the seat back by itself (`SEAT_RECLAIM_GRACE_SECONDS`)."
+    )
+    reclaim_path = serializers.CharField(
+        help_text="Where a player takes their seat back at any time (`POST`, `{id}`: the game)."
+    )
+    presence_window_seconds = serializers.IntegerField(
+        help_text="A seat seen within this long counts as connected (`.../presence/`)."
+    )
+    rules = serializers.ListField(
+        child=serializers.CharField(), help_text="The rules in words, with these figures."
+    )
+
+
 class RulesSerializer(Base):
     rules_version = serializers.CharField(
         help_text="The rules version a classic game created now is played under (each "
@@ -172,6 +209,10 @@ class RulesSerializer(Base):
     )
     bot_levels = serializers.ListField(
         child=serializers.CharField(), help_text="The levels a bot seat may be given."
+    )
+    timers = TimerRulesSerializer(
+        help_text="The turn timer: quick play's turn, timeouts, stand-in bots, taking a seat "
+        "back, abandonment at rated tables."
     )
 
 
@@ -518,7 +559,19 @@ class TimerSeatSerializer(Base):
     index = serializers.IntegerField(help_text="The seat number.")
     timeouts = serializers.IntegerField(help_text="Consecutive turns this seat lost to the timer.")
     stand_in = serializers.BooleanField(
-        help_text="A bot plays this seat until its player makes a request again."
+        help_text="A stand-in bot plays this seat until its player is back (`reclaim_url`)."
+    )
+    reclaim_url = serializers.CharField(
+        allow_null=True,
+        help_text="While a stand-in plays the seat: where its player takes it back "
+        "(`POST /api/v1/games/{id}/seat/reclaim/`, at any time while the game is played); "
+        "null otherwise.",
+    )
+    reconnect_until = serializers.DateTimeField(
+        allow_null=True,
+        help_text="While a stand-in plays the seat: until when its player, coming back after "
+        "being away, gets it back by just opening a live connection (socket, stream, "
+        "long-poll): the hand-off plus `SEAT_RECLAIM_GRACE_SECONDS`; null otherwise.",
     )
 
 
@@ -884,13 +937,48 @@ class GameEventListSerializer(Base):
         help_text="The game's version now (a delayed spectator: its horizon)."
     )
     viewer = serializers.IntegerField(allow_null=True, help_text="Your seat; null: spectator.")
+    to_act = serializers.IntegerField(
+        allow_null=True,
+        help_text="The seat to act at `version` (no need to fetch the game to know whose turn "
+        "it is); null when no seat is (before the start, once over) or when `version` is not "
+        "the game's own (a delayed spectator).",
+    )
     events = serializers.ListField(child=GameEventField(), help_text="Oldest first.")
     has_more = serializers.BooleanField(help_text="More events follow: ask again with `after`.")
+
+
+ANSWER_TO_ACT = (
+    "The seat that must act now (`game.state.to_act`): -1 once the game is over; null before "
+    "it starts."
+)
 
 
 class ActionResultSerializer(Base):
     event = GameEventSerializer(help_text="The event your action appended.")
     game = GameDetailSerializer(help_text="The game after your action, as you see it.")
+    version = serializers.IntegerField(help_text="`game.version`, repeated.")
+    to_act = serializers.IntegerField(allow_null=True, help_text=ANSWER_TO_ACT)
+
+
+class ActionMinimalResultSerializer(Base):
+    """The answer to an action sent with `Prefer: return=minimal` (or the socket's `"return":
+    "minimal"`): no game, only what changed for you."""
+
+    version = serializers.IntegerField(
+        help_text="The game's version now: send it as `expected_version` with your next action."
+    )
+    to_act = serializers.IntegerField(allow_null=True, help_text=ANSWER_TO_ACT)
+    legal_actions = ActionSerializer(
+        many=True,
+        help_text="Your own legal actions now (empty unless you are to act), as in "
+        "`game.state.legal_actions`.",
+    )
+    events = serializers.ListField(
+        child=GameEventField(),
+        help_text="The events applied, oldest first, redacted for you as in `GET .../events/`: "
+        "your action's, then those that followed it up to `version` (bots' turns played "
+        "before the answer).",
+    )
 
 
 # ============================================================================== scorecard

@@ -2,9 +2,12 @@
 from the game's feed, and actions sent back on the same socket (docs/live.md).
 
 A Channels consumer. Authentication: the ``Authorization: Token`` header, the session cookie,
-or a first ``auth`` message (browsers cannot set headers on a socket). Actions go through the
-same service, validation, throttle and error catalogue as ``POST .../actions/``: the same
-version and idempotency rules, the same answers (status and body).
+or a first ``auth`` message (browsers cannot set headers on a socket). Once authenticated, a
+seated player coming back (not seen lately) whose seat a stand-in bot took less than
+``SEAT_RECLAIM_GRACE_SECONDS`` ago has it back (``games.services.reclaim.seat_reconnect``).
+Actions go through the same service, validation, throttle and error catalogue as
+``POST .../actions/``: the same version and idempotency rules, the same answers (status and
+body).
 
 Limits (``games.realtime.limits``): the socket counts as one of its player's live connections
 (over the cap: closed with 4429); its messages are metered by a token bucket (over it: an
@@ -39,12 +42,14 @@ from core.parsers import nul_found
 from core.problems import problem_body
 from core.throttling import ClientScopedRateThrottle
 from games import errors
+from games.api.answers import action_answer_body
 from games.api.asgi import Handoff, player_by_token
 from games.api.views import action_request_read
 from games.realtime.feed import ClientGone, End, Followed, Idle, Sync, db_call, follow
 from games.realtime.limits import Lease, TokenBucket, connection_acquire, socket_bucket
 from games.selectors.live import Cursor, LiveItem, json_text
 from games.services.actions import game_action_apply
+from games.services.reclaim import seat_reconnect
 
 logger = logging.getLogger(__name__)
 
@@ -108,8 +113,22 @@ def _player(player_id: int) -> Player:
     return Player.objects.select_related("user").get(pk=player_id)
 
 
+# The answer's ``body.outcome``: what it is (``LiveActionAnswer``'s discriminator).
+OUTCOME_APPLIED = "applied"  # the full answer (as POST .../actions/)
+OUTCOME_MINIMAL = "minimal"  # "return": "minimal" (as Prefer: return=minimal)
+OUTCOME_PROBLEM = "problem"  # refused: the problem document
+RETURNS = ("full", "minimal")  # the action message's "return"
+
+
+def refused(status: int, body: dict[str, Any]) -> dict[str, Any]:
+    """An ``action_result`` that refuses: status, body (the problem, ``outcome`` problem)."""
+    return {"status": status, "replayed": False, "body": {"outcome": OUTCOME_PROBLEM, **body}}
+
+
 def action_answer(game_id: int, player: Player, message: dict[str, Any]) -> dict[str, Any]:
-    """Apply an ``action`` message as ``POST .../actions/`` would: status, body, replayed."""
+    """Apply an ``action`` message as ``POST .../actions/`` would: status, body, replayed.
+    ``"return": "minimal"`` answers as ``Prefer: return=minimal`` does; ``body.outcome`` says
+    which answer it is."""
     try:
         throttle = ClientScopedRateThrottle()  # the HTTP endpoint's count, atomic
         request = SimpleNamespace(user=player.user, META={})
@@ -131,8 +150,12 @@ def action_answer(game_id: int, player: Player, message: dict[str, Any]) -> dict
         response = problem_exception_handler(exc, {})
         if response is None:
             raise
-        return {"status": response.status_code, "replayed": False, "body": response.data}
-    return {"status": result.status, "replayed": result.replayed, "body": result.body}
+        return refused(response.status_code, response.data)
+    minimal = message.get("return") == "minimal"
+    body = action_answer_body(result.body, result.game, player, minimal=minimal)
+    outcome = OUTCOME_MINIMAL if minimal else OUTCOME_APPLIED
+    answer = {"outcome": outcome, **body}
+    return {"status": result.status, "replayed": result.replayed, "body": answer}
 
 
 class GameSocketConsumer(AsyncWebsocketConsumer):
@@ -188,6 +211,7 @@ class GameSocketConsumer(AsyncWebsocketConsumer):
             return
         self.lease = lease
         self.player_id = player_id
+        await self._seat_back(player_id)
         frames = follow(
             self.game_id,
             player_id,
@@ -202,6 +226,16 @@ class GameSocketConsumer(AsyncWebsocketConsumer):
             return
         await self.send(text_data=socket_message(first))
         self.pump = asyncio.get_running_loop().create_task(self._pump(frames))
+
+    async def _seat_back(self, player_id: int) -> None:
+        """The player comes back: if they were away and a stand-in bot took their seat within
+        the grace, it is theirs again (``seat_reconnect``), before the feed is followed (which
+        notes their presence), so the ``seat_returned`` event comes with the rest. A failure
+        here leaves the socket open."""
+        try:
+            await db_call(seat_reconnect, game_id=self.game_id, player_id=player_id)
+        except Exception:  # the seat stays with its stand-in; the reclaim endpoint remains
+            logger.exception("socket %s: taking the seat back failed", self.game_id)
 
     async def _pump(self, frames: Any) -> None:
         try:
@@ -308,13 +342,16 @@ class GameSocketConsumer(AsyncWebsocketConsumer):
             if key is not None and (not isinstance(key, str) or not 0 < len(key) <= KEY_MAX):
                 await self._error("invalid_request", "`idempotency_key`: 1 to 255 characters.")
                 return
+            if message.get("return", "full") not in RETURNS:
+                await self._error("invalid_request", "`return`: `full` or `minimal`.")
+                return
             if self.acting:  # one at a time: refused, not queued
                 body = problem_body(
                     code="action_in_flight",
                     detail="The previous action on this socket has not been answered yet.",
                     instance=None,
                 )
-                answer = {"status": body["status"], "replayed": False, "body": body}
+                answer = refused(body["status"], body)
                 await self.send(
                     text_data=json_text(
                         {"type": "action_result", "request_id": request_id, **answer}

@@ -1,7 +1,8 @@
-"""At the table over HTTP: settings, quick chat and mutes, concession, rematch, spectators,
-presence and block / favourite lists (a player's profile, which shows ratings too, is
-competition's: ``competition.api.profiles``). Thin views: parse, authorise, call
-``games.services.table``, render; refusals are problem documents from the central handler.
+"""At the table over HTTP: settings, quick chat and mutes, concession, taking a seat back from
+its stand-in bot, rematch, spectators, presence and block / favourite lists (a player's profile,
+which shows ratings too, is competition's: ``competition.api.profiles``). Thin views: parse,
+authorise, call ``games.services.table`` (``games.services.reclaim`` for a seat taken back),
+render; refusals are problem documents from the central handler.
 
 Asking the partner to go out needs no endpoint of its own: it is the actions ``ask_partner``
 and ``answer_partner`` of ``POST /games/{id}/actions/`` (a bot partner answers by itself), and
@@ -59,6 +60,7 @@ from games.selectors.table import (
     table_events_list,
     table_settings_get,
 )
+from games.services.reclaim import seat_reclaim
 from games.services.table import (
     chat_mute_set,
     chat_send,
@@ -413,7 +415,11 @@ class TableEventListApi(AsyncApiView):
         parameters=[
             GAME_ID,
             OpenApiParameter("after", int, description="Events after this table seq (0)."),
-            OpenApiParameter("limit", int, description="At most this many (200, max 500)."),
+            OpenApiParameter(
+                "limit",
+                {"type": "integer", "minimum": 1, "maximum": 500},
+                description="At most this many (200, max 500).",
+            ),
             OpenApiParameter("wait", int, description="Long-poll: wait up to S seconds."),
         ],
         responses={
@@ -459,6 +465,45 @@ class GameConcedeApi(APIView):
     def post(self, request: Request, game_id: int) -> Response:
         player, game = _game(request, game_id, write=True)
         game = game_concede(game_id=game.pk, player=player)
+        return game_detail_response(game, player)
+
+
+class SeatReclaimApi(APIView):
+    read_scopes = scopes.GAME_PLAY
+    write_scopes = scopes.GAME_PLAY
+
+    @extend_schema(
+        operation_id="games_seat_reclaim",
+        tags=["table"],
+        summary="I'm back: take my seat back from its stand-in bot",
+        description="After `timeout_limit` timeouts in a row a casual table's turn timer hands "
+        "the seat to a stand-in bot, which plays it until its player is back (the game's "
+        "`timer.seats[i].stand_in`, with this endpoint as `reclaim_url`). This takes it back "
+        "at any time while the game is played: at once when another seat is to act; when it "
+        "is your turn, the stand-in's move is stopped and you get a full turn (a fresh "
+        "`deadline`). If the stand-in was already playing your turn, it finishes that turn "
+        "and the seat is yours from the next one: never both. A reclaim also ends your run "
+        "of timeouts when no stand-in took over yet, so you get every strike back. Logged as "
+        "a `seat_returned` event (reason `reclaimed`, source `player`) in the move log, the "
+        "timer's log and the live feed. Coming back (a live connection opened after "
+        "being away: socket, stream, long-poll) within `SEAT_RECLAIM_GRACE_SECONDS` (see `GET "
+        "/rules/`, `timers`) of the hand-off does the same by itself (reason `reconnected`), "
+        "as does any other write request of yours (reason `request`). A second reclaim finds "
+        "nothing to take back: 409 `seat_not_stood_in`, nothing changed. No "
+        "`Idempotency-Key`: repeating it is harmless. Answers the game as you see it.",
+        parameters=[GAME_ID],
+        request=None,
+        responses={
+            200: GameDetailSerializer,
+            **problem_responses(SEATED, "game_not_active", "game_over", "seat_not_stood_in"),
+        },
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        player = player_of(request)
+        game = game_get_visible(game_id=game_id, player=player)
+        seat_reclaim(game_id=game.pk, player_id=player.pk)
+        # then the timer's due work of the other seats, as every write applies it
+        game = game_for_write(game.pk, player)
         return game_detail_response(game, player)
 
 

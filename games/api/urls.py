@@ -92,6 +92,11 @@ urlpatterns = [
     path("games/<id:game_id>/chat/", table.ChatSendApi.as_view(), name="game-chat"),
     path("games/<id:game_id>/chat/mute/", table.ChatMuteApi.as_view(), name="game-chat-mute"),
     path("games/<id:game_id>/concede/", table.GameConcedeApi.as_view(), name="game-concede"),
+    path(
+        "games/<id:game_id>/seat/reclaim/",
+        table.SeatReclaimApi.as_view(),
+        name="game-seat-reclaim",
+    ),
     path("games/<id:game_id>/rematch/", table.RematchApi.as_view(), name="game-rematch"),
     path("games/<id:game_id>/spectate/", table.SpectatorViewApi.as_view(), name="game-spectate"),
     path("games/<id:game_id>/presence/", table.PresenceApi.as_view(), name="game-presence"),

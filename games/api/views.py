@@ -12,6 +12,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
+    PolymorphicProxySerializer,
     extend_schema,
     extend_schema_view,
 )
@@ -30,8 +31,11 @@ from accounts.models import Player
 from core.problems import AUTH, BODY, problem_responses
 from games import errors
 from games.api import examples
+from games.api.answers import PREFER_MINIMAL, action_answer_body, prefers_minimal
+from games.api.conditional import IF_NONE_MATCH, NOT_MODIFIED, conditional_response, without_clock
 from games.api.serializers import (
     ActionCreateSerializer,
+    ActionMinimalResultSerializer,
     ActionResultSerializer,
     GameCreateSerializer,
     GameDetailSerializer,
@@ -144,11 +148,16 @@ class RulesApi(APIView):
         tags=["rules"],
         summary="Presets, options and action types",
         description="What a client needs to offer table settings: each preset's options and "
-        "what it plays, and each option's type, allowed values, default and explanation.",
-        responses={200: RulesSerializer, **problem_responses(AUTH)},
+        "what it plays, and each option's type, allowed values, default and explanation. "
+        "The same for every deploy and language: keep it and revalidate it with its `ETag` "
+        "(`If-None-Match`: 304 without a body while it holds).",
+        parameters=[IF_NONE_MATCH],
+        responses={200: RulesSerializer, 304: NOT_MODIFIED, **problem_responses(AUTH)},
     )
     def get(self, request: Request) -> Response:
-        return Response(RulesSerializer(rules_get()).data)
+        data = RulesSerializer(rules_get()).data
+        # The rules are the same for everyone: the tag names no viewer (the language, yes).
+        return conditional_response(request, data, viewer="rules", vary_language=True)
 
 
 # ============================================================================== games
@@ -277,15 +286,24 @@ class GameDetailApi(APIView):
         tags=["games"],
         summary="The game as you may see it",
         description="Your own hand, every other hand as a count, the stock as a count, the "
-        "legal actions when you are to act. Spectators (not seated) see no hand.",
-        parameters=[GAME_ID],
-        responses={200: GameDetailSerializer, **problem_responses(AUTH, "not_found")},
+        "legal actions when you are to act. Spectators (not seated) see no hand.\n\n"
+        "The answer has an `ETag` of your own (your view of the game, not the server's "
+        "clock in `timer`): send it as `If-None-Match` to get 304 without a body while "
+        "nothing you see has changed (then count down from `timer.deadline` and the "
+        "answer's `Date`).",
+        parameters=[GAME_ID, IF_NONE_MATCH],
+        responses={
+            200: GameDetailSerializer,
+            304: NOT_MODIFIED,
+            **problem_responses(AUTH, "not_found"),
+        },
         examples=[examples.GAME_DETAIL],
     )
     def get(self, request: Request, game_id: int) -> Response:
         player = player_of(request)
         game = game_get_visible(game_id=game_id, player=player)
-        return game_detail_response(game, player, reload=False)
+        data = game_detail_get(game=game, player=player)
+        return conditional_response(request, data, viewer=player.pk, hashed=without_clock(data))
 
 
 class GameJoinApi(APIView):
@@ -327,8 +345,7 @@ class GameJoinByCodeApi(APIView):
         tags=["seats"],
         summary="Sit at a table through its join link",
         description="The join link of a table (public or private) is "
-        "`/api/v1/join/{join_code}/`. Its former path `/api/v1/games/join/{join_code}/` "
-        "still answers the same, but is left out of this document: beside "
+        "`/api/v1/join/{join_code}/`. Its former path is left out of this document: beside "
         "`/games/{game_id}/actions/` it made paths ambiguous.",
         parameters=[
             OpenApiParameter(
@@ -436,7 +453,10 @@ class GameActionCreateApi(APIView):
         "header a retry is safe: the same key and body return the first response (header "
         "`Idempotent-Replayed: true`); the same key with another body is 422 "
         "`idempotency_key_reused`. Only applied actions are remembered. Concurrent actions on "
-        "one game are serialised: exactly one of two racing requests is applied.",
+        "one game are serialised: exactly one of two racing requests is applied.\n\n"
+        "With `Prefer: return=minimal` (RFC 7240) the answer leaves the game out: "
+        "`{version, to_act, legal_actions, events}` (`ActionMinimalResult`), and says "
+        "`Preference-Applied: return=minimal`. Without it, the whole game as before.",
         parameters=[
             GAME_ID,
             OpenApiParameter(
@@ -446,18 +466,32 @@ class GameActionCreateApi(APIView):
                 required=False,
                 description="A unique key per intended action (longer: 400 `invalid_request`).",
             ),
+            OpenApiParameter(
+                "Prefer",
+                {"type": "string", "maxLength": 200},
+                OpenApiParameter.HEADER,
+                required=False,
+                description="`return=minimal`: answer the version, the seat to act, your legal "
+                "actions and the events applied, without the game (a phone's answer).",
+            ),
         ],
         request=ActionCreateSerializer,
         responses={
             201: OpenApiResponse(
-                ActionResultSerializer,
+                PolymorphicProxySerializer(
+                    component_name="ActionAnswer",
+                    serializers=[ActionResultSerializer, ActionMinimalResultSerializer],
+                    resource_type_field_name=None,
+                ),
                 description="Applied (or the replay of the first response to this key). "
                 "`game` is the game as it is when the answer is sent: without a broker, after "
-                "the bots' turns that followed the move; with one, as the move left it.",
+                "the bots' turns that followed the move; with one, as the move left it. "
+                "With `Prefer: return=minimal`: `ActionMinimalResult` (header "
+                "`Preference-Applied: return=minimal`).",
             ),
             **problem_responses(ACTION_PROBLEMS),
         },
-        examples=[*examples.ACTIONS, examples.ACTION_RESULT],
+        examples=[*examples.ACTIONS, examples.ACTION_RESULT, examples.ACTION_RESULT_MINIMAL],
     )
     def post(self, request: Request, game_id: int) -> Response:
         action, expected_version = action_request_read(request.data)
@@ -472,7 +506,13 @@ class GameActionCreateApi(APIView):
             idempotency_key=request.headers.get("Idempotency-Key"),
         )
         headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
-        return Response(result.body, status=result.status, headers=headers)
+        body = result.body
+        if result.status == status.HTTP_201_CREATED:
+            minimal = prefers_minimal(request.headers.get("Prefer"))
+            body = action_answer_body(body, result.game, player, minimal=minimal)
+            if minimal:
+                headers["Preference-Applied"] = PREFER_MINIMAL
+        return Response(body, status=result.status, headers=headers)
 
 
 class GameEventListApi(APIView):
@@ -488,11 +528,25 @@ class GameEventListApi(APIView):
         parameters=[
             GAME_ID,
             OpenApiParameter("after", int, description="Return events after this seq (0)."),
-            OpenApiParameter("limit", int, description="At most this many (200, max 500)."),
+            OpenApiParameter(
+                "limit",
+                {"type": "integer", "minimum": 1, "maximum": 500},
+                description="At most this many (200, max 500).",
+            ),
+            IF_NONE_MATCH,
         ],
-        responses={200: GameEventListSerializer, **problem_responses(EVENTS_PROBLEMS)},
+        responses={
+            200: GameEventListSerializer,
+            304: NOT_MODIFIED,
+            **problem_responses(EVENTS_PROBLEMS),
+        },
     )
     def get(self, request: Request, game_id: int) -> Response:
+        return self.answer(request, game_id, conditional=True)
+
+    def answer(self, request: Request, game_id: int, *, conditional: bool) -> Response:
+        """The page of the log; ``conditional``: with its ``ETag``, 304 when the client's
+        ``If-None-Match`` names it (not for a long-poll that waited: it answers news)."""
         params = GameEventParamsSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
         player = player_of(request)
@@ -503,7 +557,9 @@ class GameEventListApi(APIView):
             after=params.validated_data["after"],
             limit=params.validated_data["limit"],
         )
-        return Response(body)
+        if not conditional:
+            return Response(body)
+        return conditional_response(request, body, viewer=player.pk)
 
 
 class GameScorecardApi(APIView):

@@ -361,9 +361,15 @@ def feed_read(game_id: int, seen: Cursor | None, players: list[int]) -> FeedRead
 
 
 def catch_up_read(
-    game_id: int, viewer: int | None, start: Cursor, upto: Cursor, player_id: int | None
+    game_id: int,
+    viewer: int | None,
+    start: Cursor,
+    upto: Cursor,
+    player_id: int | None,
+    latest: tuple[int, int | None] | None = None,
 ) -> tuple[list[LiveItem], set[int]]:
-    """What a joining client missed, ``start`` to ``upto``, and the seats it muted."""
+    """What a joining client missed, ``start`` to ``upto``, and the seats it muted
+    (``latest``: the game's version and seat to act, for the moves' ``to_act``)."""
     items: list[LiveItem] = []
     at = start
     while at.move < upto.move or at.table < upto.table:
@@ -372,7 +378,7 @@ def catch_up_read(
         )
         if not moves and not notes:
             break
-        page = live_items_merge(moves, notes, viewer, at)
+        page = live_items_merge(moves, notes, viewer, at, latest)
         items += page
         at = page[-1].cursor
     muted: set[int] = set()
@@ -420,7 +426,13 @@ class GameFeed:
         start = Cursor(min(cursor.move, target.move), min(cursor.table, target.table))
         try:
             missed, muted = await db_call(
-                catch_up_read, self.game_id, viewer, start, target, player_id
+                catch_up_read,
+                self.game_id,
+                viewer,
+                start,
+                target,
+                player_id,
+                now.latest(),
             )
         except BaseException:
             self.leave(sub)
@@ -527,7 +539,7 @@ class GameFeed:
             moves = [m for m in self.moves if start.move < m.seq <= end.move]
             notes = [n for n in self.notes if start.table < n.seq <= end.table]
             if moves or notes:
-                items = live_items_merge(moves, notes, viewer, start)
+                items = live_items_merge(moves, notes, viewer, start, now.latest())
                 self.kinds[viewer] = Cursor(max(start.move, end.move), max(start.table, end.table))
                 for sub in subs:
                     sub.push(items)

@@ -10,7 +10,7 @@ from rest_framework.utils.encoders import JSONEncoder
 from accounts.models import Player
 from games.engine import GameState, effects_from_json
 from games.engine.view import event_view
-from games.models import Game, GameEvent, Seat
+from games.models import Game, GameEvent, GameStatus, Seat
 from games.selectors.games import game_detail_get, viewer_seat_get
 from games.selectors.horizon import spectator_horizon
 
@@ -29,6 +29,7 @@ def event_view_get(event: GameEvent, viewer: int | None) -> dict[str, Any]:
 
 
 EVENTS_PAGE_MAX = 500
+ACTIVE = GameStatus.ACTIVE  # the only status with a seat to act
 
 
 def game_events_list(
@@ -45,6 +46,7 @@ def game_events_list(
         "game": game.pk,
         "version": horizon,
         "viewer": viewer,
+        "to_act": game.to_act if horizon == game.version and game.status == ACTIVE else None,
         "events": [event_view_get(e, viewer) for e in rows],
         "has_more": more,
     }

@@ -17,6 +17,7 @@ from typing import Any
 
 from rest_framework.utils.encoders import JSONEncoder
 
+from games.engine import ACTION_TYPES
 from games.models import ChatMute, Game, GameEvent, GameStatus, GameTable, TableEvent
 from games.models import TableEventKind as Kind
 from games.selectors.events import event_view_get
@@ -88,11 +89,35 @@ class LiveItem:
         return json_text(self.data["event"])
 
 
+def to_act_after(moves: list[GameEvent], latest: tuple[int, int | None] | None) -> list[int | None]:
+    """The seat to act after each of ``moves`` (consecutive log entries), where it is known
+    without replaying the game: after the game's latest entry, its row's (``latest``: the
+    version and seat to act the game row had when it was read); after an earlier one, the seat
+    of the action that followed it (only the seat to act may act); otherwise None."""
+    out: list[int | None] = []
+    for i, move in enumerate(moves):
+        following = moves[i + 1] if i + 1 < len(moves) else None
+        if latest is not None and move.seq == latest[0]:
+            out.append(latest[1])
+        elif following is not None and following.type in ACTION_TYPES:
+            out.append(following.seat)
+        else:
+            out.append(None)
+    return out
+
+
 def live_items_merge(
-    moves: list[GameEvent], notes: list[TableEvent], viewer: int | None, start: Cursor
+    moves: list[GameEvent],
+    notes: list[TableEvent],
+    viewer: int | None,
+    start: Cursor,
+    latest: tuple[int, int | None] | None = None,
 ) -> list[LiveItem]:
     """``moves`` (redacted for ``viewer``) and ``notes`` (table events, the same for everyone)
-    after ``start``, in the order they happened, each with the cursor after it."""
+    after ``start``, in the order they happened, each with the cursor after it. Each move says
+    the seat to act after it where it is known (``to_act_after``; ``latest``: the game row's
+    version and seat to act)."""
+    to_act = dict(zip((m.seq for m in moves), to_act_after(moves, latest), strict=True))
     merged: list[tuple[dt.datetime, int, int, Any]] = [(e.created_at, 0, e.seq, e) for e in moves]
     merged += [(n.created_at, 1, n.seq, n) for n in notes]
     merged.sort(key=lambda x: (x[0], x[1], x[2]))
@@ -101,7 +126,11 @@ def live_items_merge(
     for _, kind, _, row in merged:
         if kind == 0:
             move_at = row.seq
-            data = {"version": row.seq, "event": event_view_get(row, viewer)}
+            data = {
+                "version": row.seq,
+                "to_act": to_act[row.seq],
+                "event": event_view_get(row, viewer),
+            }
             items.append(LiveItem("game_event", Cursor(move_at, table_at), data))
         else:
             table_at = row.seq
@@ -149,6 +178,7 @@ class GameNow:
     is_public: bool = True
     created_by: int | None = None
     seats: dict[int, int] = field(default_factory=dict)  # player id -> seat index
+    to_act: int | None = None  # the seat to act at ``version`` (None: nobody, or over)
 
     @property
     def over(self) -> bool:
@@ -159,6 +189,10 @@ class GameNow:
 
     def may_see(self, player_id: int) -> bool:
         return self.is_public or self.created_by == player_id or player_id in self.seats
+
+    def latest(self) -> tuple[int, int | None]:
+        """The game's version and the seat to act at it (None once over)."""
+        return self.version, None if self.over else self.to_act
 
     def horizon(self, viewer: int | None) -> int:
         """The last move seq ``viewer`` may see now (``horizon_of``)."""
@@ -190,4 +224,5 @@ def game_now_get(game_id: int) -> GameNow:
         is_public=game.is_public,
         created_by=game.created_by_id,
         seats={e["player"]: e["index"] for e in game.seating if e["player"] is not None},
+        to_act=game.to_act,
     )

@@ -1,8 +1,14 @@
-"""The rules a client offers at table creation: presets, options and the rule families."""
+"""The rules a client offers at table creation: presets, options and the rule families.
+
+The explanations are the rules engine's English texts (the engine imports no framework),
+translated here into the request's language through the ``django`` catalogue, whose msgids they
+are; names, values and codes stay as they are."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from django.utils.translation import gettext
 
 from games.engine import (
     ACTION_TYPES,
@@ -20,6 +26,7 @@ from games.engine.options import (
 )
 from games.models import BotLevel
 from games.selectors.log import options_stored
+from games.selectors.timers import timer_rules
 
 # The number options whose range in the families beside classic is not the classic one
 # (games.engine.options: ``_check_value``).
@@ -58,12 +65,16 @@ def family_overridable(family: str) -> list[str]:
 
 def rules_get() -> dict[str, Any]:
     """Every preset's complete options and what it plays, each option explained, and each rule
-    family with its presets, rules version and the options a table may change."""
+    family with its presets, rules version and the options a table may change, and the turn
+    timer's rules."""
     return {
         "rules_version": RULES_VERSION,
         "presets": {name: options_stored(opts) for name, opts in PRESETS.items()},
-        "preset_descriptions": dict(PRESET_DESCRIPTIONS),
-        "options": describe_options(),
+        "preset_descriptions": {name: gettext(text) for name, text in PRESET_DESCRIPTIONS.items()},
+        "options": {
+            name: {**spec, "description": gettext(spec["description"])}
+            for name, spec in describe_options().items()
+        },
         "families": {
             family: {
                 "rules_version": rules_version_of(family),
@@ -75,4 +86,5 @@ def rules_get() -> dict[str, Any]:
         },
         "action_types": list(ACTION_TYPES),
         "bot_levels": list(BotLevel.values),
+        "timers": timer_rules(),
     }

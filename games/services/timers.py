@@ -7,8 +7,9 @@ is completed for it: a minimal play (draw if not yet drawn, discard the least us
 a partner's question with no), each action applied like any other and logged with source
 ``timer``; the timer log says why (``turn_timed_out``). After ``timeout_limit`` consecutive
 timeouts the seat is handed to a bot (``stand_in``: the medium bot plays it, source ``bot``,
-until the player acts again) or the game is abandoned (``timeout_outcome``; always at a rated
-table, where the abandoning side loses: ``competition.services.ratings``).
+until the player is back: ``games.services.reclaim``) or the game is abandoned
+(``timeout_outcome``; always at a rated table, where the abandoning side loses:
+``competition.services.ratings``).
 
 Three paths apply an expiry, and any of them may run any number of times:
 

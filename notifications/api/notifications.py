@@ -287,6 +287,8 @@ def _channels_serializer(required: bool) -> type[Base]:
         for channel, label in (
             (Channel.WEBHOOK, "your webhooks"),
             (Channel.WEB_PUSH, "Web Push"),
+            (Channel.FCM, "your app devices through FCM"),
+            (Channel.APNS, "your app devices through APNs"),
             (Channel.EMAIL, "e-mail"),
         )
     }
@@ -454,9 +456,9 @@ class NotificationPreferencesApi(APIView):
         operation_id="players_me_notifications_retrieve",
         tags=["notifications"],
         summary="Your notification preferences",
-        description="Per channel (`webhook`, `web_push`, `email`) and kind of notification "
-        "whether it is sent (all on until you switch one off), where e-mail goes, and when a "
-        "correspondence turn's reminder comes. A game you muted sends nothing.",
+        description="Per channel (`webhook`, `web_push`, `fcm`, `apns`, `email`) and kind of "
+        "notification whether it is sent (all on until you switch one off), where e-mail goes, "
+        "and when a correspondence turn's reminder comes. A game you muted sends nothing.",
         responses={200: NotificationPreferencesSerializer, **problem_responses(AUTH)},
     )
     def get(self, request: Request) -> Response:

@@ -1,10 +1,10 @@
-"""Routes of the notifications' API: webhooks, preferences, mutes and Web Push (under
-/api/v1/)."""
+"""Routes of the notifications' API: webhooks, preferences, mutes, Web Push and native push
+devices (under /api/v1/)."""
 
 from django.urls import path
 
 from core import converters  # noqa: F401  <id:...> (core.converters)
-from notifications.api import notifications, push
+from notifications.api import notifications, push, push_devices
 
 urlpatterns = [
     # Notifications: webhooks and their delivery log, preferences, game mutes
@@ -50,5 +50,16 @@ urlpatterns = [
         "players/me/push-subscriptions/<id:subscription_id>/",
         push.PushSubscriptionDetailApi.as_view(),
         name="player-push-subscription",
+    ),
+    # Native push: a player's app devices, FCM or APNs (notifications/api/push_devices.py).
+    path(
+        "players/me/push-devices/",
+        push_devices.PushDeviceListCreateApi.as_view(),
+        name="player-push-devices",
+    ),
+    path(
+        "players/me/push-devices/<id:device_id>/",
+        push_devices.PushDeviceDetailApi.as_view(),
+        name="player-push-device",
     ),
 ]

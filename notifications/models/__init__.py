@@ -1,9 +1,12 @@
 """The notification outbox, its deliveries, and each player's channels and preferences."""
 
 from notifications.models.notifications import (
+    ApnsEnvironment,
     Channel,
     Delivery,
     DeliveryStatus,
+    DevicePlatform,
+    DeviceRegistration,
     GameMute,
     Notification,
     NotificationKind,
@@ -14,9 +17,12 @@ from notifications.models.notifications import (
 )
 
 __all__ = [
+    "ApnsEnvironment",
     "Channel",
     "Delivery",
     "DeliveryStatus",
+    "DevicePlatform",
+    "DeviceRegistration",
     "GameMute",
     "Notification",
     "NotificationKind",

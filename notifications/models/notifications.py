@@ -9,6 +9,7 @@ idempotency key the delivery carries, ``Delivery.idempotency_key``.
 
 from django.db import models
 
+from accounts.models.credentials import DeviceSession
 from accounts.models.players import Player
 from games.models.game import Game
 
@@ -27,6 +28,8 @@ class Channel(models.TextChoices):
     WEBHOOK = "webhook"
     WEB_PUSH = "web_push"
     EMAIL = "email"
+    FCM = "fcm", "FCM"  # Firebase Cloud Messaging (Android, and apps that push through Firebase)
+    APNS = "apns", "APNs"  # Apple Push Notification service
 
 
 class Notification(models.Model):
@@ -170,6 +173,60 @@ class PushSubscription(EndpointHealth):
 
     def __str__(self) -> str:
         return f"push subscription {self.pk} of {self.player_id}"
+
+
+class DevicePlatform(models.TextChoices):
+    """A native device's push service: its value is the outbox channel it is sent on."""
+
+    FCM = "fcm", "FCM"
+    APNS = "apns", "APNs"
+
+
+class ApnsEnvironment(models.TextChoices):
+    SANDBOX = "sandbox"  # development builds (api.sandbox.push.apple.com)
+    PRODUCTION = "production"  # TestFlight and App Store builds (api.push.apple.com)
+
+
+class DeviceRegistration(EndpointHealth):
+    """A native app's push token (FCM or APNs) for one player, registered from one device
+    session: signing that session out removes it (CASCADE). A registration made with a key
+    that has no session (a personal access token) has none, and stays until deleted."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="push_devices")
+    session = models.ForeignKey(
+        DeviceSession,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="push_devices",
+        help_text="The device session that registered it (none: a key without a session).",
+    )
+    platform = models.CharField(max_length=8, choices=DevicePlatform.choices)
+    token = models.CharField(max_length=512)
+    app_id = models.CharField(
+        max_length=200, blank=True, default="", help_text="APNs: the app's topic (bundle id)."
+    )
+    environment = models.CharField(
+        max_length=12, choices=ApnsEnvironment.choices, default=ApnsEnvironment.PRODUCTION
+    )
+    enabled = models.BooleanField(default=True)
+    consecutive_failures = models.PositiveIntegerField(default=0)
+    disabled_at = models.DateTimeField(null=True, blank=True)
+    disabled_reason = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(
+        null=True, blank=True, help_text="The last push its service accepted."
+    )
+
+    class Meta:
+        ordering = ("player", "id")
+        constraints = [
+            models.UniqueConstraint(fields=["platform", "token"], name="device_token_unique")
+        ]
+        indexes = [models.Index(fields=["player", "enabled"], name="device_player_enabled")]
+
+    def __str__(self) -> str:
+        return f"{self.platform} device {self.pk} of {self.player_id}"
 
 
 class NotificationPreference(models.Model):

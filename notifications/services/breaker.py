@@ -1,5 +1,6 @@
-"""Each endpoint's circuit breaker, and one attempt at a time to it (a webhook endpoint or a
-push subscription), kept on its row (``EndpointHealth``) so that every worker sees them.
+"""Each endpoint's circuit breaker, and one attempt at a time to it (a webhook endpoint, a push
+subscription or a native device), kept on its row (``EndpointHealth``) so that every worker
+sees them.
 
 - **Closed**: deliveries are attempted when due.
 - **Open**: after ``NOTIFICATION_BREAKER_FAILURES`` attempts in a row failed, for a cooldown
@@ -28,10 +29,16 @@ from typing import Any
 from django.conf import settings
 from django.db import connection
 
-from notifications.models import Delivery, DeliveryStatus, PushSubscription, WebhookEndpoint
+from notifications.models import (
+    Delivery,
+    DeliveryStatus,
+    DeviceRegistration,
+    PushSubscription,
+    WebhookEndpoint,
+)
 from notifications.services.outbound import attempt_seconds
 
-Endpoint = WebhookEndpoint | PushSubscription
+Endpoint = WebhookEndpoint | PushSubscription | DeviceRegistration
 
 # The endpoint's hold outlasts an attempt by this much (the claim and the record's own time).
 HOLD_MARGIN_SECONDS = 10.0

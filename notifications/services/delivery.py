@@ -1,5 +1,5 @@
 """Delivering the outbox: each ``Delivery`` sent through its channel (a webhook, Web Push,
-e-mail), by a worker, with retries and exponential backoff.
+a native device through FCM or APNs, e-mail), by a worker, with retries and exponential backoff.
 
 An attempt (``delivery_attempt``) has three steps, none of which holds a database transaction
 across the network:
@@ -55,6 +55,7 @@ from notifications.models import (
     Channel,
     Delivery,
     DeliveryStatus,
+    DeviceRegistration,
     NotificationSettings,
     PushSubscription,
     WebhookEndpoint,
@@ -68,6 +69,7 @@ logger = logging.getLogger(__name__)
 NOTIFICATION_DELIVER_TASK = "games.notification_deliver"
 # Where Web Push is sent from (helper module; looked up by name, see ``push_deliver``).
 PUSH_MODULE = "notifications.services.push"
+NATIVE_PUSH_MODULE = "notifications.services.native_push"
 
 ERROR_MAX = 300  # Delivery.last_error's length
 
@@ -151,7 +153,8 @@ class Attempt(enum.Enum):
     DEFERRED = "deferred"  # another attempt to the endpoint is in flight: rescheduled
 
 
-Target = WebhookEndpoint | PushSubscription | str  # the e-mail address for e-mail
+Target = WebhookEndpoint | PushSubscription | DeviceRegistration | str  # str: an e-mail address
+NATIVE_CHANNELS = frozenset({Channel.FCM, Channel.APNS})
 
 
 @dataclass(frozen=True)
@@ -275,6 +278,10 @@ def _target(delivery: Delivery) -> Target | None:
         return PushSubscription.objects.filter(
             pk=delivery.endpoint_id, player_id=player_id, enabled=True
         ).first()
+    if delivery.channel in NATIVE_CHANNELS:
+        return DeviceRegistration.objects.filter(
+            pk=delivery.endpoint_id, player_id=player_id, platform=delivery.channel, enabled=True
+        ).first()
     email = (
         NotificationSettings.objects.filter(player_id=player_id)
         .values_list("email", flat=True)
@@ -288,6 +295,8 @@ def _send(claim: Claim) -> SendOutcome:
         return webhook_deliver(claim.target, claim.body, claim.idempotency_key)
     if isinstance(claim.target, PushSubscription):
         return push_deliver(claim.target, claim.body)
+    if isinstance(claim.target, DeviceRegistration):
+        return device_deliver(claim.target, claim.body)
     return email_deliver(claim.target, claim.body, claim.idempotency_key)
 
 
@@ -311,6 +320,8 @@ def _record(claim: Claim, outcome: SendOutcome) -> Attempt:
                 last_error="",
             ):
                 return Attempt.SKIPPED
+            if isinstance(claim.target, DeviceRegistration):
+                DeviceRegistration.objects.filter(pk=claim.target.pk).update(last_used_at=now)
             logger.info(
                 "delivery %s (%s) delivered at attempt %s",
                 claim.delivery_id,
@@ -344,11 +355,13 @@ def _record(claim: Claim, outcome: SendOutcome) -> Attempt:
 
 
 # ============================================================================== endpoint health
-def _endpoint_model(claim: Claim) -> type[WebhookEndpoint] | type[PushSubscription] | None:
+def _endpoint_model(claim: Claim) -> type[breaker.Endpoint] | None:
     if isinstance(claim.target, WebhookEndpoint):
         return WebhookEndpoint
     if isinstance(claim.target, PushSubscription):
         return PushSubscription
+    if isinstance(claim.target, DeviceRegistration):
+        return DeviceRegistration
     return None
 
 
@@ -394,6 +407,15 @@ def _endpoint_failed(claim: Claim, outcome: SendOutcome) -> None:
         endpoint.disabled_reason = (
             f"Disabled after {endpoint.consecutive_failures} failed deliveries in a row "
             f"(last: {last})"
+        )[:200]
+        fields += ["disabled_at", "disabled_reason"]
+    elif isinstance(endpoint, DeviceRegistration):
+        endpoint.disabled_at = timezone.now()
+        endpoint.disabled_reason = (
+            f"The push service says the token is dead ({outcome.error})"
+            if outcome.gone
+            else f"Disabled after {endpoint.consecutive_failures} failed pushes in a row "
+            f"(last: {outcome.error})"
         )[:200]
         fields += ["disabled_at", "disabled_reason"]
     endpoint.save(update_fields=fields)
@@ -459,3 +481,11 @@ def push_deliver(subscription: PushSubscription, body: dict[str, Any]) -> SendOu
         error=str(outcome.error or ""),
         gone=bool(outcome.gone),
     )
+
+
+def device_deliver(registration: DeviceRegistration, body: dict[str, Any]) -> SendOutcome:
+    """A native push through ``notifications.services.native_push.device_send`` (FCM or
+    APNs)."""
+    native_push = importlib.import_module(NATIVE_PUSH_MODULE)
+    outcome: SendOutcome = native_push.device_send(registration, body)
+    return outcome

@@ -15,7 +15,8 @@ move notifies nobody and a committed one is never forgotten. Who is told:
 
 Bots are never told, and nobody is told of what they did themselves. Everything here reads the
 game row (its ``seating``): no query but the outbox's, and none at all when nobody is to be told.
-A payload holds only what every seat may see at the table: never a card.
+A payload holds only what every seat may see at the table: never a card. Its texts are
+``lazy_text``: English msgids rendered in each recipient's language when stored.
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ from collections.abc import Collection
 from datetime import UTC
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
 from games.engine.history import ENDED_ABANDONED, ENDED_CONCEDED
 from games.models import Game, GameStatus
 from notifications.models import NotificationKind
-from notifications.services.notifications import notify
+from notifications.services.notifications import lazy_text, notify
 
 
 def _humans(game: Game) -> list[dict[str, Any]]:
@@ -35,16 +38,19 @@ def _humans(game: Game) -> list[dict[str, Any]]:
     return [e for e in game.seating if e["player"] is not None]
 
 
-def _name(game: Game, seat: int | None) -> str:
+def _name(game: Game, seat: int | None) -> Any:
+    """The seat's player's name, or a text naming the seat (rendered in the reader's language)."""
     if seat is None or not 0 <= seat < len(game.seating):
-        return "Nobody"
+        return lazy_text(gettext_noop("Nobody"))
     entry = game.seating[seat]
-    if entry["player"] is not None:
-        return str(entry["name"] or f"Seat {seat}")
-    return f"Bot ({entry['bot_level']})" if entry["bot_level"] else f"Seat {seat}"
+    if entry["player"] is not None and entry["name"]:
+        return str(entry["name"])
+    if entry["player"] is None and entry["bot_level"]:
+        return lazy_text(gettext_noop("Bot (%(level)s)"), level=entry["bot_level"])
+    return lazy_text(gettext_noop("Seat %(seat)s"), seat=seat)
 
 
-def _tell(game: Game, player_id: int, kind: str, title: str, text: str, **facts: Any) -> None:
+def _tell(game: Game, player_id: int, kind: str, title: Any, text: Any, **facts: Any) -> None:
     """One notification of the game's current version (the outbox adds the link to the game
     and the common fields)."""
     notify(
@@ -65,8 +71,10 @@ def game_started_notify(game: Game) -> None:
             game,
             entry["player"],
             NotificationKind.GAME_STARTED,
-            f"Game #{game.pk} started",
-            "It is your turn." if yours else f"{first} plays first.",
+            lazy_text(gettext_noop("Game #%(game)s started"), game=game.pk),
+            lazy_text(gettext_noop("It is your turn."))
+            if yours
+            else lazy_text(gettext_noop("%(name)s plays first."), name=first),
         )
 
 
@@ -87,16 +95,20 @@ def move_notify(game: Game, *, acted: int, action_type: str, by_player: bool) ->
             game,
             entry["player"],
             NotificationKind.GO_OUT_ASKED,
-            "Your partner asks to go out",
-            f"{_name(game, acted)} asks whether they may go out in game #{game.pk}.",
+            lazy_text(gettext_noop("Your partner asks to go out")),
+            lazy_text(
+                gettext_noop("%(name)s asks whether they may go out in game #%(game)s."),
+                name=_name(game, acted),
+                game=game.pk,
+            ),
         )
         return
     _tell(
         game,
         entry["player"],
         NotificationKind.YOUR_TURN,
-        "Your turn",
-        f"It is your turn in game #{game.pk}.",
+        lazy_text(gettext_noop("Your turn")),
+        lazy_text(gettext_noop("It is your turn in game #%(game)s."), game=game.pk),
         deadline=game.turn_deadline,
     )
 
@@ -109,19 +121,27 @@ def game_over_notify(game: Game, *, ended: str, skip: Collection[int] = ()) -> N
         if entry["player"] in skip:
             continue
         if ended == ENDED_ABANDONED:
-            text = f"Game #{game.pk} was abandoned."
+            template = gettext_noop("Game #%(game)s was abandoned.")
         elif winner is None:
-            text = f"Game #{game.pk} is over."
+            template = gettext_noop("Game #%(game)s is over.")
+        elif entry["team"] == winner:
+            template = (
+                gettext_noop("Your team won game #%(game)s (a concession).")
+                if ended == ENDED_CONCEDED
+                else gettext_noop("Your team won game #%(game)s.")
+            )
         else:
-            result = "won" if entry["team"] == winner else "lost"
-            how = " (a concession)" if ended == ENDED_CONCEDED else ""
-            text = f"Your team {result} game #{game.pk}{how}."
+            template = (
+                gettext_noop("Your team lost game #%(game)s (a concession).")
+                if ended == ENDED_CONCEDED
+                else gettext_noop("Your team lost game #%(game)s.")
+            )
         _tell(
             game,
             entry["player"],
             NotificationKind.GAME_OVER,
-            f"Game #{game.pk} is over",
-            text,
+            lazy_text(gettext_noop("Game #%(game)s is over"), game=game.pk),
+            lazy_text(template, game=game.pk),
             winner_team=winner,
         )
 
@@ -146,7 +166,14 @@ def chat_notify(
             kind=NotificationKind.CHAT,
             game=game,
             event_seq=event_seq,
-            payload={"title": f"{speaker} in game #{game.pk}", "text": text, "phrase": phrase},
+            payload={
+                "title": lazy_text(
+                    gettext_noop("%(name)s in game #%(game)s"), name=speaker, game=game.pk
+                ),
+                # A phrase of the fixed list (its English text is a msgid), in the reader's words.
+                "text": lazy_text(text) if text else text,
+                "phrase": phrase,
+            },
         )
 
 
@@ -163,9 +190,12 @@ def reminder_notify(game: Game) -> bool:
         game,
         entry["player"],
         NotificationKind.REMINDER,
-        "Your turn ends soon",
-        f"Your turn in game #{game.pk} ends at "
-        f"{game.turn_deadline.astimezone(UTC):%Y-%m-%d %H:%M} UTC.",
+        lazy_text(gettext_noop("Your turn ends soon")),
+        lazy_text(
+            gettext_noop("Your turn in game #%(game)s ends at %(deadline)s UTC."),
+            game=game.pk,
+            deadline=f"{game.turn_deadline.astimezone(UTC):%Y-%m-%d %H:%M}",
+        ),
         deadline=game.turn_deadline,
     )
     return True

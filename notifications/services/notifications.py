@@ -9,6 +9,11 @@ committed one is never forgotten. The deliveries are sent after the commit, by a
 Exactly once per event: the outbox's unique (player, kind, game, event_seq) turns a second
 ``notify`` for the same event into nothing, and each delivery's idempotency key is the same on
 every attempt.
+
+The texts (title, text) are written in the recipient's language (``recipient_language``: their
+account setting, else English) when the notification is stored, so every channel and every
+retry carries the same words: the defaults here and the callers' texts are English msgids of the
+``django`` catalogue, rendered under ``translation.override`` (callers pass ``lazy_text``).
 """
 
 from __future__ import annotations
@@ -21,9 +26,12 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.functional import Promise, lazy
+from django.utils.translation import gettext, gettext_noop
 
 from accounts.models import Player
+from core.i18n import language_code
 from games.models import Game
 from notifications import errors
 from notifications.models import (
@@ -62,21 +70,58 @@ KIND_FACTS: dict[str, tuple[str, ...]] = {
     ),
 }
 
+# (title, text) msgids; the text's placeholders are the game's id and the kind's facts.
 DEFAULT_TEXTS: dict[str, tuple[str, str]] = {
-    NotificationKind.YOUR_TURN: ("Your turn", "It is your turn in game #{game}."),
-    NotificationKind.GAME_STARTED: ("Game started", "Game #{game} has started."),
+    NotificationKind.YOUR_TURN: (
+        gettext_noop("Your turn"),
+        gettext_noop("It is your turn in game #%(game)s."),
+    ),
+    NotificationKind.GAME_STARTED: (
+        gettext_noop("Game started"),
+        gettext_noop("Game #%(game)s has started."),
+    ),
     NotificationKind.GO_OUT_ASKED: (
-        "Your partner asks to go out",
-        "Your partner asks whether they may go out in game #{game}.",
+        gettext_noop("Your partner asks to go out"),
+        gettext_noop("Your partner asks whether they may go out in game #%(game)s."),
     ),
-    NotificationKind.CHAT: ("Table chat", "Game #{game}: {phrase}"),
+    NotificationKind.CHAT: (gettext_noop("Table chat"), gettext_noop("Game #%(game)s: %(phrase)s")),
     NotificationKind.REMINDER: (
-        "Your turn: the deadline is near",
-        "Your turn in game #{game} ends at {deadline}.",
+        gettext_noop("Your turn: the deadline is near"),
+        gettext_noop("Your turn in game #%(game)s ends at %(deadline)s."),
     ),
-    NotificationKind.GAME_OVER: ("Game over", "Game #{game} is over."),
-    NotificationKind.CHALLENGE: ("New challenge", "You are challenged to a game ({preset})."),
+    NotificationKind.GAME_OVER: (
+        gettext_noop("Game over"),
+        gettext_noop("Game #%(game)s is over."),
+    ),
+    NotificationKind.CHALLENGE: (
+        gettext_noop("New challenge"),
+        gettext_noop("You are challenged to a game (%(preset)s)."),
+    ),
 }
+
+
+def _render(template: str, params: dict[str, Any]) -> str:
+    """``template`` (an English msgid) in the active language, its placeholders filled; a
+    value that is itself a lazy text is rendered in the same language."""
+    return gettext(template) % {name: str(value) for name, value in params.items()}
+
+
+_lazy_render = lazy(_render, str)
+
+
+def lazy_text(template: str, **params: Any) -> Promise:
+    """A notification text to be rendered in the recipient's language when it is stored:
+    ``template`` is an English msgid with named placeholders (``"Game #%(game)s started"``)."""
+    result: Any = _lazy_render(template, params)
+    assert isinstance(result, Promise)
+    return result
+
+
+def recipient_language(player_id: int) -> str:
+    """The language ``player_id`` is notified in: their account setting, else English."""
+    chosen = Player.objects.filter(pk=player_id).values_list("language", flat=True).first()
+    code = language_code(chosen) if chosen else None
+    return code or "en"
 
 
 def game_link(game_id: int | None) -> str:
@@ -85,18 +130,30 @@ def game_link(game_id: int | None) -> str:
     return f"{base}/#/game/{game_id}" if game_id is not None else f"{base}/"
 
 
-def payload_build(
-    *, player_id: int, kind: str, game: Game | None, event_seq: int | None, given: dict[str, Any]
-) -> dict[str, Any]:
-    """The stored payload: the common fields, the text fields (the caller's or the defaults)
-    and the kind's public facts. Raises ValueError for an unknown kind or key (a caller's bug).
-    """
+def payload_check(kind: str, given: dict[str, Any]) -> None:
+    """ValueError for an unknown kind, or a key the kind does not carry (a caller's bug)."""
     if kind not in KIND_FACTS:
         raise ValueError(f"unknown notification kind {kind!r}")
     allowed = (*TEXT_FIELDS, *KIND_FACTS[kind])
     unknown = sorted(set(given) - set(allowed))
     if unknown:
         raise ValueError(f"a {kind} notification carries only {allowed}, not {unknown}")
+
+
+def payload_build(
+    *,
+    player_id: int,
+    kind: str,
+    game: Game | None,
+    event_seq: int | None,
+    given: dict[str, Any],
+    language: str | None = None,
+) -> dict[str, Any]:
+    """The stored payload: the common fields, the text fields (the caller's or the defaults,
+    in ``language``, else the active one) and the kind's public facts. Raises ValueError for an
+    unknown kind or key (a caller's bug).
+    """
+    payload_check(kind, given)
     facts: dict[str, Any] = {}
     for name in KIND_FACTS[kind]:
         value = given.get(name)
@@ -104,16 +161,17 @@ def payload_build(
     game_id = game.pk if game is not None else None
     title, text = DEFAULT_TEXTS[kind]
     words = {"game": game_id, **{k: ("?" if v is None else v) for k, v in facts.items()}}
-    return {
-        "kind": kind,
-        "player_id": player_id,
-        "game_id": game_id,
-        "game_version": game.version if game is not None else None,
-        "title": str(given.get("title") or title),
-        "text": str(given.get("text") or text.format(**words)),
-        "url": str(given.get("url") or game_link(game_id)),
-        **facts,
-    }
+    with translation.override(language or translation.get_language()):
+        return {
+            "kind": kind,
+            "player_id": player_id,
+            "game_id": game_id,
+            "game_version": game.version if game is not None else None,
+            "title": str(given.get("title") or gettext(title)),
+            "text": str(given.get("text") or _render(text, words)),
+            "url": str(given.get("url") or game_link(game_id)),
+            **facts,
+        }
 
 
 # ============================================================================== the outbox
@@ -141,15 +199,22 @@ def notify(
     and ``url`` and the kind's public facts (``KIND_FACTS``: ``deadline`` for your_turn and
     reminder, ``winner_team`` for game_over, ``phrase`` for chat); never a card.
     Returns the new notification, or None. On a move's path: one statement when there is
-    nothing to send, three and a task per endpoint when there is (``outbox_sql``).
+    nothing to send; when there is, the language lookup, three and a task per endpoint
+    (``outbox_sql``).
     """
-    stored = payload_build(
-        player_id=player_id, kind=kind, game=game, event_seq=event_seq, given=payload
-    )
+    payload_check(kind, payload)
     game_id = game.pk if game is not None else None
     endpoints = outbox_sql.endpoints_read(player_id, kind, game_id)
     if endpoints.muted or not endpoints.found:
         return None
+    stored = payload_build(
+        player_id=player_id,
+        kind=kind,
+        game=game,
+        event_seq=event_seq,
+        given=payload,
+        language=recipient_language(player_id),
+    )
     now = timezone.now()
     notification = outbox_sql.notification_insert(
         player_id=player_id,

@@ -7,8 +7,10 @@ address: five querysets) costs more CPU than the move's own statements, for a pl
 endpoint at all (most players; figures: bench/README.md, "Notifications"); writing a
 notification took a savepoint, an insert and a bulk insert besides. Here:
 
-- ``endpoints_read``: one statement (a ``UNION ALL`` of five indexed lookups) answers whether
-  the game is muted, which channels are off for the kind, and the enabled endpoints;
+- ``endpoints_read``: one statement (a ``UNION ALL`` of six indexed lookups) answers whether
+  the game is muted, which channels are off for the kind, and the enabled endpoints (a native
+  device's channel is its platform, ``fcm`` or ``apns``: none while the server cannot send
+  there);
 - ``notification_insert``: ``INSERT ... ON CONFLICT DO NOTHING RETURNING``: a repeat of an
   event inserts nothing and returns nothing, with no savepoint and no error to recover from;
 - ``deliveries_insert``: one multi-row insert returning the ids.
@@ -34,6 +36,7 @@ from notifications.models import (
     Channel,
     Delivery,
     DeliveryStatus,
+    DeviceRegistration,
     GameMute,
     Notification,
     NotificationPreference,
@@ -41,6 +44,7 @@ from notifications.models import (
     PushSubscription,
     WebhookEndpoint,
 )
+from notifications.services.native_push import platforms_off
 
 SUPPORTED = ("postgresql", "sqlite")
 
@@ -92,6 +96,10 @@ def _endpoints_sql() -> str:
             f" FROM {_table(PushSubscription)}"
             f" WHERE {_col(PushSubscription, player)} = %s"
             f" AND {_col(PushSubscription, 'enabled')} = %s",
+            f"SELECT 'on', {_col(DeviceRegistration, 'platform')}, {_col(DeviceRegistration, 'id')}"
+            f" FROM {_table(DeviceRegistration)}"
+            f" WHERE {_col(DeviceRegistration, player)} = %s"
+            f" AND {_col(DeviceRegistration, 'enabled')} = %s",
             f"SELECT 'on', '{Channel.EMAIL.value}', 0 FROM {_table(NotificationSettings)}"
             f" WHERE {_col(NotificationSettings, player)} = %s"
             f" AND {_col(NotificationSettings, 'email')} <> ''",
@@ -101,7 +109,19 @@ def _endpoints_sql() -> str:
     return built
 
 
-_CHANNEL_ORDER = {Channel.WEBHOOK: 0, Channel.WEB_PUSH: 1, Channel.EMAIL: 2}
+_CHANNEL_ORDER = {
+    Channel.WEBHOOK: 0,
+    Channel.WEB_PUSH: 1,
+    Channel.FCM: 2,
+    Channel.APNS: 3,
+    Channel.EMAIL: 4,
+}
+NATIVE = frozenset({Channel.FCM.value, Channel.APNS.value})
+
+
+def _native_off(found: list[tuple[str, int]]) -> frozenset[str]:
+    """The native channels found that the server cannot send to (asked only when found)."""
+    return platforms_off() if any(channel in NATIVE for channel, _ in found) else frozenset()
 
 
 def endpoints_read(player_id: int, kind: str, game_id: int | None) -> Endpoints:
@@ -123,6 +143,8 @@ def endpoints_read(player_id: int, kind: str, game_id: int | None) -> Endpoints:
                 player_id,
                 True,
                 player_id,
+                True,
+                player_id,
             ],
         )
         rows = cursor.fetchall()
@@ -136,6 +158,9 @@ def endpoints_read(player_id: int, kind: str, game_id: int | None) -> Endpoints:
         ),
         key=lambda e: (_CHANNEL_ORDER[Channel(e[0])], e[1]),
     )
+    unreachable = _native_off(found)
+    if unreachable:
+        found = [e for e in found if e[0] not in unreachable]
     return Endpoints(muted=muted, found=found)
 
 
@@ -164,6 +189,14 @@ def _endpoints_orm(player_id: int, kind: str, game_id: int | None) -> Endpoints:
             .order_by("pk")
             .values_list("pk", flat=True)
         ]
+    devices = DeviceRegistration.objects.filter(player_id=player_id, enabled=True)
+    found += sorted(
+        ((str(platform), pk) for pk, platform in devices.values_list("pk", "platform")),
+        key=lambda e: (_CHANNEL_ORDER[Channel(e[0])], e[1]),
+    )
+    found = [e for e in found if e[0] not in off]
+    unreachable = _native_off(found)
+    found = [e for e in found if e[0] not in unreachable]
     if (
         Channel.EMAIL not in off
         and NotificationSettings.objects.filter(player_id=player_id).exclude(email="").exists()

@@ -298,11 +298,10 @@ def test_web_push_subscription_and_a_pushed_notification(
     subscribed_with = page.evaluate("JSON.parse(localStorage.getItem('test.push.subscribed'))")
     assert _b64url(bytes(subscribed_with)) == vapid
 
-    # The service worker the client registered shows a push.
-    scope = page.evaluate(
-        "async () => (await navigator.serviceWorker.getRegistration('/static/client/'))?.scope"
-    )
-    assert scope == f"{live_server.url}/static/client/"
+    # The service worker the client registered (at the root: it also caches the app shell)
+    # shows a push.
+    scope = page.evaluate("async () => (await navigator.serviceWorker.getRegistration('/'))?.scope")
+    assert scope == f"{live_server.url}/"
     cdp = browser_context.new_cdp_session(page)
     registrations: list[dict[str, Any]] = []
     cdp.on(
@@ -342,7 +341,7 @@ def test_web_push_subscription_and_a_pushed_notification(
         for _ in range(10):
             shown = page.evaluate(
                 """async () => {
-                  const reg = await navigator.serviceWorker.getRegistration('/static/client/');
+                  const reg = await navigator.serviceWorker.getRegistration('/');
                   return (await reg.getNotifications()).map(
                     (n) => ({ title: n.title, body: n.body, tag: n.tag, data: n.data }));
                 }"""

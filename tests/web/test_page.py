@@ -35,3 +35,33 @@ def test_an_unbuilt_client_says_how_to_build_it(client: Any, monkeypatch: Any) -
     response = client.get("/")
     assert response.status_code == 503
     assert b"make web" in response.content
+
+
+def test_the_service_worker_is_served_at_the_root(client: Any) -> None:
+    # At /sw.js its scope is /, which covers the page; revalidated on every visit.
+    response = client.get("/sw.js")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/javascript")
+    assert response["Cache-Control"] == "no-cache"
+    body = response.content.decode()
+    assert "__SHELL_FILES__" not in body and "__SHELL_VERSION__" not in body
+    assert '"/static/client/app.js"' in body
+
+
+def test_the_manifest_is_served_as_a_web_app_manifest(client: Any) -> None:
+    response = client.get("/manifest.webmanifest")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/manifest+json"
+    manifest = response.json()
+    assert manifest["start_url"] == manifest["scope"] == "/"
+    assert manifest["display"] == "standalone"
+    for icon in manifest["icons"]:
+        assert client.get(icon["src"]).status_code == 200, icon
+    page = client.get("/").content
+    assert b'rel="manifest" href="/manifest.webmanifest"' in page
+    assert b'id="connection"' in page and b'role="status"' in page
+
+
+def test_the_worker_and_the_manifest_only_answer_reads(client: Any) -> None:
+    assert client.post("/sw.js").status_code == 405
+    assert client.post("/manifest.webmanifest").status_code == 405

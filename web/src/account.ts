@@ -14,6 +14,7 @@ import { ApiError, api, browserSession, forget, playerName, token } from "./api"
 import { accountAuth, deviceKeys } from "./deviceKeys";
 import { openDialog } from "./dialog";
 import { clear, h } from "./dom";
+import { gettext, interpolate, translate } from "./i18n";
 import { pageHeader } from "./nav";
 import { busy, field, hush, say, statusLine } from "./signin";
 import { createPasskey, passkeyName, passkeysSupported, usePasskey } from "./webauthn";
@@ -35,8 +36,8 @@ function reauthenticate(auth: AllauthClient, user: AllauthUser | null): Promise<
   return new Promise((resolve) => {
     let done = false;
     const box = statusLine("reauth-message");
-    const password = field("Password", { type: "password", id: "reauth-password", autocomplete: "current-password", testid: "reauth-password" });
-    const submit = h("button", { class: "primary", type: "submit", testid: "reauth-submit" }, "Confirm") as HTMLButtonElement;
+    const password = field(gettext("Password"), { type: "password", id: "reauth-password", autocomplete: "current-password", testid: "reauth-password" });
+    const submit = h("button", { class: "primary", type: "submit", testid: "reauth-submit" }, gettext("Confirm")) as HTMLButtonElement;
     const finish = (ok: boolean) => {
       done = ok;
       dialog.close();
@@ -44,8 +45,8 @@ function reauthenticate(auth: AllauthClient, user: AllauthUser | null): Promise<
     const body = h(
       "div",
       { class: "modal-body account-dialog", testid: "reauth-dialog" },
-      h("h2", {}, "Confirm it is you"),
-      h("p", {}, "This change needs a recent sign-in."),
+      h("h2", {}, gettext("Confirm it is you")),
+      h("p", {}, gettext("This change needs a recent sign-in.")),
       user?.has_usable_password
         ? h(
             "form",
@@ -55,7 +56,7 @@ function reauthenticate(auth: AllauthClient, user: AllauthUser | null): Promise<
                 try {
                   const state = await busy(submit, () => auth.reauthenticate(password.input.value));
                   if (state.user) finish(true);
-                  else say(box, "That did not work.", "error");
+                  else say(box, gettext("That did not work."), "error");
                 } catch (err) {
                   say(box, errorText(err), "error");
                 }
@@ -83,12 +84,12 @@ function reauthenticate(auth: AllauthClient, user: AllauthUser | null): Promise<
                   }
                 },
               },
-              "Use a passkey",
+              gettext("Use a passkey"),
             ),
           )
         : null,
       box,
-      h("div", { class: "row" }, h("button", { type: "button", onclick: () => finish(false) }, "Cancel")),
+      h("div", { class: "row" }, h("button", { type: "button", onclick: () => finish(false) }, gettext("Cancel"))),
     );
     const dialog = openDialog(body, () => resolve(done));
   });
@@ -107,7 +108,7 @@ function confirmDialog(title: string, text: string, confirm: string, testid: str
         "div",
         { class: "row" },
         h("button", { class: "primary danger", type: "button", testid: `${testid}-yes`, onclick: () => { ok = true; dialog.close(); } }, confirm),
-        h("button", { type: "button", onclick: () => dialog.close() }, "Cancel"),
+        h("button", { type: "button", onclick: () => dialog.close() }, gettext("Cancel")),
       ),
     );
     const dialog = openDialog(body, () => resolve(ok));
@@ -138,9 +139,9 @@ export class AccountScreen {
   }
 
   async mount(): Promise<void> {
-    const signOut = h("button", { testid: "sign-out", onclick: () => void this.signOut() }, "Sign out");
+    const signOut = h("button", { testid: "sign-out", onclick: () => void this.signOut() }, gettext("Sign out"));
     this.root.append(
-      pageHeader("Account", "account", signOut),
+      pageHeader(gettext("Account"), "account", signOut),
       this.top,
       h(
         "div",
@@ -149,7 +150,7 @@ export class AccountScreen {
         h("div", {}, this.signInSlot, this.tokenSlot, this.appSlot, this.dataSlot),
       ),
     );
-    this.emailSlot.append(h("p", { class: "loading" }, "Loading your account…"));
+    this.emailSlot.append(h("p", { class: "loading" }, gettext("Loading your account…")));
     // One request at a time: each signed-in request also records the sign-in's last use.
     await this.loadIdentity();
     await this.loadSignIns();
@@ -165,7 +166,7 @@ export class AccountScreen {
       if (this.disposed) return;
       this.user = state.user;
       if (!this.user) {
-        say(this.top, "Your sign-in has ended: sign in again.", "error");
+        say(this.top, gettext("Your sign-in has ended: sign in again."), "error");
         return;
       }
       this.emailList = await this.auth.emails();
@@ -209,13 +210,13 @@ export class AccountScreen {
     this.keepSlot.append(
       panel(
         "keep",
-        "Keep this account",
-        h("p", {}, `You play as a guest: this browser's key is all there is of ${playerName() ?? "you"}. Add an e-mail address and a password, or a passkey, to keep your games and ratings and sign in on any device.`),
+        gettext("Keep this account"),
+        h("p", {}, interpolate(gettext("You play as a guest: this browser's key is all there is of %(name)s. Add an e-mail address and a password, or a passkey, to keep your games and ratings and sign in on any device."), { name: playerName() ?? gettext("you") })),
         h(
           "div",
           { class: "row" },
-          h("button", { class: "primary", testid: "keep-email", onclick: () => document.getElementById("email-add")?.focus() }, "Add an e-mail and a password"),
-          passkeysSupported() ? h("button", { testid: "keep-passkey", onclick: () => document.getElementById("passkey-name")?.focus() }, "Add a passkey") : null,
+          h("button", { class: "primary", testid: "keep-email", onclick: () => document.getElementById("email-add")?.focus() }, gettext("Add an e-mail and a password")),
+          passkeysSupported() ? h("button", { testid: "keep-passkey", onclick: () => document.getElementById("passkey-name")?.focus() }, gettext("Add a passkey")) : null,
         ),
       ),
     );
@@ -224,10 +225,10 @@ export class AccountScreen {
   private showEmails(pendingCode: string | null = null): void {
     clear(this.emailSlot);
     const box = statusLine("email-message");
-    const address = field("Add an e-mail address", { type: "email", id: "email-add", autocomplete: "email", required: true, testid: "email-add" });
-    const add = h("button", { type: "submit", testid: "email-add-submit" }, "Add") as HTMLButtonElement;
-    const code = field("Code from the e-mail", { id: "email-code", autocomplete: "one-time-code", required: true, spellcheck: "false", testid: "email-code" });
-    const verify = h("button", { class: "primary", type: "submit", testid: "email-verify" }, "Verify") as HTMLButtonElement;
+    const address = field(gettext("Add an e-mail address"), { type: "email", id: "email-add", autocomplete: "email", required: true, testid: "email-add" });
+    const add = h("button", { type: "submit", testid: "email-add-submit" }, gettext("Add")) as HTMLButtonElement;
+    const code = field(gettext("Code from the e-mail"), { id: "email-code", autocomplete: "one-time-code", required: true, spellcheck: "false", testid: "email-code" });
+    const verify = h("button", { class: "primary", type: "submit", testid: "email-verify" }, gettext("Verify")) as HTMLButtonElement;
     const act = (fn: () => Promise<unknown>, done: string) => async () => {
       try {
         await fn();
@@ -241,7 +242,7 @@ export class AccountScreen {
     this.emailSlot.append(
       panel(
         "email",
-        "E-mail",
+        gettext("E-mail"),
         this.emailList.length
           ? h(
               "ul",
@@ -252,18 +253,18 @@ export class AccountScreen {
                   { testid: "email" },
                   h("span", {}, e.email),
                   " · ",
-                  h("span", { testid: "email-state" }, [e.verified ? "verified" : "not verified", e.primary ? "primary" : ""].filter(Boolean).join(", ")),
+                  h("span", { testid: "email-state" }, [e.verified ? gettext("verified") : gettext("not verified"), e.primary ? gettext("primary") : ""].filter(Boolean).join(", ")),
                   h(
                     "div",
                     { class: "row" },
-                    e.verified ? null : h("button", { class: "small", "aria-label": `Send a code to ${e.email} again`, onclick: act(async () => { await this.auth.emailResend(e.email); this.showEmails(e.email); }, `A code is on its way to ${e.email}.`) }, "Send a code"),
-                    e.verified && !e.primary ? h("button", { class: "small", "aria-label": `Make ${e.email} primary`, onclick: act(() => this.auth.emailPrimary(e.email), `${e.email} is now primary.`) }, "Make primary") : null,
-                    e.primary && this.emailList.length === 1 ? null : h("button", { class: "small", "aria-label": `Remove ${e.email}`, onclick: act(() => this.auth.emailRemove(e.email), `${e.email} removed.`) }, "Remove"),
+                    e.verified ? null : h("button", { class: "small", "aria-label": interpolate(gettext("Send a code to %(email)s again"), { email: e.email }), onclick: act(async () => { await this.auth.emailResend(e.email); this.showEmails(e.email); }, interpolate(gettext("A code is on its way to %(email)s."), { email: e.email })) }, gettext("Send a code")),
+                    e.verified && !e.primary ? h("button", { class: "small", "aria-label": interpolate(gettext("Make %(email)s primary"), { email: e.email }), onclick: act(() => this.auth.emailPrimary(e.email), interpolate(gettext("%(email)s is now primary."), { email: e.email })) }, gettext("Make primary")) : null,
+                    e.primary && this.emailList.length === 1 ? null : h("button", { class: "small", "aria-label": interpolate(gettext("Remove %(email)s"), { email: e.email }), onclick: act(() => this.auth.emailRemove(e.email), interpolate(gettext("%(email)s removed."), { email: e.email })) }, gettext("Remove")),
                   ),
                 ),
               ),
             )
-          : h("p", { class: "muted" }, "No e-mail address yet."),
+          : h("p", { class: "muted" }, gettext("No e-mail address yet.")),
         pendingCode
           ? h(
               "form",
@@ -274,16 +275,16 @@ export class AccountScreen {
                   code.error.textContent = "";
                   try {
                     await busy(verify, () => this.auth.verifyEmail(codeTyped(code.input.value)));
-                    announce("E-mail verified.");
+                    announce(gettext("E-mail verified."));
                     await this.reload("password-new");
-                    say(this.emailSlot.querySelector<HTMLElement>("[data-testid=email-message]")!, `${pendingCode} is verified.`);
+                    say(this.emailSlot.querySelector<HTMLElement>("[data-testid=email-message]")!, interpolate(gettext("%(email)s is verified."), { email: pendingCode }));
                   } catch (err) {
                     code.error.textContent = fieldErrors(err, "key");
                     say(box, errorText(err), "error");
                   }
                 },
               },
-              h("p", {}, `We sent a code to ${pendingCode}.`),
+              h("p", {}, interpolate(gettext("We sent a code to %(email)s."), { email: pendingCode })),
               code.wrap,
               h("div", { class: "row" }, verify),
             )
@@ -301,7 +302,7 @@ export class AccountScreen {
                 if (!answer) return;
                 this.emailList = answer.data ?? this.emailList;
                 this.showEmails(email);
-                announce(`A code is on its way to ${email}.`);
+                announce(interpolate(gettext("A code is on its way to %(email)s."), { email }));
                 document.getElementById("email-code")?.focus();
               } catch (err) {
                 address.error.textContent = fieldErrors(err, "email");
@@ -321,15 +322,15 @@ export class AccountScreen {
     clear(this.passwordSlot);
     const has = !!this.user?.has_usable_password;
     const box = statusLine("password-message");
-    const current = has ? field("Current password", { type: "password", id: "password-current", autocomplete: "current-password", required: true, testid: "password-current" }) : null;
-    const fresh = field(has ? "New password" : "Password", { type: "password", id: "password-new", autocomplete: "new-password", required: true, minlength: 8, testid: "password-new" }, "At least 8 characters, not a common one.");
-    const submit = h("button", { class: "primary", type: "submit", testid: "password-submit" }, has ? "Change the password" : "Set the password") as HTMLButtonElement;
+    const current = has ? field(gettext("Current password"), { type: "password", id: "password-current", autocomplete: "current-password", required: true, testid: "password-current" }) : null;
+    const fresh = field(has ? "New password" : "Password", { type: "password", id: "password-new", autocomplete: "new-password", required: true, minlength: 8, testid: "password-new" }, gettext("At least 8 characters, not a common one."));
+    const submit = h("button", { class: "primary", type: "submit", testid: "password-submit" }, has ? gettext("Change the password") : gettext("Set the password")) as HTMLButtonElement;
     const verified = this.emailList.some((e) => e.verified);
     this.passwordSlot.append(
       panel(
         "password",
-        "Password",
-        !has && !verified ? h("p", { class: "muted" }, "Verify an e-mail address first: you sign in with it and the password.") : null,
+        gettext("Password"),
+        !has && !verified ? h("p", { class: "muted" }, gettext("Verify an e-mail address first: you sign in with it and the password.")) : null,
         h(
           "form",
           {
@@ -341,14 +342,14 @@ export class AccountScreen {
               try {
                 const state = await busy(submit, () => this.auth.passwordChange(current?.input.value ?? null, fresh.input.value));
                 if (!state.user) {
-                  say(box, "Sign in again to change the password.", "error");
+                  say(box, gettext("Sign in again to change the password."), "error");
                   return;
                 }
                 this.user = state.user;
-                announce("Password saved.");
+                announce(gettext("Password saved."));
                 this.showPassword();
                 this.showKeep();
-                say(this.passwordSlot.querySelector<HTMLElement>("[data-testid=password-message]")!, has ? "Password changed." : "Password set: your account is kept. Sign in with your e-mail and it on any device.");
+                say(this.passwordSlot.querySelector<HTMLElement>("[data-testid=password-message]")!, has ? gettext("Password changed.") : gettext("Password set: your account is kept. Sign in with your e-mail and it on any device."));
               } catch (err) {
                 fresh.error.textContent = fieldErrors(err, "new_password");
                 if (current) current.error.textContent = fieldErrors(err, "current_password");
@@ -370,13 +371,13 @@ export class AccountScreen {
     const box = statusLine("passkey-message");
     const list = passkeys(this.authenticators);
     const now = Date.now();
-    const name = field("Name of the new passkey", { id: "passkey-name", maxlength: 60, value: passkeyName(navigator.userAgent), testid: "passkey-name" });
-    const add = h("button", { class: "primary", type: "submit", testid: "passkey-add", disabled: !passkeysSupported() }, "Add a passkey") as HTMLButtonElement;
+    const name = field(gettext("Name of the new passkey"), { id: "passkey-name", maxlength: 60, value: passkeyName(navigator.userAgent), testid: "passkey-name" });
+    const add = h("button", { class: "primary", type: "submit", testid: "passkey-add", disabled: !passkeysSupported() }, gettext("Add a passkey")) as HTMLButtonElement;
     this.passkeySlot.append(
       panel(
         "passkey",
-        "Passkeys",
-        h("p", { class: "muted" }, "Sign in with this device's screen lock or a security key, no password typed."),
+        gettext("Passkeys"),
+        h("p", { class: "muted" }, gettext("Sign in with this device's screen lock or a security key, no password typed.")),
         list.length
           ? h(
               "ul",
@@ -388,23 +389,23 @@ export class AccountScreen {
                   authenticatorText(a, now),
                   h("button", {
                     class: "small",
-                    "aria-label": `Remove the passkey ${a.name ?? ""}`,
+                    "aria-label": interpolate(gettext("Remove the passkey %(name)s"), { name: a.name ?? "" }),
                     testid: "passkey-remove",
                     onclick: async () => {
-                      if (!(await confirmDialog("Remove the passkey?", `${a.name ?? "This passkey"} will no longer sign you in.`, "Remove", "passkey-remove-dialog"))) return;
+                      if (!(await confirmDialog(gettext("Remove the passkey?"), interpolate(gettext("%(name)s will no longer sign you in."), { name: a.name ?? gettext("This passkey") }), gettext("Remove"), "passkey-remove-dialog"))) return;
                       try {
                         if (!(await this.withReauth(() => this.auth.passkeyRemove([a.id!])))) return;
-                        announce("Passkey removed.");
+                        announce(gettext("Passkey removed."));
                         await this.reload("passkey-add");
                       } catch (err) {
                         say(box, errorText(err), "error");
                       }
                     },
-                  }, "Remove"),
+                  }, gettext("Remove")),
                 ),
               ),
             )
-          : h("p", { class: "muted", testid: "no-passkeys" }, "No passkey yet."),
+          : h("p", { class: "muted", testid: "no-passkeys" }, gettext("No passkey yet.")),
         passkeysSupported()
           ? h(
               "form",
@@ -420,9 +421,9 @@ export class AccountScreen {
                       return this.withReauth(() => this.auth.passkeyAdd(name.input.value.trim() || passkeyName(navigator.userAgent), credential));
                     });
                     if (!added) return;
-                    announce("Passkey added.");
+                    announce(gettext("Passkey added."));
                     await this.reload("passkey-add");
-                    say(this.passkeySlot.querySelector<HTMLElement>("[data-testid=passkey-message]")!, "Passkey added: use it to sign in.");
+                    say(this.passkeySlot.querySelector<HTMLElement>("[data-testid=passkey-message]")!, gettext("Passkey added: use it to sign in."));
                   } catch (err) {
                     say(box, errorText(err), "error");
                   }
@@ -431,7 +432,7 @@ export class AccountScreen {
               name.wrap,
               h("div", { class: "row" }, add),
             )
-          : h("p", { class: "muted" }, "This page cannot make passkeys: it needs https (or localhost) and a browser that has them."),
+          : h("p", { class: "muted" }, gettext("This page cannot make passkeys: it needs https (or localhost) and a browser that has them.")),
         box,
       ),
     );
@@ -444,7 +445,7 @@ export class AccountScreen {
       answer = await this.auth.totp();
     } catch (err) {
       clear(this.totpSlot);
-      this.totpSlot.append(panel("totp", "Authenticator app (optional)", h("p", { class: "muted", testid: "totp-state" }, errorText(err) || "Verify an e-mail address first.")));
+      this.totpSlot.append(panel("totp", gettext("Authenticator app (optional)"), h("p", { class: "muted", testid: "totp-state" }, errorText(err) || "Verify an e-mail address first.")));
       return;
     }
     if (this.disposed) return;
@@ -454,8 +455,8 @@ export class AccountScreen {
       this.totpSlot.append(
         panel(
           "totp",
-          "Authenticator app (optional)",
-          h("p", { testid: "totp-state" }, "On: signing in with a password asks for a code from your app."),
+          gettext("Authenticator app (optional)"),
+          h("p", { testid: "totp-state" }, gettext("On: signing in with a password asks for a code from your app.")),
           h(
             "div",
             { class: "row" },
@@ -466,24 +467,24 @@ export class AccountScreen {
                   const got = await this.withReauth(() => this.auth.recoveryCodes());
                   clear(codes);
                   const list = got?.data?.unused_codes ?? [];
-                  codes.append(h("p", {}, "Recovery codes (each works once, keep them safe):"), h("ul", { class: "codes" }, ...list.map((c) => h("li", {}, h("code", {}, c)))));
+                  codes.append(h("p", {}, gettext("Recovery codes (each works once, keep them safe):")), h("ul", { class: "codes" }, ...list.map((c) => h("li", {}, h("code", {}, c)))));
                 } catch (err) {
                   say(box, errorText(err), "error");
                 }
               },
-            }, "Show recovery codes"),
+            }, gettext("Show recovery codes")),
             h("button", {
               testid: "totp-off",
               onclick: async () => {
                 try {
                   if (!(await this.withReauth(() => this.auth.totpDeactivate()))) return;
-                  announce("Authenticator app turned off.");
+                  announce(gettext("Authenticator app turned off."));
                   await this.reload("totp-setup");
                 } catch (err) {
                   say(box, errorText(err), "error");
                 }
               },
-            }, "Turn off"),
+            }, gettext("Turn off")),
           ),
           codes,
           box,
@@ -493,12 +494,12 @@ export class AccountScreen {
     }
     const meta = (answer.meta ?? {}) as { secret?: string; totp_url?: string };
     const setup = h("div", { hidden: true, testid: "totp-setup-form" });
-    const code = field("Code from the app", { id: "totp-code", autocomplete: "one-time-code", inputmode: "numeric", required: true, testid: "totp-code" });
-    const activate = h("button", { class: "primary", type: "submit", testid: "totp-activate" }, "Turn on") as HTMLButtonElement;
+    const code = field(gettext("Code from the app"), { id: "totp-code", autocomplete: "one-time-code", inputmode: "numeric", required: true, testid: "totp-code" });
+    const activate = h("button", { class: "primary", type: "submit", testid: "totp-activate" }, gettext("Turn on")) as HTMLButtonElement;
     setup.append(
-      h("p", {}, "Add this key to your authenticator app (or open the link on the phone that has it), then type the code it shows."),
-      h("p", { class: "message info secret" }, "Key: ", h("code", { testid: "totp-secret" }, meta.secret ?? "")),
-      meta.totp_url ? h("p", {}, h("a", { href: meta.totp_url }, "Open in an authenticator app")) : "",
+      h("p", {}, gettext("Add this key to your authenticator app (or open the link on the phone that has it), then type the code it shows.")),
+      h("p", { class: "message info secret" }, `${gettext("Key:")} `, h("code", { testid: "totp-secret" }, meta.secret ?? "")),
+      meta.totp_url ? h("p", {}, h("a", { href: meta.totp_url }, gettext("Open in an authenticator app"))) : "",
       h(
         "form",
         {
@@ -508,7 +509,7 @@ export class AccountScreen {
             try {
               const done = await busy(activate, () => this.withReauth(() => this.auth.totpActivate(code.input.value)));
               if (!done) return;
-              announce("Authenticator app turned on.");
+              announce(gettext("Authenticator app turned on."));
               await this.reload("recovery-show");
             } catch (err) {
               code.error.textContent = fieldErrors(err, "code");
@@ -520,8 +521,8 @@ export class AccountScreen {
         h("div", { class: "row" }, activate),
       ),
     );
-    const open = h("button", { testid: "totp-setup", "aria-expanded": "false", onclick: () => { setup.hidden = false; open.setAttribute("aria-expanded", "true"); code.input.focus(); } }, "Set up an authenticator app");
-    this.totpSlot.append(panel("totp", "Authenticator app (optional)", h("p", { class: "muted", testid: "totp-state" }, "Off. A code from an app as a second step after the password."), h("div", { class: "row" }, open), setup, box));
+    const open = h("button", { testid: "totp-setup", "aria-expanded": "false", onclick: () => { setup.hidden = false; open.setAttribute("aria-expanded", "true"); code.input.focus(); } }, gettext("Set up an authenticator app"));
+    this.totpSlot.append(panel("totp", gettext("Authenticator app (optional)"), h("p", { class: "muted", testid: "totp-state" }, gettext("Off. A code from an app as a second step after the password.")), h("div", { class: "row" }, open), setup, box));
   }
 
   // ------------------------------------------------------------------ sign-ins
@@ -542,7 +543,7 @@ export class AccountScreen {
     this.signInSlot.append(
       panel(
         "signins",
-        "Where you are signed in",
+        gettext("Where you are signed in"),
         h(
           "ul",
           { class: "games", testid: "signins" },
@@ -558,19 +559,19 @@ export class AccountScreen {
                 : h("button", {
                     class: "small",
                     testid: "signin-end",
-                    "aria-label": `End the sign-in ${signInTitle(s)}, last seen ${agoText(s.last_seen_at, now)}`,
+                    "aria-label": interpolate(gettext("End the sign-in %(what)s, last seen %(when)s"), { what: signInTitle(s), when: agoText(s.last_seen_at, now) }),
                     onclick: async () => {
                       try {
                         await api.signInEnd(s.id);
                         if (s.id === deviceKeys.sessionId()) deviceKeys.forget();
-                        announce("Signed out there.");
+                        announce(gettext("Signed out there."));
                         await this.loadSignIns();
                         this.signInSlot.querySelector<HTMLElement>("[data-testid=sign-out-everywhere]")?.focus();
                       } catch (err) {
                         say(box, problemText(err), "error");
                       }
                     },
-                  }, "Sign out there"),
+                  }, gettext("Sign out there")),
             ),
           ),
         ),
@@ -580,15 +581,15 @@ export class AccountScreen {
           h("button", {
             testid: "sign-out-everywhere",
             onclick: async () => {
-              if (!(await confirmDialog("Sign out everywhere?", "Every device, app and personal token of this account stops working, this browser too.", "Sign out everywhere", "everywhere-dialog"))) return;
+              if (!(await confirmDialog(gettext("Sign out everywhere?"), gettext("Every device, app and personal token of this account stops working, this browser too."), gettext("Sign out everywhere"), "everywhere-dialog"))) return;
               try {
                 await api.signOutEverywhere();
-                this.leave("You are signed out everywhere.");
+                this.leave(gettext("You are signed out everywhere."));
               } catch (err) {
                 say(box, problemText(err), "error");
               }
             },
-          }, "Sign out everywhere"),
+          }, gettext("Sign out everywhere")),
         ),
         box,
       ),
@@ -610,17 +611,17 @@ export class AccountScreen {
     clear(this.tokenSlot);
     const box = statusLine("token-message");
     const now = Date.now();
-    const name = field("What it is for", { id: "token-name", maxlength: 80, required: true, placeholder: "my bot", testid: "token-name" });
+    const name = field(gettext("What it is for"), { id: "token-name", maxlength: 80, required: true, placeholder: gettext("my bot"), testid: "token-name" });
     const boxes = TOKEN_SCOPES.map((s) => h("input", { type: "checkbox", id: `scope-${s.id.replace(":", "-")}`, value: s.id, testid: `scope-${s.id}` }) as HTMLInputElement);
     const days = h("select", { id: "token-days", testid: "token-days" }, ...TOKEN_DAYS.map((d) => h("option", { value: d === null ? "" : String(d), selected: d === 90 }, daysText(d)))) as HTMLSelectElement;
-    const create = h("button", { class: "primary", type: "submit", testid: "token-create" }, "Create the token") as HTMLButtonElement;
+    const create = h("button", { class: "primary", type: "submit", testid: "token-create" }, gettext("Create the token")) as HTMLButtonElement;
     this.tokenSlot.append(
       panel(
         "tokens",
-        "Personal access tokens",
-        h("p", { class: "muted" }, "Keys for your own programs (a bot, a script), each with only the rights it needs. Send one as Authorization: Bearer <token>."),
+        gettext("Personal access tokens"),
+        h("p", { class: "muted" }, gettext("Keys for your own programs (a bot, a script), each with only the rights it needs. Send one as Authorization: Bearer <token>.")),
         made
-          ? h("div", { class: "message info secret", testid: "token-made" }, `Your token "${made.name}" (shown only now, copy it): `, h("code", { testid: "token-value", tabindex: -1 }, made.token))
+          ? h("div", { class: "message info secret", testid: "token-made" }, `${interpolate(gettext("Your token \"%(name)s\" (shown only now, copy it):"), { name: made.name })} `, h("code", { testid: "token-value", tabindex: -1 }, made.token))
           : null,
         list.length
           ? h(
@@ -636,22 +637,22 @@ export class AccountScreen {
                   h("button", {
                     class: "small",
                     testid: "token-revoke",
-                    "aria-label": `Revoke the token ${t.name}`,
+                    "aria-label": interpolate(gettext("Revoke the token %(name)s"), { name: t.name }),
                     onclick: async () => {
                       try {
                         await api.tokenRevoke(t.id);
-                        announce(`Token ${t.name} revoked.`);
+                        announce(interpolate(gettext("Token %(name)s revoked."), { name: t.name }));
                         await this.loadTokens();
                         document.getElementById("token-name")?.focus();
                       } catch (err) {
                         say(box, problemText(err), "error");
                       }
                     },
-                  }, "Revoke"),
+                  }, gettext("Revoke")),
                 ),
               ),
             )
-          : h("p", { class: "muted" }, "No token yet."),
+          : h("p", { class: "muted" }, gettext("No token yet.")),
         h(
           "form",
           {
@@ -660,13 +661,13 @@ export class AccountScreen {
               e.preventDefault();
               const body = tokenBody(name.input.value, boxes.filter((b) => b.checked).map((b) => b.value), days.value ? Number(days.value) : null);
               if (!body.scopes.length) {
-                say(box, "Tick at least one thing the token may do.", "error");
+                say(box, gettext("Tick at least one thing the token may do."), "error");
                 boxes[0].focus();
                 return;
               }
               try {
                 const created = await busy(create, () => api.tokenCreate(body));
-                announce("Token created. Copy it now: it is shown only once.");
+                announce(gettext("Token created. Copy it now: it is shown only once."));
                 await this.loadTokens(created);
                 this.tokenSlot.querySelector<HTMLElement>("[data-testid=token-value]")?.focus();
               } catch (err) {
@@ -674,10 +675,10 @@ export class AccountScreen {
               }
             },
           },
-          h("h3", {}, "New token"),
+          h("h3", {}, gettext("New token")),
           name.wrap,
-          h("fieldset", { class: "scopes" }, h("legend", {}, "It may"), ...TOKEN_SCOPES.map((s, i) => h("label", { class: "inline", for: boxes[i].id }, boxes[i], ` ${s.name} `, h("small", { class: "muted" }, `(${s.id})`)))),
-          h("div", { class: "option" }, h("label", { for: "token-days", class: "stack" }, h("span", {}, "Valid for"), days)),
+          h("fieldset", { class: "scopes" }, h("legend", {}, gettext("It may")), ...TOKEN_SCOPES.map((s, i) => h("label", { class: "inline", for: boxes[i].id }, boxes[i], ` ${translate(s.name)} `, h("small", { class: "muted" }, `(${s.id})`)))),
+          h("div", { class: "option" }, h("label", { for: "token-days", class: "stack" }, h("span", {}, gettext("Valid for")), days)),
           h("div", { class: "row" }, create),
         ),
         box,
@@ -702,8 +703,8 @@ export class AccountScreen {
     this.appSlot.append(
       panel(
         "apps",
-        "Connected apps",
-        h("p", { class: "muted" }, "Other apps you let into your account. Disconnecting one revokes its access at once."),
+        gettext("Connected apps"),
+        h("p", { class: "muted" }, gettext("Other apps you let into your account. Disconnecting one revokes its access at once.")),
         list.length
           ? h(
               "ul",
@@ -714,25 +715,25 @@ export class AccountScreen {
                   { testid: "app" },
                   h("strong", {}, a.name || a.client_id),
                   h("br"),
-                  h("small", {}, `May: ${a.scopes.join(", ") || "sign you in"}; since ${new Date(a.first_authorized_at).toLocaleDateString()}`),
+                  h("small", {}, interpolate(gettext("May: %(scopes)s; since %(date)s"), { scopes: a.scopes.join(", ") || gettext("sign you in"), date: new Date(a.first_authorized_at).toLocaleDateString() })),
                   h("button", {
                     class: "small",
                     testid: "app-disconnect",
-                    "aria-label": `Disconnect ${a.name || a.client_id}`,
+                    "aria-label": interpolate(gettext("Disconnect %(name)s"), { name: a.name || a.client_id }),
                     onclick: async () => {
                       try {
                         await api.connectedAppRevoke(a.client_id);
-                        announce(`${a.name || a.client_id} disconnected.`);
+                        announce(interpolate(gettext("%(name)s disconnected."), { name: a.name || a.client_id }));
                         await this.loadApps();
                       } catch (err) {
                         say(box, problemText(err), "error");
                       }
                     },
-                  }, "Disconnect"),
+                  }, gettext("Disconnect")),
                 ),
               ),
             )
-          : h("p", { class: "muted" }, "No app is connected."),
+          : h("p", { class: "muted" }, gettext("No app is connected.")),
         box,
       ),
     );
@@ -753,18 +754,18 @@ export class AccountScreen {
           link.click();
           link.remove();
           setTimeout(() => URL.revokeObjectURL(url), 10_000);
-          say(box, `Downloaded ${filename}.`);
+          say(box, interpolate(gettext("Downloaded %(file)s."), { file: filename }));
         } catch (err) {
           say(box, problemText(err), "error");
         }
       },
-    }, "Download my data (JSON)");
-    const remove = h("button", { class: "danger", testid: "delete-account", onclick: () => void this.deleteAccount() }, "Delete my account…");
+    }, gettext("Download my data (JSON)"));
+    const remove = h("button", { class: "danger", testid: "delete-account", onclick: () => void this.deleteAccount() }, gettext("Delete my account…"));
     this.dataSlot.append(
       panel(
         "data",
-        "Your data",
-        h("p", { class: "muted" }, "The export holds your profile, friends, games, ratings and notification settings. Deleting the account concedes your running games and removes your personal data for good."),
+        gettext("Your data"),
+        h("p", { class: "muted" }, gettext("The export holds your profile, friends, games, ratings and notification settings. Deleting the account concedes your running games and removes your personal data for good.")),
         h("div", { class: "row" }, download, remove),
         box,
       ),
@@ -773,28 +774,28 @@ export class AccountScreen {
 
   private deleteAccount(): void {
     const box = statusLine("delete-message");
-    const typed = field('Type "delete" to confirm', { id: "delete-confirm", autocomplete: "off", required: true, testid: "delete-confirm" });
-    const password = this.user?.has_usable_password ? field("Your password", { type: "password", id: "delete-password", autocomplete: "current-password", required: true, testid: "delete-password" }) : null;
-    const submit = h("button", { class: "primary danger", type: "submit", testid: "delete-submit" }, "Delete the account") as HTMLButtonElement;
+    const typed = field(gettext("Type \"delete\" to confirm"), { id: "delete-confirm", autocomplete: "off", required: true, testid: "delete-confirm" });
+    const password = this.user?.has_usable_password ? field(gettext("Your password"), { type: "password", id: "delete-password", autocomplete: "current-password", required: true, testid: "delete-password" }) : null;
+    const submit = h("button", { class: "primary danger", type: "submit", testid: "delete-submit" }, gettext("Delete the account")) as HTMLButtonElement;
     const body = h(
       "div",
       { class: "modal-body account-dialog", testid: "delete-dialog" },
-      h("h2", {}, "Delete your account?"),
-      h("p", {}, "Your running games are conceded, your name becomes “Deleted player” in finished ones, and every sign-in ends. This cannot be undone."),
+      h("h2", {}, gettext("Delete your account?")),
+      h("p", {}, gettext("Your running games are conceded, your name becomes “Deleted player” in finished ones, and every sign-in ends. This cannot be undone.")),
       h(
         "form",
         {
           onsubmit: async (e: Event) => {
             e.preventDefault();
             if (typed.input.value.trim().toLowerCase() !== "delete") {
-              typed.error.textContent = 'Type the word "delete".';
+              typed.error.textContent = gettext("Type the word \"delete\".");
               typed.input.focus();
               return;
             }
             try {
               await busy(submit, () => api.accountDelete({ confirm: "delete", ...(password ? { password: password.input.value } : {}) }));
               dialog.close();
-              this.leave("Your account is deleted.");
+              this.leave(gettext("Your account is deleted."));
             } catch (err) {
               say(box, problemText(err), "error");
             }
@@ -802,7 +803,7 @@ export class AccountScreen {
         },
         typed.wrap,
         password?.wrap ?? null,
-        h("div", { class: "row" }, submit, h("button", { type: "button", onclick: () => dialog.close() }, "Cancel")),
+        h("div", { class: "row" }, submit, h("button", { type: "button", onclick: () => dialog.close() }, gettext("Cancel"))),
         box,
       ),
     );
@@ -816,7 +817,7 @@ export class AccountScreen {
       if (browserSession()) {
         await browserAuth.signOut();
       } else if (token()) {
-        if (this.isGuest() && !(await confirmDialog("Sign out of a guest account?", "A guest has no e-mail, password or passkey: once signed out, nobody can sign in to it again. Keep the account first to come back to it.", "Sign out and lose it", "guest-signout-dialog"))) return;
+        if (this.isGuest() && !(await confirmDialog(gettext("Sign out of a guest account?"), gettext("A guest has no e-mail, password or passkey: once signed out, nobody can sign in to it again. Keep the account first to come back to it."), gettext("Sign out and lose it"), "guest-signout-dialog"))) return;
         const list = await api.signIns().catch(() => []);
         const keys = deviceKeys.sessionId();
         for (const s of list) if (s.current || s.id === keys) await api.signInEnd(s.id).catch(() => undefined);
@@ -825,7 +826,7 @@ export class AccountScreen {
       say(this.top, errorText(err), "error");
       return;
     }
-    this.leave("You are signed out.");
+    this.leave(gettext("You are signed out."));
   }
 
   private leave(text: string): void {

@@ -8,6 +8,7 @@
 // account). Every answer carries its status in the body; a 401 is not a failure but the state
 // of a flow (what is pending: a code to type, a second factor, re-authentication).
 import { csrfToken } from "./api";
+import { currentLanguage, gettext, interpolate } from "./i18n";
 
 export type FlowId =
   | "login"
@@ -96,12 +97,12 @@ export class AllauthFailure extends Error {
 
 export function failureText(status: number, errors: AllauthError[]): string {
   if (errors.length) return errors.map((e) => e.message).join(" ");
-  if (status === 0) return "The server cannot be reached. Is it running?";
-  if (status === 429) return "Too many attempts: wait a minute and try again.";
-  if (status === 409) return "That step is no longer pending: start again.";
-  if (status === 410) return "This sign-in has ended: sign in again.";
-  if (status === 403) return "That is not allowed.";
-  return `The request failed (HTTP ${status}).`;
+  if (status === 0) return gettext("The server cannot be reached. Is it running?");
+  if (status === 429) return gettext("Too many attempts: wait a minute and try again.");
+  if (status === 409) return gettext("That step is no longer pending: start again.");
+  if (status === 410) return gettext("This sign-in has ended: sign in again.");
+  if (status === 403) return gettext("That is not allowed.");
+  return interpolate(gettext("The request failed (HTTP %(status)s)."), { status });
 }
 
 export type ClientKind = "browser" | "app";
@@ -126,7 +127,7 @@ export class AllauthClient {
   /** One request: the answer for 2xx and 401 (a flow's state), 404 when ``allow404`` (TOTP
    * not set up), else an AllauthFailure. */
   async request<T = unknown>(method: string, path: string, body?: unknown, allow404 = false): Promise<Answer<T>> {
-    const headers: Record<string, string> = { Accept: "application/json" };
+    const headers: Record<string, string> = { Accept: "application/json", "Accept-Language": currentLanguage() };
     if (body !== undefined) headers["Content-Type"] = "application/json";
     if (this.opts.kind === "browser") {
       let csrf = (this.opts.csrf ?? csrfToken)();
@@ -272,8 +273,8 @@ export function fieldErrors(err: unknown, param: string): string {
 export function errorText(err: unknown): string {
   if (err instanceof AllauthFailure) return err.message;
   if (err instanceof Error) {
-    if (err.name === "NotAllowedError") return "The passkey was not used (cancelled, or it timed out).";
-    if (err.name === "InvalidStateError") return "This device already holds a passkey of this account.";
+    if (err.name === "NotAllowedError") return gettext("The passkey was not used (cancelled, or it timed out).");
+    if (err.name === "InvalidStateError") return gettext("This device already holds a passkey of this account.");
     return err.message;
   }
   return String(err);

@@ -1,6 +1,7 @@
 // A live region for screen readers: the other players' moves and whose turn it is. It lives
 // outside the screens (which are redrawn on every change) so that each line is read once.
 import { spoken } from "./cards";
+import { gettext } from "./i18n";
 
 const KEEP = 40;
 
@@ -12,7 +13,7 @@ function region(): HTMLElement {
     el.className = "sr-only";
     el.setAttribute("role", "log");
     el.setAttribute("aria-live", "polite");
-    el.setAttribute("aria-label", "Table news");
+    el.setAttribute("aria-label", gettext("Table news"));
     el.dataset.testid = "announcer";
     (document.getElementById("main") ?? document.body).append(el);
   }

@@ -18,6 +18,8 @@ import type {
 import type { components } from "./api-types";
 import type { Hint, HintLevel } from "./hints";
 import type { Review } from "./review";
+import { currentLanguage, gettext } from "./i18n";
+import { reportNetwork } from "./network";
 
 type S = components["schemas"];
 export type GameDetail = S["GameDetail"];
@@ -187,7 +189,7 @@ async function call<T>(
   signal?: AbortSignal,
   extra: Record<string, string> = {},
 ): Promise<T> {
-  const headers: Record<string, string> = { Accept: "application/json", ...authHeaders(method), ...extra };
+  const headers: Record<string, string> = { Accept: "application/json", "Accept-Language": currentLanguage(), ...authHeaders(method), ...extra };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   let res: Response;
   try {
@@ -199,14 +201,16 @@ async function call<T>(
       credentials: "same-origin",
     });
   } catch {
+    if (!signal?.aborted) reportNetwork(false);
     throw new ApiError(0, {
       type: "about:blank",
-      title: "Network error",
+      title: gettext("Network error"),
       status: 0,
-      detail: "The server cannot be reached. Is it running?",
+      detail: gettext("The server cannot be reached. Is it running?"),
       code: "network_error",
     });
   }
+  reportNetwork(true);
   const text = await res.text();
   const data = text ? JSON.parse(text) : null;
   if (!res.ok) {
@@ -233,7 +237,9 @@ export async function signUp(displayName: string): Promise<void> {
 }
 
 export const api = {
-  me: () => call<S["PlayerMe"]>("GET", "/players/me/"),
+  me: () => call<S["PlayerMe"] & { language?: string }>("GET", "/players/me/"),
+  /** The account's language (a BCP 47 tag, "" for none): the server answers in it. */
+  setLanguage: (language: string) => call<S["PlayerMe"] & { language?: string }>("PATCH", "/players/me/", { language }),
   rules: () => call<Rules>("GET", "/rules/"),
   myGames: () => call<S["PaginatedGameSummaryList"]>("GET", "/games/?mine=true&page_size=20"),
   openGames: () => call<S["PaginatedGameSummaryList"]>("GET", "/games/?page_size=20"),
@@ -310,7 +316,7 @@ export const api = {
   pushSubscribe: (body: PushSubscriptionCreate) =>
     call<PushSubscriptionView>("POST", "/players/me/push-subscriptions/", body),
   pushUnsubscribe: (id: number) => call<null>("DELETE", `/players/me/push-subscriptions/${id}/`),
-  /** A seat's review of the finished rounds: asked for (202 pending, 200 when it exists), read
+  /** A seat's review of the finished rounds: asked for (202 while pending, 200 once ready), read
    * (404 `review_not_found` before it is asked for). */
   reviewRequest: (id: number, seat: number) => call<Review>("POST", `/games/${id}/review/`, { seat }),
   review: (id: number, seat: number) => call<Review>("GET", `/games/${id}/review/?seat=${seat}`),

@@ -15,8 +15,13 @@ import {
   specialHandOf,
   specialHandWords,
 } from "./family";
+import { counted, gettext, interpolate, ngettext } from "./i18n";
 import { seatName } from "./replay";
-import { plural } from "./words";
+
+/** "7 cards". */
+function cardCount(n: number): string {
+  return counted(ngettext("%(count)s card", "%(count)s cards", n), n);
+}
 
 export interface BoardMeld {
   rank: string;
@@ -94,8 +99,8 @@ export function tableModel(g: Pick<GameDetail, "seats" | "your_seat">, s: TableV
       blackThrees: t.black_threes ?? [],
       specialHand: specialHandOf(t),
       note: t.opened
-        ? plural(t.canastas, "canasta")
-        : `needs ${t.initial_meld_minimum} to open`,
+        ? counted(ngettext("%(count)s canasta", "%(count)s canastas", t.canastas), t.canastas)
+        : interpolate(gettext("needs %(points)s to open"), { points: t.initial_meld_minimum }),
     })),
     family,
     turnCardDrawn: s.turn_card_drawn ?? false,
@@ -123,7 +128,7 @@ export function teamName(model: BoardModel, team: number): string {
   const names = t.seats.map((s) => seatName(model.seats, s, model.viewer)).join(" & ");
   if (t.seats.length === 1) return names;
   const mine = model.viewer !== null && t.seats.includes(model.viewer);
-  return `${mine ? "Us" : "Them"} (${names})`;
+  return interpolate(mine ? gettext("Us (%(names)s)") : gettext("Them (%(names)s)"), { names });
 }
 
 export interface BoardHandlers {
@@ -157,17 +162,17 @@ export function seatPositions(players: number, viewer: number | null): Position[
 export function meldDescription(meld: BoardMeld, showId = false): string {
   if (meld.kind && meld.kind !== "group") return meldWords(meld, showId);
   if (showId || (meld.canasta && !["natural", "mixed"].includes(meld.canasta))) return meldWords(meld, showId);
-  const kind = meld.canasta ? `, ${meld.canasta} canasta` : "";
-  return `${rankName(meld.rank)}${kind}, ${plural(meld.cards.length, "card")}: ${cardNames(meld.cards)}`;
+  const kind = meld.canasta === "natural" ? `, ${gettext("natural canasta")}` : meld.canasta ? `, ${gettext("mixed canasta")}` : "";
+  return `${rankName(meld.rank)}${kind}, ${cardCount(meld.cards.length)}: ${cardNames(meld.cards)}`;
 }
 
 /** The discard pile in words: its size, top card and whether it is frozen or blocked. */
 export function pileDescription(model: BoardModel): string {
-  const parts = [plural(model.pileSize, "card")];
-  if (model.pileTop) parts.push(`top card ${cardName(model.pileTop)}`);
-  if (model.pileFrozen) parts.push("frozen");
-  else if (model.pileFrozenForYou) parts.push("frozen for your side");
-  if (model.pileBlocked) parts.push("blocked");
+  const parts = [cardCount(model.pileSize)];
+  if (model.pileTop) parts.push(interpolate(gettext("top card %(card)s"), { card: cardName(model.pileTop) }));
+  if (model.pileFrozen) parts.push(gettext("frozen"));
+  else if (model.pileFrozenForYou) parts.push(gettext("frozen for your side"));
+  if (model.pileBlocked) parts.push(gettext("blocked"));
   return parts.join(", ");
 }
 
@@ -182,7 +187,13 @@ export function isBotAccount(seat: Seat | null | undefined): boolean {
 
 /** The small "bot" badge beside a bot account's name (its name says it to screen readers). */
 export function botBadge(seat: Seat | null | undefined): HTMLElement | string {
-  return isBotAccount(seat) ? h("span", { class: "tag bot-badge", testid: "bot-badge", title: "A bot account" }, "bot") : "";
+  return isBotAccount(seat) ? h("span", { class: "tag bot-badge", testid: "bot-badge", title: gettext("A bot account") }, gettext("bot")) : "";
+}
+
+/** A bot's level in words ("easy", "medium", "hard"). */
+export function levelName(level: string): string {
+  const names: Record<string, string> = { easy: gettext("easy"), medium: gettext("medium"), hard: gettext("hard") };
+  return names[level] ?? level;
 }
 
 function isPartner(model: BoardModel, seat: number): boolean {
@@ -195,15 +206,16 @@ function seatEl(model: BoardModel, seat: number, position: Position): HTMLElemen
   const name = seatName(model.seats, seat, model.viewer);
   const relation =
     model.viewer === null || seat === model.viewer ? "" : isPartner(model, seat) ? "partner" : "opponent";
-  const bot = s?.kind === "bot" ? `bot, ${s.bot_level ?? "easy"}` : isBotAccount(s) ? "bot account" : "";
-  const count = plural(model.handCounts[seat] ?? 0, "card");
+  const level = levelName(s?.kind === "bot" ? (s.bot_level ?? "easy") : "easy");
+  const bot = s?.kind === "bot" ? `${gettext("bot")}, ${level}` : isBotAccount(s) ? gettext("bot account") : "";
+  const count = cardCount(model.handCounts[seat] ?? 0);
   const active = model.active === seat;
   const spokenText = [
     name,
-    relation && `your ${relation}`,
+    relation === "partner" ? gettext("your partner") : relation === "opponent" ? gettext("your opponent") : "",
     bot,
     count,
-    active ? (seat === model.viewer ? "your turn" : "to play") : "",
+    active ? (seat === model.viewer ? gettext("your turn") : gettext("to play")) : "",
   ]
     .filter(Boolean)
     .join(", ");
@@ -215,10 +227,10 @@ function seatEl(model: BoardModel, seat: number, position: Position): HTMLElemen
       "span",
       { class: "seat-face", "aria-hidden": "true" },
       h("span", { class: "seat-name" }, name),
-      relation ? h("span", { class: "tag" }, relation) : "",
-      s?.kind === "bot" ? h("span", { class: "tag" }, s?.bot_level ?? "bot") : botBadge(s),
+      relation ? h("span", { class: "tag" }, relation === "partner" ? gettext("partner") : gettext("opponent")) : "",
+      s?.kind === "bot" ? h("span", { class: "tag" }, s?.bot_level ? levelName(s.bot_level) : gettext("bot")) : botBadge(s),
       h("span", { class: "count" }, h("span", { class: "back-icon" }, ""), count),
-      active ? h("span", { class: "turn-mark" }, "▶ to play") : "",
+      active ? h("span", { class: "turn-mark" }, `▶ ${gettext("to play")}`) : "",
     ),
   );
 }
@@ -234,7 +246,7 @@ function meldEl(team: number, meld: BoardMeld, handlers: BoardHandlers, own: boo
     h(
       "span",
       { class: "meld-info", "aria-hidden": "true" },
-      meld.kind || meld.id ? meldLabel(meld, showId) : `${meld.rank === "W" ? "wild" : meld.rank} ×${meld.cards.length}`,
+      meld.kind || meld.id ? meldLabel(meld, showId) : `${meld.rank === "W" ? gettext("wild") : meld.rank} ×${meld.cards.length}`,
       meld.canasta ? h("b", {}, ` ${canastaWords(meld.canasta)}`) : "",
     ),
   ];
@@ -246,10 +258,10 @@ function meldEl(team: number, meld: BoardMeld, handlers: BoardHandlers, own: boo
         class: `meld ${kind} target`,
         testid,
         ...data,
-        title: `Lay the selected cards off on your ${kindOf(meld) === "group" ? rankName(meld.rank) : kindOf(meld) === "wild" ? "wild meld" : "sequence"}${meld.id ? ` ${meld.id}` : ""}`,
+        title: interpolate(gettext("Lay the selected cards off on your %(meld)s"), { meld: `${kindOf(meld) === "group" ? rankName(meld.rank) : kindOf(meld) === "wild" ? gettext("wild meld") : gettext("sequence")}${meld.id ? ` ${meld.id}` : ""}` }),
         onclick: () => handlers.onMeld!(team, meld),
       },
-      h("span", { class: "sr-only" }, `Lay the selected cards off on ${described}`),
+      h("span", { class: "sr-only" }, interpolate(gettext("Lay the selected cards off on %(meld)s"), { meld: described })),
       ...face,
     );
   }
@@ -272,14 +284,14 @@ function teamEl(model: BoardModel, t: BoardModel["teams"][number], handlers: Boa
       "header",
       {},
       h("h3", { class: "team-name", id: headingId }, teamName(model, t.team)),
-      h("span", { class: "team-score", testid: `score-${t.team}` }, h("span", { class: "sr-only" }, "score "), `${t.score}`),
+      h("span", { class: "team-score", testid: `score-${t.team}` }, h("span", { class: "sr-only" }, `${gettext("score")} `), `${t.score}`),
     ),
     t.note ? h("div", { class: "team-note" }, t.note) : "",
     model.family === "mac" ? threesArea(t) : t.redThrees.length
       ? h(
           "div",
           { class: "red-threes", testid: `red-threes-${t.team}` },
-          "Red threes ",
+          `${gettext("Red threes")} `,
           ...t.redThrees.map((c) => cardEl(c, "mini")),
         )
       : "",
@@ -287,10 +299,10 @@ function teamEl(model: BoardModel, t: BoardModel["teams"][number], handlers: Boa
     t.melds.length
       ? h(
           "ul",
-          { class: "melds", "aria-label": `Melds: ${plural(t.melds.length, "meld")}` },
+          { class: "melds", "aria-label": interpolate(gettext("Melds: %(count)s"), { count: counted(ngettext("%(count)s meld", "%(count)s melds", t.melds.length), t.melds.length) }) },
           ...t.melds.map((m) => h("li", {}, meldEl(t.team, m, handlers, own, shown.has(m.id ?? "")))),
         )
-      : h("p", { class: "melds none" }, t.specialHand ? "No melds" : "No melds yet"),
+      : h("p", { class: "melds none" }, t.specialHand ? gettext("No melds") : gettext("No melds yet")),
   );
 }
 
@@ -299,17 +311,17 @@ function threesArea(t: BoardModel["teams"][number]): HTMLElement | string {
   const black = t.blackThrees ?? [];
   if (!t.redThrees.length && !black.length) return "";
   const words = [
-    t.redThrees.length ? `${plural(t.redThrees.length, "red three")}: ${cardNames(t.redThrees)}` : "",
-    black.length ? `${plural(black.length, "black three")}: ${cardNames(black)}` : "",
+    t.redThrees.length ? `${counted(ngettext("%(count)s red three", "%(count)s red threes", t.redThrees.length), t.redThrees.length)}: ${cardNames(t.redThrees)}` : "",
+    black.length ? `${counted(ngettext("%(count)s black three", "%(count)s black threes", black.length), black.length)}: ${cardNames(black)}` : "",
   ].filter(Boolean);
   return h(
     "div",
     { class: "red-threes threes-area", testid: `threes-${t.team}` },
-    h("span", { class: "sr-only" }, `Threes: ${words.join("; ")}`),
+    h("span", { class: "sr-only" }, interpolate(gettext("Threes: %(threes)s"), { threes: words.join("; ") })),
     h(
       "span",
       { class: "threes-face", "aria-hidden": "true" },
-      "Threes ",
+      `${gettext("Threes")} `,
       t.redThrees.length ? h("span", { class: "threes red", testid: `red-threes-${t.team}` }, ...t.redThrees.map((c) => cardEl(c, "mini"))) : "",
       black.length ? h("span", { class: "threes black", testid: `black-threes-${t.team}` }, ...black.map((c) => cardEl(c, "mini"))) : "",
     ),
@@ -321,7 +333,7 @@ function specialHandArea(team: number, hand: SpecialHandView): HTMLElement {
   return h(
     "div",
     { class: "special-hand", testid: `special-hand-${team}` },
-    h("span", { class: "sr-only" }, `Special hand ${specialHandWords(hand.name)}: ${cardNames(hand.cards)}`),
+    h("span", { class: "sr-only" }, interpolate(gettext("Special hand %(name)s: %(cards)s"), { name: specialHandWords(hand.name), cards: cardNames(hand.cards) })),
     h(
       "span",
       { "aria-hidden": "true" },
@@ -342,15 +354,15 @@ function familyFacts(model: BoardModel): HTMLElement | string {
     h(
       "span",
       { class: `fact ${model.turnCardDrawn ? "on" : ""}`, testid: "turn-card" },
-      model.turnCardDrawn ? "Turn card drawn" : "Turn card not drawn",
+      model.turnCardDrawn ? gettext("Turn card drawn") : gettext("Turn card not drawn"),
     ),
     h(
       "span",
       { class: "fact", testid: "dead-ranks" },
-      dead.length ? `Dead: ${dead.join(", ")}` : "No dead ranks",
+      dead.length ? interpolate(gettext("Dead: %(ranks)s"), { ranks: dead.join(", ") }) : gettext("No dead ranks"),
       dead.length ? h("span", { class: "sr-only" }, ` (${dead.map((r) => rankName(r)).join(", ")})`) : "",
     ),
-    talon ? h("span", { class: "fact on", testid: "talon-due" }, `Talon due: ${plural(talon, "card")}`) : "",
+    talon ? h("span", { class: "fact on", testid: "talon-due" }, interpolate(gettext("Talon due: %(cards)s"), { cards: cardCount(talon) })) : "",
   );
 }
 
@@ -362,9 +374,9 @@ export function renderBoard(model: BoardModel, handlers: BoardHandlers = {}): HT
   // The stock and the pile are named by a text for screen readers (what pressing them does,
   // the pile's size, top card and state); what is printed is hidden from them.
   const stockFace = [
-    h("span", { class: "sr-only" }, `${handlers.onStock ? "Draw from the stock" : "Stock"}: ${plural(model.stock, "card")}`),
+    h("span", { class: "sr-only" }, `${handlers.onStock ? gettext("Draw from the stock") : gettext("Stock")}: ${cardCount(model.stock)}`),
     h("span", { class: "back", "aria-hidden": "true" }, ""),
-    h("span", { class: "label", "aria-hidden": "true" }, "Stock ", h("b", {}, String(model.stock))),
+    h("span", { class: "label", "aria-hidden": "true" }, `${gettext("Stock")} `, h("b", {}, String(model.stock))),
   ];
   const stock = handlers.onStock
     ? h(
@@ -374,7 +386,7 @@ export function renderBoard(model: BoardModel, handlers: BoardHandlers = {}): HT
           testid: "stock",
           disabled: !handlers.stockEnabled,
           onclick: handlers.onStock,
-          title: "Stock: draw from it when it is your turn",
+          title: gettext("Stock: draw from it when it is your turn"),
         },
         ...stockFace,
       )
@@ -383,16 +395,16 @@ export function renderBoard(model: BoardModel, handlers: BoardHandlers = {}): HT
     "span",
     { class: "flags" },
     model.pileFrozen
-      ? h("span", { class: "flag frozen", testid: "pile-frozen", title: "A wild card or red three is in the pile: take it only with a natural pair" }, "frozen")
+      ? h("span", { class: "flag frozen", testid: "pile-frozen", title: gettext("A wild card or red three is in the pile: take it only with a natural pair") }, gettext("frozen"))
       : model.pileFrozenForYou
-        ? h("span", { class: "flag frozen", testid: "pile-frozen", title: "Your side has not melded yet: take it only with a natural pair" }, "frozen for you")
+        ? h("span", { class: "flag frozen", testid: "pile-frozen", title: gettext("Your side has not melded yet: take it only with a natural pair") }, gettext("frozen for you"))
         : "",
-    model.pileBlocked ? h("span", { class: "flag blocked", testid: "pile-blocked" }, "blocked") : "",
+    model.pileBlocked ? h("span", { class: "flag blocked", testid: "pile-blocked" }, gettext("blocked")) : "",
   );
   const pileFace = [
-    h("span", { class: "sr-only" }, `${handlers.onPile ? "Take the discard pile" : "Discard pile"}: ${pileDescription(model)}`),
-    model.pileTop ? cardEl(model.pileTop) : h("span", { class: "empty" }, "empty"),
-    h("span", { class: "label" }, "Pile ", h("b", {}, String(model.pileSize))),
+    h("span", { class: "sr-only" }, `${handlers.onPile ? gettext("Take the discard pile") : gettext("Discard pile")}: ${pileDescription(model)}`),
+    model.pileTop ? cardEl(model.pileTop) : h("span", { class: "empty" }, gettext("empty")),
+    h("span", { class: "label" }, `${gettext("Pile")} `, h("b", {}, String(model.pileSize))),
     pileFlagsEl,
   ];
   for (const el of pileFace.slice(1)) el.setAttribute("aria-hidden", "true");
@@ -404,7 +416,7 @@ export function renderBoard(model: BoardModel, handlers: BoardHandlers = {}): HT
           testid: "pile",
           disabled: !handlers.pileEnabled,
           onclick: handlers.onPile,
-          title: "Discard pile: take it with the selected cards",
+          title: gettext("Discard pile: take it with the selected cards"),
         },
         ...pileFace,
       )
@@ -418,7 +430,7 @@ export function renderBoard(model: BoardModel, handlers: BoardHandlers = {}): HT
   return h(
     "section",
     { class: `board players-${players}`, "aria-labelledby": "board-heading" },
-    h("h2", { class: "sr-only", id: "board-heading" }, "The table"),
+    h("h2", { class: "sr-only", id: "board-heading" }, gettext("The table")),
     h("div", { class: "area-top" }, ...at("top")),
     h("div", { class: "area-left" }, ...at("left")),
     h("div", { class: "area-right" }, ...at("right")),

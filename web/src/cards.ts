@@ -1,4 +1,5 @@
 // Cards in the API's text form: rank + suit ("QH", "10S", "2C") or "JK" for a joker.
+import { gettext, interpolate } from "./i18n";
 
 const RANK_ORDER = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "JK"];
 const SUIT_ORDER = ["C", "D", "H", "S"];
@@ -54,7 +55,7 @@ export function sortCards(cards: readonly string[]): string[] {
 
 /** A short human label: "Q♥", "10♠", "Joker". */
 export function label(card: string): string {
-  if (card === "JK") return "Joker";
+  if (card === "JK") return gettext("Joker");
   return `${rankOf(card)}${SUIT_SYMBOL[suitOf(card)] ?? suitOf(card)}`;
 }
 
@@ -64,19 +65,20 @@ export function labels(cards: readonly string[]): string {
 
 // Number cards keep their digits ("5 of hearts": read "five of hearts", and the name holds
 // the "5" printed on the card, for speech input); the others are words.
-const RANK_WORD: Record<string, [string, string]> = {
-  "2": ["2", "Twos"], "3": ["3", "Threes"], "4": ["4", "Fours"], "5": ["5", "Fives"],
-  "6": ["6", "Sixes"], "7": ["7", "Sevens"], "8": ["8", "Eights"], "9": ["9", "Nines"],
-  "10": ["10", "Tens"], J: ["Jack", "Jacks"], Q: ["Queen", "Queens"], K: ["King", "Kings"],
-  A: ["Ace", "Aces"], W: ["Wild card", "Wild cards"],
-};
-const SUIT_WORD: Record<string, string> = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
+// (Made when asked: the words are those of the page's language.)
+const RANK_WORD = (): Record<string, [string, string]> => ({
+  "2": ["2", gettext("Twos")], "3": ["3", gettext("Threes")], "4": ["4", gettext("Fours")], "5": ["5", gettext("Fives")],
+  "6": ["6", gettext("Sixes")], "7": ["7", gettext("Sevens")], "8": ["8", gettext("Eights")], "9": ["9", gettext("Nines")],
+  "10": ["10", gettext("Tens")], J: [gettext("Jack"), gettext("Jacks")], Q: [gettext("Queen"), gettext("Queens")], K: [gettext("King"), gettext("Kings")],
+  A: [gettext("Ace"), gettext("Aces")], W: [gettext("Wild card"), gettext("Wild cards")],
+});
+const SUIT_WORD = (): Record<string, string> => ({ C: gettext("clubs"), D: gettext("diamonds"), H: gettext("hearts"), S: gettext("spades") });
 
 /** A card in words, for screen readers: "King of hearts", "10 of spades", "Joker". */
 export function cardName(card: string): string {
-  if (card === "JK") return "Joker";
-  const rank = RANK_WORD[rankOf(card)]?.[0] ?? rankOf(card);
-  return `${rank} of ${SUIT_WORD[suitOf(card)] ?? suitOf(card)}`;
+  if (card === "JK") return gettext("Joker");
+  const rank = RANK_WORD()[rankOf(card)]?.[0] ?? rankOf(card);
+  return interpolate(gettext("%(rank)s of %(suit)s"), { rank, suit: SUIT_WORD()[suitOf(card)] ?? suitOf(card) });
 }
 
 export function cardNames(cards: readonly string[]): string {
@@ -85,7 +87,7 @@ export function cardNames(cards: readonly string[]): string {
 
 /** A meld's rank in words: "Kings", "Sevens", "Wild cards" ("W"). */
 export function rankName(rank: string): string {
-  return RANK_WORD[rank]?.[1] ?? rank;
+  return RANK_WORD()[rank]?.[1] ?? rank;
 }
 
 /** Text with the short labels of cards ("Q♥", "10♠") spelled out ("Queen of hearts"). */

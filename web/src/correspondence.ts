@@ -1,7 +1,9 @@
 // Correspondence play in words (pure): turn limits of hours or days, what is left of a turn,
 // "My games" rows (my turn first), a pause and its proposal, the pause facts of the move log.
 import type { MyGame, PauseView } from "./api";
-import { plural } from "./words";
+import { counted, gettext, interpolate, ngettext } from "./i18n";
+
+const days = (n: number) => counted(ngettext("%(count)s day", "%(count)s days", n), n);
 
 /** The server's longest turn: 7 days. */
 export const TURN_SECONDS_MAX = 604800;
@@ -16,8 +18,8 @@ export const CORRESPONDENCE_TURNS = [HOUR, 6 * HOUR, 12 * HOUR, DAY, 2 * DAY, 3 
 
 /** "30 s", "2 min", "1 hour", "12 hours", "1 day", "7 days": a turn limit. */
 export function turnLimitText(seconds: number): string {
-  if (seconds % DAY === 0) return plural(seconds / DAY, "day");
-  if (seconds % HOUR === 0) return plural(seconds / HOUR, "hour");
+  if (seconds % DAY === 0) return days(seconds / DAY);
+  if (seconds % HOUR === 0) return counted(ngettext("%(count)s hour", "%(count)s hours", seconds / HOUR), seconds / HOUR);
   if (seconds >= 120 && seconds % MINUTE === 0) return `${seconds / MINUTE} min`;
   return `${seconds} s`;
 }
@@ -31,9 +33,9 @@ export function isCorrespondence(turnSeconds: number | null | undefined): boolea
 export function durationText(seconds: number): string {
   const s = Math.max(0, Math.floor(seconds));
   if (s >= DAY) {
-    const days = Math.floor(s / DAY);
+    const whole = Math.floor(s / DAY);
     const hours = Math.floor((s % DAY) / HOUR);
-    return `${plural(days, "day")}${hours ? ` ${hours} h` : ""}`;
+    return `${days(whole)}${hours ? ` ${hours} h` : ""}`;
   }
   if (s >= HOUR) {
     const hours = Math.floor(s / HOUR);
@@ -49,7 +51,7 @@ export function durationText(seconds: number): string {
 export function timeLeftText(deadline: string | null, serverNow: number): string {
   if (!deadline) return "";
   const left = (Date.parse(deadline) - serverNow) / 1000;
-  return left <= 0 ? "time is up" : `${durationText(left)} left`;
+  return left <= 0 ? gettext("time is up") : interpolate(gettext("%(time)s left"), { time: durationText(left) });
 }
 
 /** The server's clock now, from a response's ``server_time`` read at ``readAt`` (this page's
@@ -75,11 +77,11 @@ export function myGamesOrder(games: readonly MyGame[]): MyGame[] {
  * "Bot (easy)", "open seat". */
 export function seatLabel(game: MyGame, seat: number): string {
   const p = game.players.find((x) => x.seat === seat);
-  if (seat === game.seat) return "You";
-  if (!p) return `Seat ${seat + 1}`;
-  if (p.display_name) return p.bot_account ? `${p.display_name} (bot)` : p.display_name;
-  if (p.bot_level) return `Bot (${p.bot_level})`;
-  return "open seat";
+  if (seat === game.seat) return gettext("You");
+  if (!p) return interpolate(gettext("Seat %(seat)s"), { seat: seat + 1 });
+  if (p.display_name) return p.bot_account ? interpolate(gettext("%(name)s (bot)"), { name: p.display_name }) : p.display_name;
+  if (p.bot_level) return interpolate(gettext("Bot (%(level)s)"), { level: p.bot_level === "medium" ? gettext("medium") : p.bot_level === "hard" ? gettext("hard") : gettext("easy") });
+  return gettext("open seat");
 }
 
 export interface MyGameRow {
@@ -99,18 +101,18 @@ export interface MyGameRow {
 /** One row of "My games" in words, at the server's time ``serverNow`` (ms). */
 export function myGameRow(game: MyGame, serverNow: number): MyGameRow {
   const state = game.paused
-    ? "Paused"
+    ? gettext("Paused")
     : game.status === "lobby"
-      ? "Waiting for players"
+      ? gettext("Waiting for players")
       : game.my_turn
-        ? "Your turn"
+        ? gettext("Your turn")
         : game.to_act !== null
-          ? `${seatLabel(game, game.to_act)} to play`
-          : "Playing";
+          ? interpolate(gettext("%(name)s to play"), { name: seatLabel(game, game.to_act) })
+          : gettext("Playing");
   const about = [
     game.preset.replace(/_/g, " "),
-    game.turn_seconds ? `${turnLimitText(game.turn_seconds)} per turn` : "no timer",
-    game.rated ? "rated" : "",
+    game.turn_seconds ? interpolate(gettext("%(limit)s per turn"), { limit: turnLimitText(game.turn_seconds) }) : gettext("no timer"),
+    game.rated ? gettext("rated") : "",
   ].filter(Boolean);
   return {
     id: game.game_id,
@@ -126,7 +128,10 @@ export function myGameRow(game: MyGame, serverNow: number): MyGameRow {
 /** "2 games, 1 your turn". */
 export function myGamesSummary(games: readonly MyGame[]): string {
   const mine = games.filter((g) => g.my_turn && !g.paused).length;
-  return `${plural(games.length, "game")}, ${mine ? `${mine} waiting for you` : "none waiting for you"}.`;
+  const count = counted(ngettext("%(count)s game", "%(count)s games", games.length), games.length);
+  return mine
+    ? interpolate(gettext("%(games)s, %(mine)s waiting for you."), { games: count, mine })
+    : interpolate(gettext("%(games)s, none waiting for you."), { games: count });
 }
 
 // ---------------------------------------------------------------------------- pause
@@ -154,14 +159,21 @@ export function pauseControls(
   const none = { text: "", propose: false, answer: false, withdraw: false, resume: false };
   if (!pause) return { ...none, propose: you !== null };
   if (pause.paused) {
-    const kept = pause.remaining_seconds !== null ? ` The turn keeps ${remainingText(pause.remaining_seconds)} for when it resumes.` : "";
-    return { ...none, text: `The game is paused by agreement.${kept}`, resume: you !== null };
+    const kept = pause.remaining_seconds !== null ? ` ${interpolate(gettext("The turn keeps %(time)s for when it resumes."), { time: remainingText(pause.remaining_seconds) })}` : "";
+    return { ...none, text: `${gettext("The game is paused by agreement.")}${kept}`, resume: you !== null };
   }
   const p = pause.proposal;
   if (!p) return { ...none, propose: you !== null };
   const waiting = p.waiting_for.map(nameOf);
   const by = nameOf(p.proposed_by);
-  const text = `${by} ${by === "You" ? "propose" : "proposes"} to pause the game${waiting.length ? `; waiting for ${waiting.join(", ")}` : ""}.`;
+  const mine = you !== null && p.proposed_by === you;
+  const text = waiting.length
+    ? mine
+      ? interpolate(gettext("You propose to pause the game; waiting for %(names)s."), { names: waiting.join(", ") })
+      : interpolate(gettext("%(name)s proposes to pause the game; waiting for %(names)s."), { name: by, names: waiting.join(", ") })
+    : mine
+      ? gettext("You propose to pause the game.")
+      : interpolate(gettext("%(name)s proposes to pause the game."), { name: by });
   const mineToAnswer = you !== null && p.waiting_for.includes(you);
   return { ...none, text, answer: mineToAnswer, withdraw: you !== null && !mineToAnswer };
 }
@@ -171,19 +183,26 @@ export function pauseFactText(
   event: { type: string; seat?: number | null; payload?: unknown },
   nameOf: (seat: number) => string,
 ): string {
-  const who = event.seat !== null && event.seat !== undefined ? nameOf(event.seat) : "A player";
+  const who = event.seat !== null && event.seat !== undefined ? nameOf(event.seat) : gettext("A player");
+  const you = who === gettext("You");
   const remaining = (event.payload as { remaining_seconds?: number | null } | undefined)?.remaining_seconds;
   switch (event.type) {
     case "pause_proposed":
-      return `${who} proposed to pause the game.`;
+      return you ? gettext("You proposed to pause the game.") : interpolate(gettext("%(name)s proposed to pause the game."), { name: who });
     case "pause_accepted":
-      return `${who} agreed to pause the game.`;
+      return you ? gettext("You agreed to pause the game.") : interpolate(gettext("%(name)s agreed to pause the game."), { name: who });
     case "pause_declined":
-      return `${who} declined to pause the game.`;
+      return you ? gettext("You declined to pause the game.") : interpolate(gettext("%(name)s declined to pause the game."), { name: who });
     case "game_paused":
-      return "The game is paused.";
+      return gettext("The game is paused.");
     case "game_resumed":
-      return `${who} resumed the game${typeof remaining === "number" ? `: ${durationText(remaining)} left for the turn` : ""}.`;
+      return typeof remaining === "number"
+        ? you
+          ? interpolate(gettext("You resumed the game: %(time)s left for the turn."), { time: durationText(remaining) })
+          : interpolate(gettext("%(name)s resumed the game: %(time)s left for the turn."), { name: who, time: durationText(remaining) })
+        : you
+          ? gettext("You resumed the game.")
+          : interpolate(gettext("%(name)s resumed the game."), { name: who });
     default:
       return "";
   }

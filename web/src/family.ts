@@ -4,6 +4,7 @@
 // the actions' (`target`, `new`, `kind`, `merge`, `keep_three`, `name`) are the schema's.
 import type { Action, MeldGroup, TableView, TeamView } from "./api";
 import { cardNames, isWild, labels, rankName, rankOf, suitOf } from "./cards";
+import { counted, gettext, gettext_noop, interpolate, ngettext, translate } from "./i18n";
 
 export type Family = "classic" | "mac" | "samba" | "bolivia";
 export type MeldKind = "group" | "sequence" | "wild";
@@ -42,7 +43,7 @@ export function specialHandOf(t: FamilyTeamView): SpecialHandView | null {
 
 // ---------------------------------------------------------------------------- melds
 const NATURAL_ORDER = ["4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
-const SUIT_WORD: Record<string, string> = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
+const SUIT_WORD: Record<string, string> = { C: gettext_noop("clubs"), D: gettext_noop("diamonds"), H: gettext_noop("hearts"), S: gettext_noop("spades") };
 const SUIT_SYMBOL: Record<string, string> = { C: "♣", D: "♦", H: "♥", S: "♠" };
 
 /** A sequence's cards in rank order (4 up to A). */
@@ -62,19 +63,20 @@ export function isSequence(cards: readonly string[]): boolean {
 }
 
 const CANASTA_WORDS: Record<string, string> = {
-  natural: "natural canasta",
-  mixed: "mixed canasta",
-  wild: "wild canasta",
-  natural_sevens: "natural sevens canasta",
-  natural_aces: "natural aces canasta",
-  samba: "samba",
-  escalera: "escalera",
-  bolivia: "bolivia",
+  natural: gettext_noop("natural canasta"),
+  mixed: gettext_noop("mixed canasta"),
+  wild: gettext_noop("wild canasta"),
+  natural_sevens: gettext_noop("natural sevens canasta"),
+  natural_aces: gettext_noop("natural aces canasta"),
+  samba: gettext_noop("samba"),
+  escalera: gettext_noop("escalera"),
+  bolivia: gettext_noop("bolivia"),
 };
 
 /** A canasta's kind in words: "natural canasta", "samba", "natural sevens canasta". */
 export function canastaWords(kind: string | null | undefined): string {
-  return kind ? (CANASTA_WORDS[kind] ?? `${kind.replace(/_/g, " ")} canasta`) : "";
+  if (!kind) return "";
+  return CANASTA_WORDS[kind] ? translate(CANASTA_WORDS[kind]) : interpolate(gettext("%(kind)s canasta"), { kind: kind.replace(/_/g, " ") });
 }
 
 export interface MeldLike {
@@ -108,7 +110,7 @@ export function meldLabel(m: MeldLike, showId: boolean): string {
     const high = cards.length ? rankOf(cards[cards.length - 1]) : m.rank;
     return `${id}${low}–${high}${SUIT_SYMBOL[suit] ?? suit}`;
   }
-  return `${id}${kind === "wild" ? "wild" : m.rank} ×${m.cards.length}`;
+  return `${id}${kind === "wild" ? gettext("wild") : m.rank} ×${m.cards.length}`;
 }
 
 /** The meld in words: "Kings A1, natural canasta, 7 cards: ...", "Sequence of hearts, 4 to 8,
@@ -123,17 +125,22 @@ export function meldWords(m: MeldLike, showId: boolean): string {
     const suit = m.suit ?? suitOf(cards[0] ?? "");
     const low = cards.length ? rankOf(cards[0]) : m.rank;
     const high = cards.length ? rankOf(cards[cards.length - 1]) : m.rank;
-    name = `Sequence of ${SUIT_WORD[suit] ?? suit}${id}, ${rankWord(low)} to ${rankWord(high)}`;
+    name = interpolate(gettext("Sequence of %(suit)s%(id)s, %(low)s to %(high)s"), {
+      suit: SUIT_WORD[suit] ? translate(SUIT_WORD[suit]) : suit,
+      id,
+      low: rankWord(low),
+      high: rankWord(high),
+    });
   } else if (kind === "wild") {
-    name = `Wild meld${id}`;
+    name = `${gettext("Wild meld")}${id}`;
   } else {
     name = `${rankName(m.rank)}${id}`;
   }
-  return `${name}${canasta}, ${cards.length} ${cards.length === 1 ? "card" : "cards"}: ${cardNames(cards)}`;
+  return `${name}${canasta}, ${counted(ngettext("%(count)s card", "%(count)s cards", cards.length), cards.length)}: ${cardNames(cards)}`;
 }
 
 function rankWord(rank: string): string {
-  return { J: "Jack", Q: "Queen", K: "King", A: "Ace" }[rank] ?? rank;
+  return ({ J: gettext("Jack"), Q: gettext("Queen"), K: gettext("King"), A: gettext("Ace") } as Record<string, string>)[rank] ?? rank;
 }
 
 /** Which melds show their id: those of a rank (or kind) the side holds more than one of. */
@@ -211,29 +218,29 @@ export function canKeepThree(legal: readonly FamilyAction[]): boolean {
 }
 
 const SPECIAL_HAND_WORDS: Record<string, string> = {
-  pairs: "Pairs",
-  wild_pairs: "Wild pairs",
-  miami_pairs: "Miami pairs",
-  zip_code: "Zip code",
-  straight: "Straight",
-  garbage: "Garbage",
-  blast_off: "Blast off",
-  triples: "Triples",
-  quads: "Quads",
-  dream_plus_4: "Dream hand plus four",
-  dream_plus_5: "Dream hand plus five",
+  pairs: gettext_noop("Pairs"),
+  wild_pairs: gettext_noop("Wild pairs"),
+  miami_pairs: gettext_noop("Miami pairs"),
+  zip_code: gettext_noop("Zip code"),
+  straight: gettext_noop("Straight"),
+  garbage: gettext_noop("Garbage"),
+  blast_off: gettext_noop("Blast off"),
+  triples: gettext_noop("Triples"),
+  quads: gettext_noop("Quads"),
+  dream_plus_4: gettext_noop("Dream hand plus four"),
+  dream_plus_5: gettext_noop("Dream hand plus five"),
 };
 
 /** A special hand's name in words: "Garbage", "Miami pairs". */
 export function specialHandWords(name: string): string {
-  return SPECIAL_HAND_WORDS[name] ?? name.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
+  return SPECIAL_HAND_WORDS[name] ? translate(SPECIAL_HAND_WORDS[name]) : name.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
 }
 
 /** One meld group of an action in words (short labels): "K♠ K♥ → A3", "sequence 4♥ 5♥ 6♥",
  * "wild 2♣ 2♦ Joker (new)". */
 export function groupText(g: FamilyMeldGroup): string {
-  const kind = g.kind === "sequence" ? "sequence " : g.kind === "wild" ? "wild " : "";
-  const where = g.target ? ` → ${g.target}` : g.new ? " (new)" : "";
+  const kind = g.kind === "sequence" ? `${gettext("sequence")} ` : g.kind === "wild" ? `${gettext("wild")} ` : "";
+  const where = g.target ? ` → ${g.target}` : g.new ? ` (${gettext("new")})` : "";
   return `${kind}${labels(g.kind === "sequence" ? sequenceOrder(g.cards) : g.cards)}${where}`;
 }
 
@@ -254,19 +261,21 @@ export function familyActionText(a: FamilyAction): string {
   const groups = (a.melds ?? []).map(groupText).join(" | ");
   switch (a.type) {
     case "draw":
-      return "Draw, keeping a 3 for a Straight";
+      return gettext("Draw, keeping a 3 for a Straight");
     case "declare_special_hand":
-      return `Declare ${specialHandWords(a.name ?? "")}`;
+      return interpolate(gettext("Declare %(hand)s"), { hand: specialHandWords(a.name ?? "") });
     case "meld": {
-      const merge = a.merge?.length === 2 ? `Merge ${a.merge[1]} into ${a.merge[0]}` : "";
-      return [merge, groups ? `Meld ${groups}` : ""].filter(Boolean).join(" + ");
+      const merge = a.merge?.length === 2 ? interpolate(gettext("Merge %(from)s into %(into)s"), { from: a.merge[1], into: a.merge[0] }) : "";
+      return [merge, groups ? interpolate(gettext("Meld %(cards)s"), { cards: groups }) : ""].filter(Boolean).join(" + ");
     }
     case "take_pile": {
-      const extra = groups ? ` + meld ${groups}` : "";
-      const onto = a.target ? ` onto ${a.target}` : "";
+      const extra = groups ? ` + ${interpolate(gettext("meld %(cards)s"), { cards: groups })}` : "";
+      const onto = a.target ? ` ${interpolate(gettext("onto %(meld)s"), { meld: a.target })}` : "";
       return (a.cards ?? []).length
-        ? `Take pile with ${labels(a.cards ?? [])}${onto}${extra}`
-        : `Take pile (top card${onto || " laid off"})${extra}`;
+        ? `${interpolate(gettext("Take pile with %(cards)s"), { cards: labels(a.cards ?? []) })}${onto}${extra}`
+        : a.target
+          ? `${interpolate(gettext("Take pile (top card onto %(meld)s)"), { meld: a.target })}${extra}`
+          : `${gettext("Take pile (top card laid off)")}${extra}`;
     }
     default:
       return "";

@@ -7,6 +7,7 @@ import { CHALLENGE_EXPIRY, challengeText, friendRequestText, presetText } from "
 import { announce } from "./announce";
 import { ApiError, api, myPlayerId } from "./api";
 import { clear, h } from "./dom";
+import { gettext, interpolate, translate } from "./i18n";
 import { pageHeader } from "./nav";
 import { busy, field, say, statusLine } from "./signin";
 
@@ -37,10 +38,10 @@ export class FriendsScreen {
 
   async mount(): Promise<void> {
     this.root.append(
-      pageHeader("Friends", "friends"),
+      pageHeader(gettext("Friends"), "friends"),
       h("div", { class: "home-grid settings account" }, h("div", {}, this.requestSlot, this.friendSlot), h("div", {}, this.challengeSlot)),
     );
-    this.friendSlot.append(h("p", { class: "loading" }, "Loading your friends…"));
+    this.friendSlot.append(h("p", { class: "loading" }, gettext("Loading your friends…")));
     await this.load();
   }
 
@@ -84,14 +85,14 @@ export class FriendsScreen {
     clear(this.requestSlot);
     const me = myPlayerId();
     const box = statusLine("friend-request-message");
-    const id = field("Player id", { id: "friend-id", type: "number", min: 1, inputmode: "numeric", required: true, testid: "friend-id" }, "The number on their profile (#/player/…) or that they tell you.");
-    const send = h("button", { class: "primary", type: "submit", testid: "friend-send" }, "Send a friend request") as HTMLButtonElement;
+    const id = field(gettext("Player id"), { id: "friend-id", type: "number", min: 1, inputmode: "numeric", required: true, testid: "friend-id" }, gettext("The number on their profile (#/player/…) or that they tell you."));
+    const send = h("button", { class: "primary", type: "submit", testid: "friend-send" }, gettext("Send a friend request")) as HTMLButtonElement;
     const all = [...requests.incoming, ...requests.outgoing];
     this.requestSlot.append(
       panel(
         "friend-requests",
-        "Friend requests",
-        h("p", { testid: "my-player-id" }, "Your player id is ", h("strong", {}, `#${me ?? "?"}`), ": friends add you with it."),
+        gettext("Friend requests"),
+        h("p", { testid: "my-player-id" }, `${gettext("Your player id:")} `, h("strong", {}, `#${me ?? "?"}`), `. ${gettext("Friends add you with it.")}`),
         all.length
           ? h(
               "ul",
@@ -108,15 +109,15 @@ export class FriendsScreen {
                     { class: "row" },
                     incoming
                       ? [
-                          h("button", { class: "small primary", testid: "friend-accept", "aria-label": `Accept ${other.display_name}'s friend request`, onclick: this.act(box, () => api.friendRequestAccept(r.id), `You and ${other.display_name} are friends.`, "friend-id") }, "Accept"),
-                          h("button", { class: "small", testid: "friend-decline", "aria-label": `Decline ${other.display_name}'s friend request`, onclick: this.act(box, () => api.friendRequestDecline(r.id), "Request declined.", "friend-id") }, "Decline"),
+                          h("button", { class: "small primary", testid: "friend-accept", "aria-label": interpolate(gettext("Accept %(name)s's friend request"), { name: other.display_name }), onclick: this.act(box, () => api.friendRequestAccept(r.id), interpolate(gettext("You and %(name)s are friends."), { name: other.display_name }), "friend-id") }, gettext("Accept")),
+                          h("button", { class: "small", testid: "friend-decline", "aria-label": interpolate(gettext("Decline %(name)s's friend request"), { name: other.display_name }), onclick: this.act(box, () => api.friendRequestDecline(r.id), gettext("Request declined."), "friend-id") }, gettext("Decline")),
                         ]
-                      : h("button", { class: "small", testid: "friend-cancel", "aria-label": `Cancel your request to ${other.display_name}`, onclick: this.act(box, () => api.friendRequestCancel(r.id), "Request cancelled.", "friend-id") }, "Cancel"),
+                      : h("button", { class: "small", testid: "friend-cancel", "aria-label": interpolate(gettext("Cancel your request to %(name)s"), { name: other.display_name }), onclick: this.act(box, () => api.friendRequestCancel(r.id), gettext("Request cancelled."), "friend-id") }, gettext("Cancel")),
                   ),
                 );
               }),
             )
-          : h("p", { class: "muted" }, "No pending request."),
+          : h("p", { class: "muted" }, gettext("No pending request.")),
         h(
           "form",
           {
@@ -125,7 +126,7 @@ export class FriendsScreen {
               e.preventDefault();
               try {
                 const made = await busy(send, () => api.friendRequestSend(Number(id.input.value)));
-                const text = made.status === "accepted" ? `You and ${made.from_player.display_name} are friends.` : `Request sent to ${made.to_player.display_name}.`;
+                const text = made.status === "accepted" ? interpolate(gettext("You and %(name)s are friends."), { name: made.from_player.display_name }) : interpolate(gettext("Request sent to %(name)s."), { name: made.to_player.display_name });
                 announce(text);
                 await this.load("friend-id");
                 say(this.requestSlot.querySelector<HTMLElement>("[data-testid=friend-request-message]")!, text);
@@ -148,7 +149,7 @@ export class FriendsScreen {
     this.friendSlot.append(
       panel(
         "friends",
-        "Your friends",
+        gettext("Your friends"),
         this.friends.length
           ? h(
               "ul",
@@ -158,7 +159,7 @@ export class FriendsScreen {
                   "li",
                   { testid: "friend" },
                   h("a", { href: `#/player/${f.id}` }, f.display_name),
-                  f.is_bot ? " (bot)" : "",
+                  f.is_bot ? ` (${gettext("bot")})` : "",
                   ` · #${f.id}`,
                   h(
                     "div",
@@ -166,7 +167,7 @@ export class FriendsScreen {
                     h("button", {
                       class: "small",
                       testid: "friend-challenge",
-                      "aria-label": `Challenge ${f.display_name}`,
+                      "aria-label": interpolate(gettext("Challenge %(name)s"), { name: f.display_name }),
                       onclick: () => {
                         const sel = document.getElementById("challenge-friend") as HTMLSelectElement | null;
                         if (sel) {
@@ -174,13 +175,13 @@ export class FriendsScreen {
                           sel.focus();
                         }
                       },
-                    }, "Challenge"),
-                    h("button", { class: "small", testid: "friend-remove", "aria-label": `Remove ${f.display_name} from your friends`, onclick: this.act(box, () => api.friendRemove(f.id), `${f.display_name} removed.`, "friend-id") }, "Remove"),
+                    }, gettext("Challenge")),
+                    h("button", { class: "small", testid: "friend-remove", "aria-label": interpolate(gettext("Remove %(name)s from your friends"), { name: f.display_name }), onclick: this.act(box, () => api.friendRemove(f.id), interpolate(gettext("%(name)s removed."), { name: f.display_name }), "friend-id") }, gettext("Remove")),
                   ),
                 ),
               ),
             )
-          : h("p", { class: "muted" }, "No friends yet: send a request with their player id."),
+          : h("p", { class: "muted" }, gettext("No friends yet: send a request with their player id.")),
         box,
       ),
     );
@@ -193,8 +194,8 @@ export class FriendsScreen {
     const friend = h("select", { id: "challenge-friend", testid: "challenge-friend", required: true, disabled: !this.friends.length }, ...this.friends.map((f) => h("option", { value: String(f.id) }, f.display_name))) as HTMLSelectElement;
     const preset = h("select", { id: "challenge-preset", testid: "challenge-preset" }, ...presets.map((p) => h("option", { value: p }, presetText(p)))) as HTMLSelectElement;
     const rated = h("input", { type: "checkbox", id: "challenge-rated", testid: "challenge-rated" }) as HTMLInputElement;
-    const expiry = h("select", { id: "challenge-expiry", testid: "challenge-expiry" }, ...CHALLENGE_EXPIRY.map((e) => h("option", { value: String(e.seconds), selected: e.seconds === 86400 }, e.name))) as HTMLSelectElement;
-    const send = h("button", { class: "primary", type: "submit", testid: "challenge-send", disabled: !this.friends.length }, "Send the challenge") as HTMLButtonElement;
+    const expiry = h("select", { id: "challenge-expiry", testid: "challenge-expiry" }, ...CHALLENGE_EXPIRY.map((e) => h("option", { value: String(e.seconds), selected: e.seconds === 86400 }, translate(e.name)))) as HTMLSelectElement;
+    const send = h("button", { class: "primary", type: "submit", testid: "challenge-send", disabled: !this.friends.length }, gettext("Send the challenge")) as HTMLButtonElement;
     const list = (items: Challenge[], incoming: boolean) =>
       items.length
         ? h(
@@ -213,7 +214,7 @@ export class FriendsScreen {
                         h("button", {
                           class: "small primary",
                           testid: "challenge-accept",
-                          "aria-label": `Accept ${c.challenger.display_name}'s challenge`,
+                          "aria-label": interpolate(gettext("Accept %(name)s's challenge"), { name: c.challenger.display_name }),
                           onclick: async () => {
                             try {
                               const accepted = await api.challengeAccept(c.id);
@@ -222,22 +223,22 @@ export class FriendsScreen {
                               say(box, problemText(err), "error");
                             }
                           },
-                        }, "Accept and play"),
-                        h("button", { class: "small", testid: "challenge-decline", "aria-label": `Decline ${c.challenger.display_name}'s challenge`, onclick: this.act(box, () => api.challengeDecline(c.id), "Challenge declined.", "challenge-send") }, "Decline"),
+                        }, gettext("Accept and play")),
+                        h("button", { class: "small", testid: "challenge-decline", "aria-label": interpolate(gettext("Decline %(name)s's challenge"), { name: c.challenger.display_name }), onclick: this.act(box, () => api.challengeDecline(c.id), gettext("Challenge declined."), "challenge-send") }, gettext("Decline")),
                       ]
-                    : h("button", { class: "small", testid: "challenge-cancel", "aria-label": `Cancel your challenge to ${c.invitee.display_name}`, onclick: this.act(box, () => api.challengeCancel(c.id), "Challenge cancelled.", "challenge-send") }, "Cancel"),
+                    : h("button", { class: "small", testid: "challenge-cancel", "aria-label": interpolate(gettext("Cancel your challenge to %(name)s"), { name: c.invitee.display_name }), onclick: this.act(box, () => api.challengeCancel(c.id), gettext("Challenge cancelled."), "challenge-send") }, gettext("Cancel")),
                 ),
               ),
             ),
           )
-        : h("p", { class: "muted" }, incoming ? "No challenge waiting for you." : "None sent.");
+        : h("p", { class: "muted" }, incoming ? gettext("No challenge waiting for you.") : gettext("None sent."));
     this.challengeSlot.append(
       panel(
         "challenges",
-        "Challenges",
-        h("h3", {}, "For you"),
+        gettext("Challenges"),
+        h("h3", {}, gettext("For you")),
         list(challenges.incoming, true),
-        h("h3", {}, "Sent"),
+        h("h3", {}, gettext("Sent")),
         list(challenges.outgoing, false),
         h(
           "form",
@@ -247,22 +248,22 @@ export class FriendsScreen {
               e.preventDefault();
               try {
                 const made = await busy(send, () => api.challengeSend({ player_id: Number(friend.value), preset: preset.value as ChallengeCreate["preset"], fill_with_bots: false, bot_level: "easy", rated: rated.checked, expires_in: Number(expiry.value) }));
-                announce(`Challenge sent to ${made.invitee.display_name}.`);
+                announce(interpolate(gettext("Challenge sent to %(name)s."), { name: made.invitee.display_name }));
                 await this.load("challenge-send");
               } catch (err) {
                 say(box, problemText(err), "error");
               }
             },
           },
-          h("h3", {}, "Challenge a friend"),
+          h("h3", {}, gettext("Challenge a friend")),
           h(
             "div",
             { class: "options-grid" },
-            h("label", { for: "challenge-friend", class: "stack" }, h("span", {}, "Friend"), friend),
-            h("label", { for: "challenge-preset", class: "stack" }, h("span", {}, "Rules"), preset),
-            h("label", { for: "challenge-expiry", class: "stack" }, h("span", {}, "Open for"), expiry),
+            h("label", { for: "challenge-friend", class: "stack" }, h("span", {}, gettext("Friend")), friend),
+            h("label", { for: "challenge-preset", class: "stack" }, h("span", {}, gettext("Rules")), preset),
+            h("label", { for: "challenge-expiry", class: "stack" }, h("span", {}, gettext("Open for")), expiry),
           ),
-          h("label", { class: "inline", for: "challenge-rated" }, rated, " rated (standard rules, people only)"),
+          h("label", { class: "inline", for: "challenge-rated" }, rated, ` ${gettext("rated (standard rules, people only)")}`),
           h("div", { class: "row" }, send),
         ),
         box,

@@ -20,7 +20,7 @@ import {
   type RatingChange,
 } from "./api";
 import { announce } from "./announce";
-import { type BoardMeld, botBadge, renderBoard, tableModel } from "./board";
+import { type BoardMeld, botBadge, levelName, renderBoard, tableModel } from "./board";
 import { cardEl, cardFace, cardName, cardText, isRed, isWild, rankName, removeCards, sortCards } from "./cards";
 import {
   canKeepThree,
@@ -49,7 +49,8 @@ import { type PauseActions, pausePanel, rememberMuted } from "./pausePanel";
 import { autoGroups, pileTake, stagedGroups } from "./play";
 import { ratingChangeLines } from "./ratings";
 import { describe, seatName } from "./replay";
-import { actionText, plural } from "./words";
+import { actionText } from "./words";
+import { counted, gettext, gettext_noop, interpolate, ngettext, translate } from "./i18n";
 import { currentHint, type Hint, hintAfterEvents, HINT_LEVELS, type HintLevel, hintedIndices, hintsOn, hintSummary, hintText } from "./hints";
 
 /** Long-poll length (the server holds a request until there is news) and the shortest loop:
@@ -61,15 +62,15 @@ const sleep = (ms: number) => new Promise((resolve) => window.setTimeout(resolve
 const LOG_SIZE = 40;
 
 const PHASE_HINT: Record<string, string> = {
-  draw: "Your turn: draw from the stock or take the pile.",
-  play: "Meld or lay off if you like, then discard one card.",
-  answer: "Your partner asks to go out: answer yes or no.",
+  draw: gettext_noop("Your turn: draw from the stock or take the pile."),
+  play: gettext_noop("Meld or lay off if you like, then discard one card."),
+  answer: gettext_noop("Your partner asks to go out: answer yes or no."),
 };
 
 const PERMISSION_TEXT: Record<string, string> = {
-  asked: "Waiting for your partner's answer…",
-  yes: "Your partner said yes: you must go out this turn.",
-  no: "Your partner said no: you may not go out this turn.",
+  asked: gettext_noop("Waiting for your partner's answer…"),
+  yes: gettext_noop("Your partner said yes: you must go out this turn."),
+  no: gettext_noop("Your partner said no: you may not go out this turn."),
 };
 
 interface Message {
@@ -133,7 +134,7 @@ export class GameScreen {
   ) {}
 
   async mount(): Promise<void> {
-    this.root.append(h("p", { class: "loading" }, "Loading the table…"));
+    this.root.append(h("p", { class: "loading" }, gettext("Loading the table…")));
     try {
       this.game = await api.game(this.id);
     } catch (err) {
@@ -301,13 +302,13 @@ export class GameScreen {
         news = true;
       }
       if (ev.kind === "conceded") {
-        this.log.unshift(`${ev.seat !== null ? this.nameOf(ev.seat) : "A player"} conceded.`);
+        this.log.unshift(interpolate(gettext("%(name)s conceded."), { name: ev.seat !== null ? this.nameOf(ev.seat) : gettext("A player") }));
         news = true;
         // The game is over, on your turn too (when no move event is awaited): read it.
         if (this.game?.status === "active") this.refreshSoon();
       }
       if (ev.kind !== "chat" || !this.chat) continue;
-      const who = ev.seat !== null ? this.nameOf(ev.seat) : (ev.player?.display_name ?? "Someone");
+      const who = ev.seat !== null ? this.nameOf(ev.seat) : (ev.player?.display_name ?? gettext("Someone"));
       this.chat.lines.unshift(`${who}: ${String(ev.data.text ?? ev.data.phrase ?? "")}`);
       news = true;
     }
@@ -328,14 +329,14 @@ export class GameScreen {
   /** Pausing by agreement and muting this game: each answer is followed by a read of the
    * table (the pause facts also come through the live feed). */
   private pauseActions: PauseActions = {
-    propose: () => void this.pauseCall(() => api.pause(this.id), "You agreed to pause the game."),
-    decline: () => void this.pauseCall(() => api.pauseDecline(this.id), "You declined the pause."),
-    resume: () => void this.pauseCall(() => api.resume(this.id), "You resumed the game."),
+    propose: () => void this.pauseCall(() => api.pause(this.id), gettext("You agreed to pause the game.")),
+    decline: () => void this.pauseCall(() => api.pauseDecline(this.id), gettext("You declined the pause.")),
+    resume: () => void this.pauseCall(() => api.resume(this.id), gettext("You resumed the game.")),
     mute: (muted) =>
       void this.pauseCall(async () => {
         const answer = await api.mute(this.id, muted);
         rememberMuted(this.id, answer.muted);
-      }, muted ? "Notifications for this game are muted." : "Notifications for this game are on again."),
+      }, muted ? gettext("Notifications for this game are muted.") : gettext("Notifications for this game are on again.")),
   };
 
   private async pauseCall(fn: () => Promise<unknown>, done: string): Promise<void> {
@@ -353,7 +354,7 @@ export class GameScreen {
   }
 
   private concede = async (): Promise<void> => {
-    if (!window.confirm("Concede this game? Your side loses.")) return;
+    if (!window.confirm(gettext("Concede this game? Your side loses."))) return;
     await this.lobbyCall(() => api.concede(this.id));
   };
 
@@ -366,7 +367,7 @@ export class GameScreen {
       }
       this.message = {
         kind: "info",
-        text: `Rematch accepted: waiting for ${plural(status.waiting_for.length, "more player")}.`,
+        text: counted(ngettext("Rematch accepted: waiting for %(count)s more player.", "Rematch accepted: waiting for %(count)s more players.", status.waiting_for.length), status.waiting_for.length),
       };
     } catch (err) {
       this.showError(err, false);
@@ -497,7 +498,7 @@ export class GameScreen {
       h(
         "label",
         { for: "hint-level" },
-        "Hint level ",
+        `${gettext("Hint level")} `,
         h(
           "select",
           {
@@ -507,10 +508,10 @@ export class GameScreen {
               this.hintLevel = (e.target as HTMLSelectElement).value as HintLevel;
             },
           },
-          ...HINT_LEVELS.map((l) => h("option", { value: l, selected: l === this.hintLevel }, l)),
+          ...HINT_LEVELS.map((l) => h("option", { value: l, selected: l === this.hintLevel }, l === "medium" ? gettext("medium") : l === "hard" ? gettext("hard") : l)),
         ),
       ),
-      h("button", { testid: "hint", disabled: this.busy || this.hintBusy, onclick: () => void this.askHint() }, this.hintBusy ? "Thinking…" : "Hint"),
+      h("button", { testid: "hint", disabled: this.busy || this.hintBusy, onclick: () => void this.askHint() }, this.hintBusy ? gettext("Thinking…") : gettext("Hint")),
       h(
         "p",
         { class: `hint-text ${this.hintError ? "error" : ""}`, testid: "hint-text", role: "status" },
@@ -589,7 +590,7 @@ export class GameScreen {
         this.game = await api.game(this.id);
         this.syncTimer();
         await this.pullEvents(false);
-        this.message = { kind: "info", text: "The table changed meanwhile; here it is now. Try again." };
+        this.message = { kind: "info", text: gettext("The table changed meanwhile; here it is now. Try again.") };
       } else {
         this.showError(err, false);
       }
@@ -624,7 +625,7 @@ export class GameScreen {
   private discard = () => {
     const cards = this.selectedCards();
     if (cards.length !== 1) {
-      this.message = { kind: "info", text: "Select exactly one card to discard." };
+      this.message = { kind: "info", text: gettext("Select exactly one card to discard.") };
       this.render();
       return;
     }
@@ -642,7 +643,7 @@ export class GameScreen {
     }
     const groups: FamilyMeldGroup[] = [...stagedGroups(this.staged), ...fresh];
     if (!groups.length) {
-      this.say_("Select the cards to meld first.");
+      this.say_(gettext("Select the cards to meld first."));
       return;
     }
     if (this.needsTarget(groups)) return;
@@ -658,8 +659,8 @@ export class GameScreen {
       const rank = g.kind === "wild" ? "W" : (g.rank ?? "");
       const could = meldsTaking(this.ownMelds(), rank);
       if (could.length >= 2) {
-        const what = rank === "W" ? "wild cards" : rankName(rank);
-        this.say_(`Several of your melds could take these ${what} (${could.map((m) => m.id).join(", ")}): choose one under "Onto" (or a new meld), or tap the meld.`);
+        const what = rank === "W" ? gettext("wild cards") : rankName(rank);
+        this.say_(interpolate(gettext("Several of your melds could take these %(cards)s (%(melds)s): choose one under \"Onto\" (or a new meld), or tap the meld."), { cards: what, melds: could.map((m) => m.id).join(", ") }));
         return true;
       }
     }
@@ -674,7 +675,7 @@ export class GameScreen {
   private layOff = (_team: number, meld: BoardMeld) => {
     const cards = this.selectedCards();
     if (!cards.length) {
-      this.say_(`Select cards to lay off on your ${rankName(meld.rank)}.`);
+      this.say_(interpolate(gettext("Select cards to lay off on your %(meld)s."), { meld: rankName(meld.rank) }));
       return;
     }
     void this.act({ type: "meld", melds: [...stagedGroups(this.staged), layOffGroup(meld, cards)] });
@@ -684,7 +685,7 @@ export class GameScreen {
   private meldSequence = () => {
     const cards = this.selectedCards();
     if (!cards.length) {
-      this.say_("Select the cards of one suit for the sequence first.");
+      this.say_(gettext("Select the cards of one suit for the sequence first."));
       return;
     }
     void this.act({ type: "meld", melds: [...stagedGroups(this.staged), sequenceGroup(cards, this.onto)] });
@@ -694,7 +695,7 @@ export class GameScreen {
   private meldWild = () => {
     const cards = this.selectedCards();
     if (!cards.length) {
-      this.say_("Select the wild cards (2s and jokers) for the wild meld first.");
+      this.say_(gettext("Select the wild cards (2s and jokers) for the wild meld first."));
       return;
     }
     const group = wildGroup(cards, hasMeldIds(this.family) ? this.onto : "");
@@ -707,7 +708,7 @@ export class GameScreen {
   private merge = () => {
     const [into, from] = this.mergeChoice.split("|");
     if (!into || !from) {
-      this.say_("Choose two melds of one rank to merge.");
+      this.say_(gettext("Choose two melds of one rank to merge."));
       return;
     }
     void this.act({ type: "meld", melds: stagedGroups(this.staged), merge: [into, from] });
@@ -749,7 +750,7 @@ export class GameScreen {
     this.selected.clear();
     this.message = {
       kind: "info",
-      text: "Group set aside. Add more groups, then Meld (or take the pile) to play them together.",
+      text: gettext("Group set aside. Add more groups, then Meld (or take the pile) to play them together."),
     };
     this.render();
   };
@@ -784,7 +785,7 @@ export class GameScreen {
         "div",
         { class: "panel" },
         h("p", { class: "message error", testid: "message" }, text),
-        h("a", { href: "#/" }, "Back to the lobby"),
+        h("a", { href: "#/" }, gettext("Back to the lobby")),
       ),
     );
   }
@@ -802,12 +803,16 @@ export class GameScreen {
     const finished = card.status === "finished";
     const changes = finished ? await this.ratingChanges() : [];
     const title = finished
-      ? `Game over: ${card.winner_team === this.myTeam() ? "your side wins!" : `team ${(card.winner_team ?? 0) + 1} wins`}`
-      : `Round ${last.round} is over`;
+      ? card.winner_team === this.myTeam()
+        ? gettext("Game over: your side wins!")
+        : interpolate(gettext("Game over: team %(team)s wins"), { team: (card.winner_team ?? 0) + 1 })
+      : interpolate(gettext("Round %(round)s is over"), { round: last.round });
     const why =
       last.reason === "went_out" && last.went_out !== null
-        ? `${this.nameOf(last.went_out)} went out${last.concealed ? " concealed" : ""}.`
-        : (ROUND_END_TEXT[last.reason as string] ?? `The round ended: ${String(last.reason).replace(/_/g, " ")}.`);
+        ? interpolate(last.concealed ? gettext("%(name)s went out concealed.") : gettext("%(name)s went out."), { name: this.nameOf(last.went_out) })
+        : ROUND_END_TEXT[last.reason as string]
+          ? translate(ROUND_END_TEXT[last.reason as string])
+          : interpolate(gettext("The round ended: %(reason)s."), { reason: String(last.reason).replace(/_/g, " ") });
     this.openModal(
       h(
         "div",
@@ -820,13 +825,13 @@ export class GameScreen {
           ? h(
               "div",
               { class: "left-in-hand", testid: "hands-left" },
-              h("h3", {}, "Cards left in hand"),
+              h("h3", {}, gettext("Cards left in hand")),
               ...hands.map((hand, seat) =>
                 h(
                   "div",
                   { class: "hand-row" },
                   h("span", { class: "seat-name" }, this.nameOf(seat)),
-                  hand.length ? h("span", {}, ...sortCards(hand).map((c) => cardEl(c, "mini"))) : "none",
+                  hand.length ? h("span", {}, ...sortCards(hand).map((c) => cardEl(c, "mini"))) : gettext("none"),
                 ),
               ),
             )
@@ -834,9 +839,9 @@ export class GameScreen {
         h(
           "div",
           { class: "row" },
-          h("button", { class: "primary", testid: "close-summary", onclick: () => this.closeModal() }, finished ? "Close" : "Next round"),
-          h("button", { testid: "open-scorecard", onclick: () => void this.showScorecard() }, "Full scorecard"),
-          finished ? h("a", { class: "button", href: `#/replay/${this.id}`, testid: "summary-replay" }, "Replay") : "",
+          h("button", { class: "primary", testid: "close-summary", onclick: () => this.closeModal() }, finished ? gettext("Close") : gettext("Next round")),
+          h("button", { testid: "open-scorecard", onclick: () => void this.showScorecard() }, gettext("Full scorecard")),
+          finished ? h("a", { class: "button", href: `#/replay/${this.id}`, testid: "summary-replay" }, gettext("Replay")) : "",
         ),
       ),
     );
@@ -853,7 +858,7 @@ export class GameScreen {
     return h(
       "div",
       { class: "rating-changes", testid: "rating-changes" },
-      h("h3", {}, "Rating changes"),
+      h("h3", {}, gettext("Rating changes")),
       h("ul", {}, ...ratingChangeLines(changes, this.nameOf).map((line) => h("li", {}, line))),
     );
   }
@@ -870,9 +875,9 @@ export class GameScreen {
       h(
         "div",
         { class: "modal-body", testid: "scorecard" },
-        h("h2", {}, `Scorecard (target ${card.target_score})`),
-        card.rounds.length ? scorecardTable(card, (t) => this.teamLabel(t)) : h("p", {}, "No round has ended yet."),
-        h("button", { class: "primary", testid: "close-scorecard", onclick: () => this.closeModal() }, "Close"),
+        h("h2", {}, interpolate(gettext("Scorecard (target %(target)s)"), { target: card.target_score })),
+        card.rounds.length ? scorecardTable(card, (t) => this.teamLabel(t)) : h("p", {}, gettext("No round has ended yet.")),
+        h("button", { class: "primary", testid: "close-scorecard", onclick: () => this.closeModal() }, gettext("Close")),
       ),
     );
   }
@@ -974,24 +979,24 @@ export class GameScreen {
     return h(
       "header",
       { class: "game-header" },
-      h("a", { href: "#/", class: "home", title: "Lobby", "aria-label": "Canasta: back to the lobby" }, "♠ Canasta"),
+      h("a", { href: "#/", class: "home", title: gettext("Lobby"), "aria-label": gettext("Canasta: back to the lobby") }, "♠ Canasta"),
       h(
         "h1",
         { class: "game-title" },
-        `Table #${g.id}`,
-        g.rated ? " · rated" : "",
-        hintsOn(g) ? " · hints" : "",
-        s ? ` · round ${s.round}` : "",
-        ` · to ${g.options.target_score}`,
+        interpolate(gettext("Table #%(id)s"), { id: g.id }),
+        g.rated ? ` · ${gettext("rated")}` : "",
+        hintsOn(g) ? ` · ${gettext("hints")}` : "",
+        s ? ` · ${interpolate(gettext("round %(round)s"), { round: s.round })}` : "",
+        ` · ${interpolate(gettext("to %(target)s"), { target: g.options.target_score })}`,
       ),
       h(
         "span",
         { class: "header-buttons" },
-        h("button", { testid: "help-button", onclick: () => void this.help() }, "How to play"),
-        g.status !== "lobby" ? h("button", { testid: "scorecard-button", onclick: () => void this.showScorecard() }, "Scores") : "",
-        g.status !== "lobby" ? h("a", { class: "button", href: `#/replay/${g.id}`, testid: "replay-button" }, "Replay") : "",
+        h("button", { testid: "help-button", onclick: () => void this.help() }, gettext("How to play")),
+        g.status !== "lobby" ? h("button", { testid: "scorecard-button", onclick: () => void this.showScorecard() }, gettext("Scores")) : "",
+        g.status !== "lobby" ? h("a", { class: "button", href: `#/replay/${g.id}`, testid: "replay-button" }, gettext("Replay")) : "",
         g.status === "active" && g.your_seat !== null
-          ? h("button", { testid: "concede", onclick: () => void this.concede(), title: "Concede the game" }, "Concede")
+          ? h("button", { testid: "concede", onclick: () => void this.concede(), title: gettext("Concede the game") }, gettext("Concede"))
           : "",
       ),
     );
@@ -1005,22 +1010,22 @@ export class GameScreen {
     const level = h(
       "select",
       { id: "fill-level" },
-      h("option", { value: "easy" }, "easy"),
-      h("option", { value: "medium" }, "medium"),
-      h("option", { value: "hard" }, "hard"),
+      h("option", { value: "easy" }, gettext("easy")),
+      h("option", { value: "medium" }, gettext("medium")),
+      h("option", { value: "hard" }, gettext("hard")),
     ) as HTMLSelectElement;
     const link = `${location.origin}/#/join/${g.join_code ?? ""}`;
     return h(
       "div",
       { class: "panel lobby", testid: "lobby" },
-      h("h2", {}, `Waiting to start (${g.preset}${g.rated ? ", rated: people only" : ""})`),
+      h("h2", {}, interpolate(g.rated ? gettext("Waiting to start (%(preset)s, rated: people only)") : gettext("Waiting to start (%(preset)s)"), { preset: g.preset })),
       g.join_code
         ? h(
             "p",
             {},
-            "Join code ",
+            `${gettext("Join code")} `,
             h("code", { testid: "join-code" }, g.join_code),
-            " — link: ",
+            ` — ${gettext("link:")} `,
             h("a", { href: link }, link),
           )
         : "",
@@ -1031,23 +1036,23 @@ export class GameScreen {
           h(
             "li",
             {},
-            `Seat ${s.index + 1} (team ${s.team + 1}): `,
-            s.kind === "player" ? (s.index === me ? "You" : s.player?.display_name ?? "") : s.kind === "bot" ? `bot (${s.bot_level})` : "open",
+            `${interpolate(gettext("Seat %(seat)s (team %(team)s):"), { seat: s.index + 1, team: s.team + 1 })} `,
+            s.kind === "player" ? (s.index === me ? gettext("You") : s.player?.display_name ?? "") : s.kind === "bot" ? interpolate(gettext("bot (%(level)s)"), { level: levelName(s.bot_level ?? "easy") }) : gettext("open"),
             s.kind === "player" ? [" ", botBadge(s)] : "",
             s.kind === "empty" && me === null
-              ? h("button", { onclick: () => void this.lobbyCall(() => api.join(g.id, { seat: s.index, join_code: g.join_code ?? undefined })) }, "Sit here")
+              ? h("button", { onclick: () => void this.lobbyCall(() => api.join(g.id, { seat: s.index, join_code: g.join_code ?? undefined })) }, gettext("Sit here"))
               : "",
           ),
         ),
       ),
       me !== null && !creator
-        ? h("button", { onclick: () => void this.lobbyCall(() => api.leave(g.id)) }, "Leave the table")
+        ? h("button", { onclick: () => void this.lobbyCall(() => api.leave(g.id)) }, gettext("Leave the table"))
         : "",
       creator
         ? h(
             "div",
             { class: "row" },
-            empty && !g.rated ? h("label", {}, fill, ` fill ${plural(empty, "open seat")} with bots `, level) : "",
+            empty && !g.rated ? h("label", {}, fill, ` ${counted(ngettext("fill %(count)s open seat with bots", "fill %(count)s open seats with bots", empty), empty)} `, level) : "",
             h(
               "button",
               {
@@ -1056,10 +1061,10 @@ export class GameScreen {
                 onclick: () =>
                   void this.lobbyCall(() => api.start(g.id, { fill_with_bots: fill.checked && !g.rated, bot_level: level.value as "easy" })),
               },
-              "Start the game",
+              gettext("Start the game"),
             ),
           )
-        : h("p", {}, "The table's creator starts the game."),
+        : h("p", {}, gettext("The table's creator starts the game.")),
       this.messageEl(),
     );
   }
@@ -1090,17 +1095,17 @@ export class GameScreen {
   private statusLine(g: GameDetail, s: TableView): string {
     if (g.status === "finished" || s.phase === "game_over") {
       const w = g.winner_team ?? s.winner_team;
-      return w === null ? "The game is over." : w === this.myTeam() ? "Game over: your side wins!" : `Game over: ${this.teamLabel(w)} win.`;
+      return w === null ? gettext("The game is over.") : w === this.myTeam() ? gettext("Game over: your side wins!") : interpolate(gettext("Game over: %(team)s win."), { team: this.teamLabel(w) });
     }
-    if (g.pause?.paused) return "The game is paused. Any player at the table may resume it.";
+    if (g.pause?.paused) return gettext("The game is paused. Any player at the table may resume it.");
     if (this.myTurn) {
-      const perm = s.phase === "play" ? PERMISSION_TEXT[s.permission] : "";
-      const extra = s.must_end_without_discard ? " Meld what you can, then end the round." : "";
-      return `${PHASE_HINT[s.phase] ?? ""}${perm ? ` ${perm}` : ""}${extra}`;
+      const perm = s.phase === "play" && PERMISSION_TEXT[s.permission] ? translate(PERMISSION_TEXT[s.permission]) : "";
+      const extra = s.must_end_without_discard ? ` ${gettext("Meld what you can, then end the round.")}` : "";
+      return `${PHASE_HINT[s.phase] ? translate(PHASE_HINT[s.phase]) : ""}${perm ? ` ${perm}` : ""}${extra}`;
     }
     const who = this.nameOf(s.to_act);
-    if (s.phase === "answer") return `${who} must answer a question to go out…`;
-    return `${who} ${who === "You" ? "are" : "is"} playing…`;
+    if (s.phase === "answer") return interpolate(gettext("%(name)s must answer a question to go out…"), { name: who });
+    return s.to_act === g.your_seat ? gettext("You are playing…") : interpolate(gettext("%(name)s is playing…"), { name: who });
   }
 
   private chatEl(): HTMLElement {
@@ -1119,7 +1124,7 @@ export class GameScreen {
             this.chatOpen = (e.currentTarget as HTMLDetailsElement).open;
           },
         },
-        h("summary", {}, "Quick chat"),
+        h("summary", {}, gettext("Quick chat")),
         h(
           "div",
           { class: "suggestions" },
@@ -1155,13 +1160,13 @@ export class GameScreen {
             this.onto = (e.target as HTMLSelectElement).value;
           },
         },
-        h("option", { value: "", selected: this.onto === "" }, "as the rules say"),
-        h("option", { value: "new", selected: this.onto === "new" }, "a new meld"),
+        h("option", { value: "", selected: this.onto === "" }, gettext("as the rules say")),
+        h("option", { value: "new", selected: this.onto === "new" }, gettext("a new meld")),
         ...own
           .filter((m) => m.id)
-          .map((m) => h("option", { value: m.id!, selected: this.onto === m.id }, `${m.id}: ${meldLabel(m, false)}${m.canasta ? " (canasta)" : ""}`)),
+          .map((m) => h("option", { value: m.id!, selected: this.onto === m.id }, `${m.id}: ${meldLabel(m, false)}${m.canasta ? ` (${gettext("canasta")})` : ""}`)),
       );
-      parts.push(h("label", { class: "family-field", for: "meld-onto" }, h("span", {}, "Onto"), onto));
+      parts.push(h("label", { class: "family-field", for: "meld-onto" }, h("span", {}, gettext("Onto")), onto));
       parts.push(
         h(
           "button",
@@ -1169,9 +1174,9 @@ export class GameScreen {
             testid: "meld-sequence",
             disabled: !canMeld || sel.length === 0,
             onclick: this.meldSequence,
-            "aria-label": sel.length ? `Meld as a sequence${selection}` : undefined,
+            "aria-label": sel.length ? `${gettext("Meld as a sequence")}${selection}` : undefined,
           },
-          "Sequence",
+          gettext("Sequence"),
         ),
       );
     }
@@ -1183,9 +1188,9 @@ export class GameScreen {
             testid: "meld-wild",
             disabled: !canMeld || sel.length === 0 || !sel.every(isWild),
             onclick: this.meldWild,
-            "aria-label": sel.length ? `Wild meld${selection}` : undefined,
+            "aria-label": sel.length ? `${gettext("Wild meld")}${selection}` : undefined,
           },
-          "Wild meld",
+          gettext("Wild meld"),
         ),
       );
     }
@@ -1205,16 +1210,16 @@ export class GameScreen {
         },
         pairs.length
           ? pairs.map(([a, b]) =>
-              h("option", { value: `${a.id}|${b.id}`, selected: this.mergeChoice === `${a.id}|${b.id}` }, `${b.id} into ${a.id} (${rankName(a.rank)})`),
+              h("option", { value: `${a.id}|${b.id}`, selected: this.mergeChoice === `${a.id}|${b.id}` }, interpolate(gettext("%(from)s into %(to)s (%(rank)s)"), { from: b.id ?? "", to: a.id ?? "", rank: rankName(a.rank) })),
             )
-          : h("option", { value: "" }, "no two melds of a rank"),
+          : h("option", { value: "" }, gettext("no two melds of a rank")),
       );
       parts.push(
         h(
           "span",
           { class: "family-group" },
-          h("label", { class: "family-field", for: "merge-choice" }, h("span", {}, "Merge"), mergeSel),
-          h("button", { testid: "merge", disabled: !canMeld || pairs.length === 0, onclick: this.merge }, "Merge"),
+          h("label", { class: "family-field", for: "merge-choice" }, h("span", {}, gettext("Merge")), mergeSel),
+          h("button", { testid: "merge", disabled: !canMeld || pairs.length === 0, onclick: this.merge }, gettext("Merge")),
         ),
       );
     }
@@ -1224,7 +1229,7 @@ export class GameScreen {
         h(
           "button",
           { testid: "draw-keep-three", disabled: !mine || this.busy || !canKeepThree(legal), onclick: this.drawKeepThree },
-          "Draw, keep a 3",
+          gettext("Draw, keep a 3"),
         ),
       );
       const names = specialHandNames(legal);
@@ -1241,22 +1246,22 @@ export class GameScreen {
         },
         names.length
           ? names.map((n) => h("option", { value: n, selected: n === this.specialChoice }, specialHandWords(n)))
-          : h("option", { value: "" }, "none to declare"),
+          : h("option", { value: "" }, gettext("none to declare")),
       );
       parts.push(
         h(
           "span",
           { class: "family-group" },
-          h("label", { class: "family-field", for: "special-hand-name" }, h("span", {}, "Special hand"), special),
+          h("label", { class: "family-field", for: "special-hand-name" }, h("span", {}, gettext("Special hand")), special),
           h(
             "button",
             { testid: "declare-special-hand", disabled: !mine || this.busy || names.length === 0, onclick: this.declareSpecial },
-            "Declare",
+            gettext("Declare"),
           ),
         ),
       );
     }
-    return h("div", { class: "family-actions", testid: "family-actions", role: "group", "aria-label": "More ways to play" }, ...parts);
+    return h("div", { class: "family-actions", testid: "family-actions", role: "group", "aria-label": gettext("More ways to play") }, ...parts);
   }
 
   private table(g: GameDetail, s: TableView): HTMLElement {
@@ -1279,7 +1284,7 @@ export class GameScreen {
     // the arrow keys move along the hand.
     const handEl = h(
       "div",
-      { class: "hand", testid: "hand", role: "group", "aria-label": `Your hand: ${plural(hand.length, "card")}` },
+      { class: "hand", testid: "hand", role: "group", "aria-label": interpolate(gettext("Your hand: %(cards)s"), { cards: counted(ngettext("%(count)s card", "%(count)s cards", hand.length), hand.length) }) },
       ...hand.map((c, i) => {
         const selected = this.selected.has(i);
         return h(
@@ -1289,7 +1294,7 @@ export class GameScreen {
             class: `card big ${isRed(c) ? "red" : "black"} ${c === "JK" ? "joker" : ""} ${selected ? "selected" : ""} ${hinted.has(i) ? "hinted" : ""}`,
             testid: "hand-card",
             "data-card": c,
-            "aria-label": hinted.has(i) ? `${cardName(c)}, in the hint` : cardName(c),
+            "aria-label": hinted.has(i) ? interpolate(gettext("%(card)s, in the hint"), { card: cardName(c) }) : cardName(c),
             "aria-pressed": String(selected),
             title: cardName(c),
             onclick: () => {
@@ -1317,29 +1322,29 @@ export class GameScreen {
     const actions = h(
       "div",
       { class: "actions", testid: "actions" },
-      btn("draw", "Draw", this.can("draw"), this.draw),
+      btn("draw", gettext("Draw"), this.can("draw"), this.draw),
       // The same text whatever is selected (a longer one would wrap the row and move the table);
       // the name says what goes with the pile.
-      btn("take-pile", "Take pile", this.can("take_pile"), this.takePile, "", sel.length || this.staged.length ? `Take pile with selected${selection}` : ""),
-      btn("meld", "Meld selected", this.can("meld") && (sel.length > 0 || this.staged.length > 0), this.meld, "primary", sel.length ? `Meld selected${selection}` : ""),
-      btn("discard", "Discard", discardOk, this.discard, "primary", sel.length === 1 ? `Discard ${cardName(sel[0])}` : ""),
+      btn("take-pile", gettext("Take pile"), this.can("take_pile"), this.takePile, "", sel.length || this.staged.length ? `${gettext("Take pile with selected")}${selection}` : ""),
+      btn("meld", gettext("Meld selected"), this.can("meld") && (sel.length > 0 || this.staged.length > 0), this.meld, "primary", sel.length ? `${gettext("Meld selected")}${selection}` : ""),
+      btn("discard", gettext("Discard"), discardOk, this.discard, "primary", sel.length === 1 ? interpolate(gettext("Discard %(card)s"), { card: cardName(sel[0]) }) : ""),
       this.legal("ask_partner").length || s.permission !== "none"
-        ? btn("ask-partner", "Ask partner to go out", this.can("ask_partner"), () => void this.act({ type: "ask_partner" }))
+        ? btn("ask-partner", gettext("Ask partner to go out"), this.can("ask_partner"), () => void this.act({ type: "ask_partner" }))
         : "",
-      this.can("answer_partner") ? btn("answer-yes", "Yes, go out", true, () => void this.act({ type: "answer_partner", allow: true }), "primary") : "",
-      this.can("answer_partner") ? btn("answer-no", "No", true, () => void this.act({ type: "answer_partner", allow: false })) : "",
-      this.can("decline_pile") ? btn("decline-pile", "Decline the pile", true, () => void this.act({ type: "decline_pile" })) : "",
-      this.can("end_round") ? btn("end-round", "End the round", true, () => void this.act({ type: "end_round" }), "primary") : "",
-      btn("stage", "Group", mine && sel.length > 0 && (this.can("meld") || this.can("take_pile")), this.stage, "", sel.length ? `Group${selection}` : ""),
-      btn("clear", "Clear", sel.length > 0 || this.staged.length > 0, this.clearSelection, "", "Clear the selection"),
+      this.can("answer_partner") ? btn("answer-yes", gettext("Yes, go out"), true, () => void this.act({ type: "answer_partner", allow: true }), "primary") : "",
+      this.can("answer_partner") ? btn("answer-no", gettext("No"), true, () => void this.act({ type: "answer_partner", allow: false })) : "",
+      this.can("decline_pile") ? btn("decline-pile", gettext("Decline the pile"), true, () => void this.act({ type: "decline_pile" })) : "",
+      this.can("end_round") ? btn("end-round", gettext("End the round"), true, () => void this.act({ type: "end_round" }), "primary") : "",
+      btn("stage", gettext("Group"), mine && sel.length > 0 && (this.can("meld") || this.can("take_pile")), this.stage, "", sel.length ? `${gettext("Group")}${selection}` : ""),
+      btn("clear", gettext("Clear"), sel.length > 0 || this.staged.length > 0, this.clearSelection, "", gettext("Clear the selection")),
     );
 
     const staged = this.staged.length
       ? h(
           "div",
           { class: "staged", testid: "staged" },
-          "Set aside: ",
-          ...this.staged.map((g2) => h("span", { class: "group", role: "group", "aria-label": `Group: ${g2.map(cardName).join(", ")}` }, ...g2.map((c) => cardEl(c, "mini")))),
+          `${gettext("Set aside:")} `,
+          ...this.staged.map((g2) => h("span", { class: "group", role: "group", "aria-label": interpolate(gettext("Group: %(cards)s"), { cards: g2.map(cardName).join(", ") }) }, ...g2.map((c) => cardEl(c, "mini")))),
         )
       : "";
 
@@ -1352,7 +1357,7 @@ export class GameScreen {
       ? h(
           "div",
           { class: "suggestions", testid: "suggestions" },
-          h("span", { class: "muted" }, "Possible: "),
+          h("span", { class: "muted" }, `${gettext("Possible:")} `),
           ...suggestions.map((a) =>
             h("button", { class: "chip", testid: `suggest-${a.type}`, disabled: this.busy, onclick: () => void this.act(a) }, ...cardText(actionText(a))),
           ),
@@ -1366,20 +1371,20 @@ export class GameScreen {
       this.deadline !== null && g.timer?.seat !== null && g.timer?.seat !== undefined
         ? h(
             "span",
-            { class: "countdown", title: `${this.nameOf(g.timer.seat)} to move before the timer runs out` },
-            "time ",
+            { class: "countdown", title: interpolate(gettext("%(name)s to move before the timer runs out"), { name: this.nameOf(g.timer.seat) }) },
+            `${gettext("time")} `,
             h("b", { testid: "countdown" }, clock(this.secondsLeft() ?? 0)),
           )
         : "",
     );
 
-    const handCount = g.your_seat !== null ? plural(s.hand?.length ?? 0, "card") : "";
+    const handCount = g.your_seat !== null ? counted(ngettext("%(count)s card", "%(count)s cards", s.hand?.length ?? 0), s.hand?.length ?? 0) : "";
     const youSection =
       g.your_seat !== null
         ? h(
             "section",
             { class: `you ${mine ? "active" : ""}`, "aria-labelledby": "your-hand-title" },
-            h("header", {}, h("h2", { id: "your-hand-title" }, "Your hand"), h("span", { class: "count", testid: "hand-count" }, handCount)),
+            h("header", {}, h("h2", { id: "your-hand-title" }, gettext("Your hand")), h("span", { class: "count", testid: "hand-count" }, handCount)),
             staged,
             handEl,
             g.status === "active" ? h("div", { class: "action-bar" }, this.messageEl(), actions) : this.messageEl(),
@@ -1387,7 +1392,7 @@ export class GameScreen {
             g.status === "active" ? hints : "",
             this.hintEl(g),
           )
-        : h("p", { class: "muted" }, "You are watching this table.");
+        : h("p", { class: "muted" }, gettext("You are watching this table."));
 
     return h(
       "div",
@@ -1400,7 +1405,7 @@ export class GameScreen {
       h(
         "details",
         { class: "log", open: true },
-        h("summary", {}, "What happened"),
+        h("summary", {}, gettext("What happened")),
         h("ul", { testid: "log" }, ...this.log.slice(0, 15).map((line) => h("li", {}, ...cardText(line)))),
       ),
       g.status === "finished" && g.rating_changes?.length
@@ -1410,13 +1415,13 @@ export class GameScreen {
         ? h(
             "p",
             { class: "row" },
-            h("a", { class: "button primary", href: `#/replay/${g.id}` }, "Replay this game"),
+            h("a", { class: "button primary", href: `#/replay/${g.id}` }, gettext("Replay this game")),
             this.rematchGame !== null
-              ? h("a", { class: "button primary", href: `#/game/${this.rematchGame}`, testid: "rematch-ready" }, "Go to the rematch")
+              ? h("a", { class: "button primary", href: `#/game/${this.rematchGame}`, testid: "rematch-ready" }, gettext("Go to the rematch"))
               : g.your_seat !== null
-                ? h("button", { testid: "rematch", onclick: () => void this.rematch() }, "Rematch")
+                ? h("button", { testid: "rematch", onclick: () => void this.rematch() }, gettext("Rematch"))
                 : "",
-            h("a", { class: "button", href: "#/" }, "New game"),
+            h("a", { class: "button", href: "#/" }, gettext("New game")),
           )
         : "",
     );
@@ -1454,23 +1459,23 @@ function clock(seconds: number): string {
 }
 
 const ROUND_END_TEXT: Record<string, string> = {
-  stock_exhausted: "The stock ran out.",
-  last_red_three: "The last stock card was a red three.",
-  last_three: "The last stock card was a three.",
-  special_hand: "A special hand was declared.",
+  stock_exhausted: gettext_noop("The stock ran out."),
+  last_red_three: gettext_noop("The last stock card was a red three."),
+  last_three: gettext_noop("The last stock card was a three."),
+  special_hand: gettext_noop("A special hand was declared."),
 };
 
 const COMPONENTS: [string, string][] = [
-  ["meld_cards", "Melded cards"],
-  ["hand_cards", "Cards left in hand"],
-  ["natural_canastas", "Natural canastas"],
-  ["mixed_canastas", "Mixed canastas"],
-  ["wild_canastas", "Wild canastas"],
-  ["red_threes", "Red threes"],
-  ["going_out", "Going out"],
-  ["concealed_bonus", "Concealed bonus"],
-  ["total", "Round total"],
-  ["cumulative", "Score"],
+  ["meld_cards", gettext_noop("Melded cards")],
+  ["hand_cards", gettext_noop("Cards left in hand")],
+  ["natural_canastas", gettext_noop("Natural canastas")],
+  ["mixed_canastas", gettext_noop("Mixed canastas")],
+  ["wild_canastas", gettext_noop("Wild canastas")],
+  ["red_threes", gettext_noop("Red threes")],
+  ["going_out", gettext_noop("Going out")],
+  ["concealed_bonus", gettext_noop("Concealed bonus")],
+  ["total", gettext_noop("Round total")],
+  ["cumulative", gettext_noop("Score")],
 ];
 
 /** A team's number for a score component: its field, else (a variant family's round) its
@@ -1495,7 +1500,8 @@ function componentsOf(teams: readonly unknown[]): [string, string][] {
         extra.push([key, key.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase())]);
   }
   const at = COMPONENTS.findIndex(([key]) => key === "total");
-  return [...COMPONENTS.slice(0, at), ...extra, ...COMPONENTS.slice(at)];
+  const translated = (list: [string, string][]): [string, string][] => list.map(([key, text]) => [key, translate(text)]);
+  return [...translated(COMPONENTS.slice(0, at)), ...extra, ...translated(COMPONENTS.slice(at))];
 }
 
 export function roundTable(card: Scorecard, round: number, teamLabel: (t: number) => string): HTMLElement {
@@ -1504,7 +1510,7 @@ export function roundTable(card: Scorecard, round: number, teamLabel: (t: number
   return h(
     "table",
     { class: "scores" },
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, h("span", { class: "sr-only" }, "Score")), ...r.teams.map((t) => h("th", { scope: "col" }, teamLabel(t.team))))),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, h("span", { class: "sr-only" }, gettext("Score"))), ...r.teams.map((t) => h("th", { scope: "col" }, teamLabel(t.team))))),
     h(
       "tbody",
       {},
@@ -1527,7 +1533,7 @@ export function scorecardTable(card: Scorecard, teamLabel: (t: number) => string
     h(
       "thead",
       {},
-      h("tr", {}, h("th", { scope: "col" }, "Round"), ...card.teams.map((t) => h("th", { scope: "colgroup", colspan: 2 }, teamLabel(t.team)))),
+      h("tr", {}, h("th", { scope: "col" }, gettext("Round")), ...card.teams.map((t) => h("th", { scope: "colgroup", colspan: 2 }, teamLabel(t.team)))),
     ),
     h(
       "tbody",
@@ -1538,12 +1544,12 @@ export function scorecardTable(card: Scorecard, teamLabel: (t: number) => string
           {},
           h("th", { scope: "row" }, String(r.round)),
           ...r.teams.flatMap((t) => [
-            h("td", { title: COMPONENTS.map(([k, txt]) => `${txt}: ${componentValue(t, k)}`).join("\n") }, `${t.total >= 0 ? "+" : ""}${t.total}`),
+            h("td", { title: COMPONENTS.map(([k, txt]) => `${translate(txt)}: ${componentValue(t, k)}`).join("\n") }, `${t.total >= 0 ? "+" : ""}${t.total}`),
             h("td", { class: "sum" }, String(t.cumulative)),
           ]),
         ),
       ),
-      h("tr", { class: "sum" }, h("th", { scope: "row" }, "Total"), ...card.totals.map((x) => h("td", { colspan: 2 }, String(x)))),
+      h("tr", { class: "sum" }, h("th", { scope: "row" }, gettext("Total")), ...card.totals.map((x) => h("td", { colspan: 2 }, String(x)))),
     ),
   );
 }

@@ -4,13 +4,14 @@ import ruleBook from "virtual:rule-book";
 import type { Rules } from "./api";
 import { openDialog } from "./dialog";
 import { h } from "./dom";
+import { gettext } from "./i18n";
 import { optionExplanation, optionTitle, optionValue } from "./options";
 
-const KEYS: [string, string][] = [
-  ["Tab, Shift+Tab", "move between the cards, the stock, the pile, the melds and the buttons"],
-  ["Enter or Space", "select or unselect the card in focus; press the button in focus"],
-  ["Left and Right arrows", "move along your hand (and step through a replay)"],
-  ["Escape", "close a panel such as this one"],
+const KEYS = (): [string, string][] => [
+  [gettext("Tab, Shift+Tab"), gettext("move between the cards, the stock, the pile, the melds and the buttons")],
+  [gettext("Enter or Space"), gettext("select or unselect the card in focus; press the button in focus")],
+  [gettext("Left and Right arrows"), gettext("move along your hand (and step through a replay)")],
+  [gettext("Escape"), gettext("close a panel such as this one")],
 ];
 
 export interface HelpContext {
@@ -27,7 +28,7 @@ function optionsSection(ctx: HelpContext): HTMLElement | "" {
   return h(
     "details",
     { class: "help-options", testid: "help-options" },
-    h("summary", {}, ctx.options ? "This table's rules" : "The rule options and their usual setting"),
+    h("summary", {}, ctx.options ? gettext("This table's rules") : gettext("The rule options and their usual setting")),
     h(
       "dl",
       {},
@@ -43,12 +44,12 @@ function keysSection(): HTMLElement {
   return h(
     "details",
     { class: "help-keys", testid: "help-keys" },
-    h("summary", {}, "Playing with the keyboard or a screen reader"),
-    h("dl", {}, ...KEYS.flatMap(([keys, what]) => [h("dt", {}, keys), h("dd", {}, what)])),
+    h("summary", {}, gettext("Playing with the keyboard or a screen reader")),
+    h("dl", {}, ...KEYS().flatMap(([keys, what]) => [h("dt", {}, keys), h("dd", {}, what)])),
     h(
       "p",
       {},
-      "Every card, the stock, the pile and the melds are named in words; the other players' moves and whose turn it is are read out as they happen.",
+      gettext("Every card, the stock, the pile and the melds are named in words; the other players' moves and whose turn it is are read out as they happen."),
     ),
   );
 }
@@ -61,8 +62,8 @@ export function helpBody(ctx: HelpContext, close: () => void): HTMLElement {
     h(
       "div",
       { class: "help-top" },
-      h("h2", {}, "How to play"),
-      h("button", { testid: "close-help", onclick: close, "aria-label": "Close How to play" }, "Close"),
+      h("h2", {}, gettext("How to play")),
+      h("button", { testid: "close-help", onclick: close, "aria-label": gettext("Close How to play") }, gettext("Close")),
     ),
     optionsSection(ctx),
     keysSection(),

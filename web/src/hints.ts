@@ -2,6 +2,7 @@
 // (GET /games/{id}/hint/?level=medium|hard) in words, which cards of the hand it uses, and
 // when it is stale: a hint is for one version of the game, and any new event ends it.
 import type { components } from "./api-types";
+import { gettext, interpolate } from "./i18n";
 import { actionCards, actionText } from "./words";
 
 export type HintLevel = Hint["level"];
@@ -24,7 +25,8 @@ export function hintAfterEvents(hint: Hint | null, fresh: readonly unknown[]): H
 
 /** The hint's move in words ("Hint (medium): Discard 7♥"). */
 export function hintText(hint: Hint): string {
-  return `Hint (${hint.level}): ${actionText(hint.action)}`;
+  const level = hint.level === "hard" ? gettext("hard") : gettext("medium");
+  return interpolate(gettext("Hint (%(level)s): %(move)s"), { level, move: actionText(hint.action) });
 }
 
 /** The server's few words when they add to the move's own ("" when they only repeat it). */

@@ -46,7 +46,9 @@ import { isFormat } from "./ratings";
 import { ReplayScreen } from "./replayView";
 import { NotificationsScreen } from "./settings";
 import { followNotificationClicks } from "./webpush";
-import { plural } from "./words";
+import { startOffline } from "./offline";
+import { counted, gettext, interpolate, languageChosen, loadLanguage, ngettext, preferredLanguage, rememberLanguage, supportedLanguage } from "./i18n";
+import { languageChooser } from "./nav";
 
 const root = document.getElementById("app")!;
 let screen: { dispose(): void } | null = null;
@@ -68,6 +70,23 @@ function say(box: HTMLElement, text: string, kind: "error" | "info" = "error"): 
   box.textContent = text;
 }
 
+/** A game's status in words ("waiting", "active", "finished", ...). */
+function statusName(status: string): string {
+  const names: Record<string, string> = {
+    lobby: gettext("lobby"),
+    active: gettext("active"),
+    finished: gettext("finished"),
+    abandoned: gettext("abandoned"),
+  };
+  return names[status] ?? status;
+}
+
+/** A bot's level in words. */
+function botLevelName(level: string): string {
+  const names: Record<string, string> = { easy: gettext("easy"), medium: gettext("medium"), hard: gettext("hard") };
+  return names[level] ?? level;
+}
+
 // ---------------------------------------------------------------------------- how to play
 let rulesCache: Rules | null = null;
 
@@ -83,7 +102,7 @@ function helpButton(): HTMLElement {
         openHelp({ rules: rulesCache });
       },
     },
-    "How to play",
+    gettext("How to play"),
   );
 }
 
@@ -92,7 +111,7 @@ function renderSignUp(): void {
   const name = h("input", {
     id: "display-name",
     maxlength: 40,
-    placeholder: "Your name",
+    placeholder: gettext("Your name"),
     autocomplete: "nickname",
     required: true,
   }) as HTMLInputElement;
@@ -104,24 +123,25 @@ function renderSignUp(): void {
       onsubmit: async (e: Event) => {
         e.preventDefault();
         try {
-          await signUp(name.value.trim() || "Guest");
+          await signUp(name.value.trim() || gettext("Guest"));
           route();
         } catch (err) {
           say(box, problemText(err));
         }
       },
     },
-    h("h1", {}, "Play Canasta against bots or friends"),
-    h("p", {}, "Pick a name to play as a guest; no password needed."),
-    h("div", { class: "row" }, h("label", { for: "display-name", class: "sr-only" }, "Your name"), name, h("button", { class: "primary", type: "submit", testid: "sign-up" }, "Play")),
+    h("h1", {}, gettext("Play Canasta against bots or friends")),
+    h("p", {}, gettext("Pick a name to play as a guest; no password needed.")),
+    h("div", { class: "row" }, h("label", { for: "display-name", class: "sr-only" }, gettext("Your name")), name, h("button", { class: "primary", type: "submit", testid: "sign-up" }, gettext("Play"))),
     box,
     h(
       "p",
       { class: "links", testid: "account-links" },
-      "Have an account? ",
-      h("a", { href: "#/account/signin", testid: "to-signin" }, "Sign in"),
+      gettext("Have an account?"),
+      " ",
+      h("a", { href: "#/account/signin", testid: "to-signin" }, gettext("Sign in")),
       " · ",
-      h("a", { href: "#/account/signup", testid: "to-signup" }, "Create an account"),
+      h("a", { href: "#/account/signup", testid: "to-signup" }, gettext("Create an account")),
     ),
   );
   root.append(
@@ -130,7 +150,7 @@ function renderSignUp(): void {
       { class: "game-header" },
       h("span", { class: "home" }, "♠ Canasta"),
       h("span", { class: "game-title" }, ""),
-      h("span", { class: "header-buttons" }, helpButton()),
+      h("span", { class: "header-buttons" }, helpButton(), languageChooser()),
     ),
     form,
   );
@@ -152,19 +172,19 @@ function createForm(rules: Rules): HTMLElement {
   const rated = h("input", { type: "checkbox", id: "rated", testid: "rated", "aria-describedby": "rated-help" }) as HTMLInputElement;
   const ratedHelp = h("small", { class: "hint", id: "rated-help", testid: "rated-help" });
   const hints = h("input", { type: "checkbox", id: "hints", testid: "hints", "aria-describedby": "hints-help" }) as HTMLInputElement;
-  const hintsHelp = h("small", { class: "hint", id: "hints-help", testid: "hints-help" }, "On your turn a Hint button suggests a move. Not at rated tables.");
-  const moreOptions = h("details", {}, h("summary", {}, "More rule options"), optionsBox);
+  const hintsHelp = h("small", { class: "hint", id: "hints-help", testid: "hints-help" }, gettext("On your turn a Hint button suggests a move. Not at rated tables."));
+  const moreOptions = h("details", {}, h("summary", {}, gettext("More rule options")), optionsBox);
   const timerSel = h(
     "select",
     { id: "turn-seconds", testid: "turn-seconds", "aria-describedby": "turn-seconds-help" },
-    h("option", { value: "" }, "no timer"),
-    h("optgroup", { label: "Live" }, ...LIVE_TURNS.map((sec) => h("option", { value: String(sec) }, turnLimitText(sec)))),
-    h("optgroup", { label: "Correspondence (days-long games)" }, ...CORRESPONDENCE_TURNS.map((sec) => h("option", { value: String(sec) }, turnLimitText(sec)))),
+    h("option", { value: "" }, gettext("no timer")),
+    h("optgroup", { label: gettext("Live") }, ...LIVE_TURNS.map((sec) => h("option", { value: String(sec) }, turnLimitText(sec)))),
+    h("optgroup", { label: gettext("Correspondence (days-long games)") }, ...CORRESPONDENCE_TURNS.map((sec) => h("option", { value: String(sec) }, turnLimitText(sec)))),
   ) as HTMLSelectElement;
   const timerHelp = h("small", { class: "hint", id: "turn-seconds-help", testid: "turn-seconds-help" });
   const explainTimer = () => {
     const sec = Number(timerSel.value);
-    timerHelp.textContent = sec > 1800 ? `Correspondence: ${turnLimitText(sec)} per turn; come back when it is your turn (My games, notifications).` : "";
+    timerHelp.textContent = sec > 1800 ? interpolate(gettext("Correspondence: %(limit)s per turn; come back when it is your turn (My games, notifications)."), { limit: turnLimitText(sec) }) : "";
   };
   timerSel.addEventListener("change", explainTimer);
 
@@ -213,12 +233,12 @@ function createForm(rules: Rules): HTMLElement {
         h(
           "label",
           {},
-          h("span", {}, `Seat ${seat + 1}${partner ? " (partner)" : n === 4 ? " (opponent)" : ""}`),
+          h("span", {}, interpolate(partner ? gettext("Seat %(seat)s (partner)") : n === 4 ? gettext("Seat %(seat)s (opponent)") : gettext("Seat %(seat)s"), { seat: seat + 1 })),
           h(
             "select",
             { id: `seat-${seat}`, testid: `seat-choice-${seat}` },
-            ...rules.bot_levels.map((l) => h("option", { value: l }, `bot: ${l}`)),
-            h("option", { value: "open" }, "open seat for a friend"),
+            ...rules.bot_levels.map((l) => h("option", { value: l }, interpolate(gettext("bot: %(level)s"), { level: botLevelName(l) }))),
+            h("option", { value: "open" }, gettext("open seat for a friend")),
           ),
         ),
       );
@@ -230,7 +250,7 @@ function createForm(rules: Rules): HTMLElement {
   function applyRated(): void {
     const on = rated.checked;
     ratedHelp.textContent = on
-      ? "Rated: standard rules and people only; the other seats wait for players (share the code or list the table). The result changes everyone's rating."
+      ? gettext("Rated: standard rules and people only; the other seats wait for players (share the code or list the table). The result changes everyone's rating.")
       : "";
     for (const input of inputs.values()) {
       if (input.id === "opt-target_score" || input.id === "opt-players") continue;
@@ -315,21 +335,21 @@ function createForm(rules: Rules): HTMLElement {
   return h(
     "form",
     { class: "panel create", onsubmit: create, testid: "create-form" },
-    h("h2", {}, "New table"),
-    h("div", { class: "options-grid" }, h("div", { class: "option" }, h("label", { for: "preset" }, h("span", {}, "Rules"), presetSel), presetHelp), h("label", { for: "opt-target_score" }, h("span", {}, "Target score"), targetSlot), h("div", { class: "option" }, h("label", { for: "turn-seconds" }, h("span", {}, "Turn timer"), timerSel), timerHelp)),
+    h("h2", {}, gettext("New table")),
+    h("div", { class: "options-grid" }, h("div", { class: "option" }, h("label", { for: "preset" }, h("span", {}, gettext("Rules")), presetSel), presetHelp), h("label", { for: "opt-target_score" }, h("span", {}, gettext("Target score")), targetSlot), h("div", { class: "option" }, h("label", { for: "turn-seconds" }, h("span", {}, gettext("Turn timer")), timerSel), timerHelp)),
     seatsBox,
     moreOptions,
-    h("label", { class: "inline" }, isPublic, " list the table publicly (otherwise friends join with its code)"),
-    h("div", { class: "option" }, h("label", { class: "inline" }, rated, " rated (counts for the leaderboard)"), ratedHelp),
-    h("div", { class: "option" }, h("label", { class: "inline", for: "hints" }, hints, " hints (suggested moves on request)"), hintsHelp),
-    h("div", { class: "row" }, h("button", { class: "primary", type: "submit", testid: "create-game" }, "Create and play")),
+    h("label", { class: "inline" }, isPublic, " ", gettext("list the table publicly (otherwise friends join with its code)")),
+    h("div", { class: "option" }, h("label", { class: "inline" }, rated, " ", gettext("rated (counts for the leaderboard)")), ratedHelp),
+    h("div", { class: "option" }, h("label", { class: "inline", for: "hints" }, hints, " ", gettext("hints (suggested moves on request)")), hintsHelp),
+    h("div", { class: "row" }, h("button", { class: "primary", type: "submit", testid: "create-game" }, gettext("Create and play"))),
     box,
   );
 }
 
 // ---------------------------------------------------------------------------- join, lists
 function joinForm(): HTMLElement {
-  const code = h("input", { id: "join-code", placeholder: "Join code", maxlength: 16, autocapitalize: "characters" }) as HTMLInputElement;
+  const code = h("input", { id: "join-code", placeholder: gettext("Join code"), "aria-label": gettext("Join code"), maxlength: 16, autocapitalize: "characters" }) as HTMLInputElement;
   const box = messageBox();
   return h(
     "form",
@@ -345,8 +365,8 @@ function joinForm(): HTMLElement {
         }
       },
     },
-    h("h2", {}, "Join a friend's table"),
-    h("div", { class: "row" }, code, h("button", { type: "submit", testid: "join-game" }, "Join")),
+    h("h2", {}, gettext("Join a friend's table")),
+    h("div", { class: "row" }, code, h("button", { type: "submit", testid: "join-game" }, gettext("Join"))),
     box,
   );
 }
@@ -365,10 +385,10 @@ function gamesList(title: string, games: GameSummary[], open: boolean): HTMLElem
               "li",
               {},
               h("a", { href: `#/game/${g.id}` }, `#${g.id} ${g.preset.replace("_", " ")}`),
-              g.rated ? " · rated" : "",
-              ` · ${g.status} · to ${g.target_score}`,
-              open ? ` · ${plural(g.free_seats, "free seat")}` : "",
-              g.status === "finished" ? h("a", { class: "button small", href: `#/replay/${g.id}`, "aria-label": `Replay table #${g.id}` }, "replay") : "",
+              g.rated ? ` · ${gettext("rated")}` : "",
+              ` · ${statusName(g.status)} · ${interpolate(gettext("to %(target)s"), { target: g.target_score })}`,
+              open ? ` · ${counted(ngettext("%(count)s free seat", "%(count)s free seats", g.free_seats), g.free_seats)}` : "",
+              g.status === "finished" ? h("a", { class: "button small", href: `#/replay/${g.id}`, "aria-label": interpolate(gettext("Replay table #%(id)s"), { id: g.id }) }, gettext("replay")) : "",
               open
                 ? h("button", { class: "small", onclick: async () => {
                     try {
@@ -377,12 +397,12 @@ function gamesList(title: string, games: GameSummary[], open: boolean): HTMLElem
                     } catch (err) {
                       alert(problemText(err));
                     }
-                  }, "aria-label": `Join table #${g.id}` }, "join")
+                  }, "aria-label": interpolate(gettext("Join table #%(id)s"), { id: g.id }) }, gettext("join"))
                 : "",
             ),
           ),
         )
-      : h("p", { class: "muted" }, open ? "No open tables right now." : "None yet."),
+      : h("p", { class: "muted" }, open ? gettext("No open tables right now.") : gettext("None yet.")),
   );
 }
 
@@ -393,12 +413,12 @@ async function renderHome(): Promise<void> {
   }
   root.append(
     pageHeader(
-      `Hello, ${playerName() ?? "player"}`,
+      interpolate(gettext("Hello, %(name)s"), { name: playerName() ?? gettext("player") }),
       "home",
       helpButton(),
       browserSession()
-        ? h("button", { testid: "home-sign-out", onclick: async () => { await browserAuth.signOut().catch(() => null); forget(); route(); } }, "Sign out")
-        : h("button", { onclick: () => { deviceKeys.forget(); forget(); route(); } }, "Change name"),
+        ? h("button", { testid: "home-sign-out", onclick: async () => { await browserAuth.signOut().catch(() => null); forget(); route(); } }, gettext("Sign out"))
+        : h("button", { onclick: () => { deviceKeys.forget(); forget(); route(); } }, gettext("Change name")),
       h("a", { class: "button", href: "/api/docs/" }, "API"),
     ),
   );
@@ -420,7 +440,7 @@ async function renderHome(): Promise<void> {
   void queueBanner(queued);
   try {
     const [mine, open] = await Promise.all([api.myGames(), api.openGames()]);
-    root.append(h("div", { class: "home-grid" }, gamesList("Your games", mine.results, false), gamesList("Open public tables", open.results, true)));
+    root.append(h("div", { class: "home-grid" }, gamesList(gettext("Your games"), mine.results, false), gamesList(gettext("Open public tables"), open.results, true)));
   } catch {
     /* the lists are a convenience */
   }
@@ -439,8 +459,8 @@ async function queueBanner(slot: HTMLElement): Promise<void> {
       "p",
       { class: "message info" },
       status.game_id !== null
-        ? ["Quick play found your table. ", h("a", { href: `#/game/${status.game_id}` }, "Go to the table")]
-        : ["You are in the quick-play queue. ", h("a", { href: "#/play" }, "Back to the queue")],
+        ? [gettext("Quick play found your table."), " ", h("a", { href: `#/game/${status.game_id}` }, gettext("Go to the table"))]
+        : [gettext("You are in the quick-play queue."), " ", h("a", { href: "#/play" }, gettext("Back to the queue"))],
     ),
   );
 }
@@ -455,7 +475,7 @@ async function joinByLink(code: string): Promise<void> {
     const game = await api.joinByCode(code);
     location.replace(`#/game/${game.id}`);
   } catch (err) {
-    root.append(h("p", { class: "message error", testid: "message" }, problemText(err)), h("a", { href: "#/" }, "Back"));
+    root.append(h("p", { class: "message error", testid: "message" }, problemText(err)), h("a", { href: "#/" }, gettext("Back")));
   }
 }
 
@@ -531,4 +551,22 @@ function route(): void {
 
 window.addEventListener("hashchange", route);
 followNotificationClicks();
-void checkBrowserSession().finally(route);
+startOffline();
+/** The page's language: the one chosen in this browser; else, signed in, the account's (once:
+ * it is remembered), else the browser's preference. */
+async function startLanguage(): Promise<string> {
+  if (languageChosen() || !signedIn()) return preferredLanguage();
+  const account = supportedLanguage((await api.me().catch(() => null))?.language);
+  rememberLanguage(account ?? preferredLanguage());
+  return preferredLanguage();
+}
+
+// The language's catalogue first (English when it cannot be read), then the first screen.
+void startLanguage()
+  .then(loadLanguage)
+  .then(() => {
+    // index.html's own words, in the page's language.
+    document.getElementById("announcer")?.setAttribute("aria-label", gettext("Table news"));
+    return checkBrowserSession();
+  })
+  .finally(route);

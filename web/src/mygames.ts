@@ -4,6 +4,7 @@
 import { ApiError, api, type MyGames } from "./api";
 import { durationText, myGameRow, myGamesOrder, myGamesSummary, serverClock } from "./correspondence";
 import { clear, h } from "./dom";
+import { gettext, interpolate } from "./i18n";
 import { pageHeader } from "./nav";
 
 const REFRESH_MS = 30_000;
@@ -20,8 +21,8 @@ export class MyGamesScreen {
   constructor(private readonly root: HTMLElement) {}
 
   async mount(): Promise<void> {
-    this.root.append(pageHeader("My games", "games"), this.body);
-    this.body.append(h("p", { class: "loading" }, "Loading your games…"));
+    this.root.append(pageHeader(gettext("My games"), "games"), this.body);
+    this.body.append(h("p", { class: "loading" }, gettext("Loading your games…")));
     await this.load();
     this.timer = window.setInterval(() => void this.load(), REFRESH_MS);
   }
@@ -53,11 +54,11 @@ export class MyGamesScreen {
     const section = h(
       "section",
       { class: "panel", "aria-labelledby": "my-games-title" },
-      h("h2", { id: "my-games-title" }, "Tables you sit at"),
+      h("h2", { id: "my-games-title" }, gettext("Tables you sit at")),
       h("p", { class: "muted", testid: "my-games-summary" }, myGamesSummary(games)),
     );
     if (!games.length) {
-      section.append(h("p", {}, "No game in play. ", h("a", { href: "#/" }, "Start a table"), " or ", h("a", { href: "#/play" }, "play now"), "."));
+      section.append(h("p", {}, `${gettext("No game in play.")} `, h("a", { href: "#/" }, gettext("Start a table")), " · ", h("a", { href: "#/play" }, gettext("play now"))));
     } else {
       section.append(
         h(
@@ -65,22 +66,30 @@ export class MyGamesScreen {
           { class: "games my-games-list", testid: "my-games" },
           ...games.map((g) => {
             const row = myGameRow(g, serverNow);
-            const label = [`Table #${row.id}`, row.state, row.left].filter(Boolean).join(", ");
+            const label = [interpolate(gettext("Table #%(id)s"), { id: row.id }), row.state, row.left].filter(Boolean).join(", ");
             return h(
               "li",
               { class: `${row.mine ? "mine" : ""} ${row.paused ? "paused" : ""}`, testid: "my-game", "data-game": String(row.id) },
-              h("a", { href: `#/game/${row.id}`, testid: `open-game-${row.id}`, "aria-label": `Open ${label}` }, `Table #${row.id}`),
+              h("a", { href: `#/game/${row.id}`, testid: `open-game-${row.id}`, "aria-label": interpolate(gettext("Open %(table)s"), { table: label }) }, interpolate(gettext("Table #%(id)s"), { id: row.id })),
               " ",
               h("span", { class: `state ${row.mine ? "your-turn" : ""}`, testid: "my-game-state" }, row.state),
               row.left ? h("span", { class: "left", testid: "my-game-left", title: g.turn_deadline ? new Date(g.turn_deadline).toLocaleString() : undefined }, ` · ${row.left}`) : "",
-              row.paused && g.turn_seconds ? h("span", { class: "muted" }, " · the turn's time is kept") : "",
+              row.paused && g.turn_seconds ? h("span", { class: "muted" }, ` · ${gettext("the turn's time is kept")}`) : "",
               h("div", { class: "muted" }, row.about, " · ", row.players),
             );
           }),
         ),
       );
     }
-    this.body.append(section, h("p", { class: "muted" }, "Finished games are listed in the lobby. Correspondence turns last up to ", durationText(604800), "; ", h("a", { href: "#/notifications" }, "turn on notifications"), " to hear when it is your turn."));
+    this.body.append(
+      section,
+      h(
+        "p",
+        { class: "muted" },
+        `${interpolate(gettext("Finished games are listed in the lobby. Correspondence turns last up to %(time)s."), { time: durationText(604800) })} `,
+        h("a", { href: "#/notifications" }, gettext("Turn on notifications to hear when it is your turn.")),
+      ),
+    );
     if (hadFocus) this.body.querySelector<HTMLElement>(`[data-testid="${hadFocus}"]`)?.focus();
   }
 }

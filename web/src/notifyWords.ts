@@ -1,30 +1,31 @@
 // Notifications in words (pure): the kinds and channels, the settings form's values → the
 // PUT body, a webhook's state and its deliveries, the VAPID key → applicationServerKey bytes.
 import type { Delivery, NotificationKind, NotificationPreferences, NotificationPreferencesUpdate, Webhook } from "./api";
+import { counted, gettext, gettext_noop, interpolate, ngettext, translate } from "./i18n";
 
 export type ChannelName = keyof NotificationPreferences["preferences"];
 
 export const CHANNELS: { id: ChannelName; name: string }[] = [
-  { id: "web_push", name: "Web Push (this browser)" },
-  { id: "webhook", name: "Webhooks" },
-  { id: "email", name: "E-mail" },
+  { id: "web_push", name: gettext_noop("Web Push (this browser)") },
+  { id: "webhook", name: gettext_noop("Webhooks") },
+  { id: "email", name: gettext_noop("E-mail") },
 ];
 
 export const KINDS: { id: NotificationKind; name: string }[] = [
-  { id: "your_turn", name: "Your turn" },
-  { id: "reminder", name: "Reminder before the deadline" },
-  { id: "go_out_asked", name: "Your partner asks to go out" },
-  { id: "game_started", name: "A game started" },
-  { id: "chat", name: "Table chat" },
-  { id: "game_over", name: "Game over" },
-  { id: "challenge", name: "A challenge to a game" },
+  { id: "your_turn", name: gettext_noop("Your turn") },
+  { id: "reminder", name: gettext_noop("Reminder before the deadline") },
+  { id: "go_out_asked", name: gettext_noop("Your partner asks to go out") },
+  { id: "game_started", name: gettext_noop("A game started") },
+  { id: "chat", name: gettext_noop("Table chat") },
+  { id: "game_over", name: gettext_noop("Game over") },
+  { id: "challenge", name: gettext_noop("A challenge to a game") },
 ];
 
 /** The reminder's choices: when this share of a correspondence turn has passed. */
 export const REMINDER_FRACTIONS = [0.5, 0.75, 0.9];
 
 export function reminderText(fraction: number): string {
-  return `when ${Math.round(fraction * 100)}% of the turn has passed`;
+  return interpolate(gettext("when %(percent)s of the turn has passed"), { percent: `${Math.round(fraction * 100)}%` });
 }
 
 /** What the settings form holds. */
@@ -58,15 +59,18 @@ export function preferencesBody(form: SettingsForm): NotificationPreferencesUpda
 
 /** A webhook's state: "on", or "off: <the notice>", with its failures in a row. */
 export function webhookState(w: Webhook): string {
-  if (!w.enabled) return `off${w.disabled_reason ? `: ${w.disabled_reason}` : ""}`;
-  return w.consecutive_failures ? `on, ${w.consecutive_failures} failed in a row` : "on";
+  if (!w.enabled) return w.disabled_reason ? interpolate(gettext("off: %(reason)s"), { reason: w.disabled_reason }) : gettext("off");
+  return w.consecutive_failures
+    ? counted(ngettext("on, %(count)s failed in a row", "on, %(count)s failed in a row", w.consecutive_failures), w.consecutive_failures)
+    : gettext("on");
 }
 
 /** One delivery of a webhook's log: "your_turn · delivered · 1 attempt", "... · failed · 8
  * attempts · HTTP 500: <error>". */
 export function deliveryText(d: Delivery): string {
-  const kind = KINDS.find((k) => k.id === d.kind)?.name ?? d.kind;
-  const attempts = `${d.attempts} ${d.attempts === 1 ? "attempt" : "attempts"}`;
+  const name = KINDS.find((k) => k.id === d.kind)?.name;
+  const kind = name ? translate(name) : d.kind;
+  const attempts = counted(ngettext("%(count)s attempt", "%(count)s attempts", d.attempts), d.attempts);
   const last = [d.last_status_code !== null ? `HTTP ${d.last_status_code}` : "", d.last_error].filter(Boolean).join(": ");
   return [kind, d.status, attempts, last].filter(Boolean).join(" · ");
 }

@@ -1,41 +1,42 @@
 // The rule options in words, for the new-table form and the "How to play" panel.
 import type { Rules } from "./api";
+import { gettext, gettext_noop, translate } from "./i18n";
 
 export const OPTION_TEXT: Record<string, string> = {
-  players: "Players",
-  draw_count: "Cards drawn per turn",
-  canastas_to_go_out: "Canastas needed to go out",
-  target_score: "Target score",
-  wild_ratio: "Wild cards in a meld",
-  pile_new_meld_needs_two_naturals: "Pile: new meld needs a natural pair",
-  pile_to_canasta: "Pile top card may go on a canasta",
-  one_card_pile_restriction: "One card in hand may not take a one-card pile",
-  red_three_reveal: "Red threes revealed",
-  stock_exhausted: "When the stock runs out",
-  ask_partner_to_go_out: "May ask partner to go out",
-  first_upcard_black_three_turns: "Black three upcard is covered",
-  red_three_discard: "Red threes may be discarded",
-  max_wilds_per_meld: "Most wild cards per meld",
-  wild_canasta: "Wild canastas",
-  concealed_requires_canasta: "Concealed going out needs a canasta",
-  last_red_three: "Red three as last stock card",
-  talons: "Talons after the initial meld",
-  rule_of_five: "Rule of five for wild cards",
-  special_hands: "Special hands",
-  initial_meld_core: "Initial meld must hold",
-  initial_meld_over_7000: "Initial meld from 7000",
+  players: gettext_noop("Players"),
+  draw_count: gettext_noop("Cards drawn per turn"),
+  canastas_to_go_out: gettext_noop("Canastas needed to go out"),
+  target_score: gettext_noop("Target score"),
+  wild_ratio: gettext_noop("Wild cards in a meld"),
+  pile_new_meld_needs_two_naturals: gettext_noop("Pile: new meld needs a natural pair"),
+  pile_to_canasta: gettext_noop("Pile top card may go on a canasta"),
+  one_card_pile_restriction: gettext_noop("One card in hand may not take a one-card pile"),
+  red_three_reveal: gettext_noop("Red threes revealed"),
+  stock_exhausted: gettext_noop("When the stock runs out"),
+  ask_partner_to_go_out: gettext_noop("May ask partner to go out"),
+  first_upcard_black_three_turns: gettext_noop("Black three upcard is covered"),
+  red_three_discard: gettext_noop("Red threes may be discarded"),
+  max_wilds_per_meld: gettext_noop("Most wild cards per meld"),
+  wild_canasta: gettext_noop("Wild canastas"),
+  concealed_requires_canasta: gettext_noop("Concealed going out needs a canasta"),
+  last_red_three: gettext_noop("Red three as last stock card"),
+  talons: gettext_noop("Talons after the initial meld"),
+  rule_of_five: gettext_noop("Rule of five for wild cards"),
+  special_hands: gettext_noop("Special hands"),
+  initial_meld_core: gettext_noop("Initial meld must hold"),
+  initial_meld_over_7000: gettext_noop("Initial meld from 7000"),
 };
 
 /** The presets' names as the form shows them (others: the name with spaces). */
 export const PRESET_TITLE: Record<string, string> = {
-  mac: "Modern American (MAC)",
-  mac_two_player: "Modern American, two players",
-  samba: "Samba",
-  bolivia: "Bolivia",
+  mac: gettext_noop("Modern American (MAC)"),
+  mac_two_player: gettext_noop("Modern American, two players"),
+  samba: gettext_noop("Samba"),
+  bolivia: gettext_noop("Bolivia"),
 };
 
 export function presetTitle(name: string): string {
-  return PRESET_TITLE[name] ?? name.replace(/_/g, " ");
+  return PRESET_TITLE[name] ? translate(PRESET_TITLE[name]) : name.replace(/_/g, " ");
 }
 
 /** Each preset's rule family, where its options do not say. */
@@ -108,7 +109,7 @@ export function targetRange(family: string): [number, number] {
 }
 
 export function optionTitle(name: string): string {
-  return OPTION_TEXT[name] ?? name.replace(/_/g, " ");
+  return OPTION_TEXT[name] ? translate(OPTION_TEXT[name]) : name.replace(/_/g, " ");
 }
 
 /** What an option does, as GET /rules/ explains it. */
@@ -125,8 +126,8 @@ export function presetExplanation(rules: Rules | null, name: string): string {
 
 /** An option's value in words: "yes", "no", "naturals exceed wilds", "5000". */
 export function optionValue(value: unknown): string {
-  if (value === true) return "yes";
-  if (value === false) return "no";
+  if (value === true) return gettext("yes");
+  if (value === false) return gettext("no");
   if (value === null || value === undefined) return "—";
   return String(value).replace(/_/g, " ");
 }

@@ -4,6 +4,7 @@
 import type { GameDetail } from "./api";
 import { isCorrespondence, pauseControls, turnLimitText } from "./correspondence";
 import { h } from "./dom";
+import { gettext, interpolate } from "./i18n";
 
 export interface PauseActions {
   propose(): void;
@@ -35,16 +36,16 @@ export function pausePanel(g: GameDetail, nameOf: (seat: number) => string, acti
   if (!correspondence && !c.text && you === null) return "";
   return h(
     "section",
-    { class: `pause-panel ${g.pause?.paused ? "paused" : ""}`, testid: "pause-panel", "aria-label": "Pause and notifications" },
-    correspondence ? h("span", { class: "muted", testid: "turn-limit" }, `Correspondence: ${turnLimitText(turn!)} per turn. `) : "",
+    { class: `pause-panel ${g.pause?.paused ? "paused" : ""}`, testid: "pause-panel", "aria-label": gettext("Pause and notifications") },
+    correspondence ? h("span", { class: "muted", testid: "turn-limit" }, `${interpolate(gettext("Correspondence: %(limit)s per turn."), { limit: turnLimitText(turn!) })} `) : "",
     c.text ? h("span", { testid: "pause-state", class: "pause-state" }, c.text, " ") : "",
-    c.propose ? button("pause-propose", "Propose a pause", actions.propose) : "",
-    c.answer ? button("pause-accept", "Agree to pause", actions.propose, "primary") : "",
-    c.answer ? button("pause-decline", "Decline", actions.decline) : "",
-    c.withdraw ? button("pause-withdraw", "Withdraw the proposal", actions.decline) : "",
-    c.resume ? button("resume", "Resume the game", actions.resume, "primary") : "",
+    c.propose ? button("pause-propose", gettext("Propose a pause"), actions.propose) : "",
+    c.answer ? button("pause-accept", gettext("Agree to pause"), actions.propose, "primary") : "",
+    c.answer ? button("pause-decline", gettext("Decline"), actions.decline) : "",
+    c.withdraw ? button("pause-withdraw", gettext("Withdraw the proposal"), actions.decline) : "",
+    c.resume ? button("resume", gettext("Resume the game"), actions.resume, "primary") : "",
     you !== null
-      ? h("button", { testid: "mute", class: "small", "aria-pressed": String(muted), disabled: busy, onclick: () => actions.mute(!muted) }, muted ? "Notifications muted for this game" : "Mute notifications for this game")
+      ? h("button", { testid: "mute", class: "small", "aria-pressed": String(muted), disabled: busy, onclick: () => actions.mute(!muted) }, muted ? gettext("Notifications muted for this game") : gettext("Mute notifications for this game"))
       : "",
   );
 }

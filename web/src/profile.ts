@@ -2,6 +2,7 @@
 // games, provisional) and the latest rated games with their rating changes.
 import { ApiError, api, myPlayerId, type PlayerProfile, type ProfileRating, type RatedGame } from "./api";
 import { clear, h } from "./dom";
+import { gettext, interpolate } from "./i18n";
 import { pageHeader } from "./nav";
 import { changeText, changeWords, formatName, ordinal, ratingText, unratedText } from "./ratings";
 
@@ -16,8 +17,8 @@ export function ratingsTable(ratings: ProfileRating[]): HTMLElement {
     h(
       "table",
       { class: "ranking", testid: "ratings" },
-      h("caption", { class: "sr-only" }, "Ratings per format"),
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Format"), h("th", { scope: "col" }, "Rating"), h("th", { scope: "col" }, "Rank"), h("th", { scope: "col" }, "Games"), h("th", { scope: "col" }, "Wins"))),
+      h("caption", { class: "sr-only" }, gettext("Ratings per format")),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, gettext("Format")), h("th", { scope: "col" }, gettext("Rating")), h("th", { scope: "col" }, gettext("Rank")), h("th", { scope: "col" }, gettext("Games")), h("th", { scope: "col" }, gettext("Wins")))),
       h(
         "tbody",
         {},
@@ -26,7 +27,7 @@ export function ratingsTable(ratings: ProfileRating[]): HTMLElement {
             "tr",
             { testid: `rating-${r.format}` },
             h("th", { scope: "row" }, h("a", { href: `#/leaderboard/${r.format}` }, formatName(r.format))),
-            h("td", {}, ratingText(r.rating, r.provisional), r.provisional ? h("span", { class: "sr-only" }, " provisional") : ""),
+            h("td", {}, ratingText(r.rating, r.provisional), r.provisional ? h("span", { class: "sr-only" }, ` ${gettext("provisional")}`) : ""),
             h("td", {}, r.rank === null ? "—" : ordinal(r.rank)),
             h("td", {}, String(r.games)),
             h("td", {}, String(r.wins)),
@@ -47,12 +48,12 @@ type RatedGameLine = Omit<RatedGame, "game_id"> & {
 };
 
 function ratedGameLink(g: RatedGameLine): HTMLElement | string {
-  if (g.game_id === null) return "Private table";
-  return h("a", { href: `#/replay/${g.game_id}`, "aria-label": `Replay table #${g.game_id}` }, `#${g.game_id}`);
+  if (g.game_id === null) return gettext("Private table");
+  return h("a", { href: `#/replay/${g.game_id}`, "aria-label": interpolate(gettext("Replay table #%(id)s"), { id: g.game_id }) }, `#${g.game_id}`);
 }
 
 export function ratedGamesList(games: RatedGameLine[]): HTMLElement {
-  if (!games.length) return h("p", { class: "muted" }, "No rated games yet.");
+  if (!games.length) return h("p", { class: "muted" }, gettext("No rated games yet."));
   return h(
     "ul",
     { class: "games", testid: "rated-games" },
@@ -64,7 +65,7 @@ export function ratedGamesList(games: RatedGameLine[]): HTMLElement {
         ` ${formatName(g.format)} · ${ordinal(g.rank)} · ${g.rating_before} → ${g.rating_after} `,
         g.counted === false
           ? h("span", { class: "change muted", testid: "unrated" }, unratedText(g.unrated_reason))
-          : h("span", { class: g.change > 0 ? "change up" : g.change < 0 ? "change down" : "change", "aria-label": `rating ${changeWords(g.change)}` }, changeText(g.change)),
+          : h("span", { class: g.change > 0 ? "change up" : g.change < 0 ? "change down" : "change", "aria-label": interpolate(gettext("rating %(change)s"), { change: changeWords(g.change) }) }, changeText(g.change)),
       ),
     ),
   );
@@ -79,10 +80,10 @@ export class PlayerScreen {
   ) {}
 
   async mount(): Promise<void> {
-    const body = h("div", { class: "profile" }, h("p", { class: "loading" }, "Loading the profile…"));
+    const body = h("div", { class: "profile" }, h("p", { class: "loading" }, gettext("Loading the profile…")));
     let id = this.who;
     const mine = id === "me" || id === myPlayerId();
-    this.root.append(pageHeader(mine ? "My ratings" : "Player", mine ? "ratings" : "player"), body);
+    this.root.append(pageHeader(mine ? gettext("My ratings") : gettext("Player"), mine ? "ratings" : "player"), body);
     let profile: PlayerProfile;
     try {
       if (id === "me") id = (await api.me()).id;
@@ -100,17 +101,26 @@ export class PlayerScreen {
       h(
         "section",
         { class: "panel", "aria-labelledby": "profile-name", testid: "profile" },
-        h("h2", { id: "profile-name" }, mine ? `${profile.display_name} (you)` : profile.display_name),
-        h("p", {}, `Played ${r.played}: won ${r.won}, lost ${r.lost}${r.conceded ? ` (${r.conceded} conceded)` : ""}.`),
+        h("h2", { id: "profile-name" }, mine ? interpolate(gettext("%(name)s (you)"), { name: profile.display_name }) : profile.display_name),
+        h(
+          "p",
+          {},
+          interpolate(r.conceded ? gettext("Played %(played)s: won %(won)s, lost %(lost)s (%(conceded)s conceded).") : gettext("Played %(played)s: won %(won)s, lost %(lost)s."), {
+            played: r.played,
+            won: r.won,
+            lost: r.lost,
+            conceded: r.conceded,
+          }),
+        ),
       ),
       h(
         "section",
         { class: "panel", "aria-labelledby": "ratings-title" },
-        h("h2", { id: "ratings-title" }, "Ratings"),
+        h("h2", { id: "ratings-title" }, gettext("Ratings")),
         ratingsTable(profile.ratings),
-        h("p", { class: "muted" }, "A question mark: provisional, fewer than 10 rated games in that format."),
+        h("p", { class: "muted" }, gettext("A question mark: provisional, fewer than 10 rated games in that format.")),
       ),
-      h("section", { class: "panel", "aria-labelledby": "rated-title" }, h("h2", { id: "rated-title" }, "Recent rated games"), ratedGamesList(profile.rated_games)),
+      h("section", { class: "panel", "aria-labelledby": "rated-title" }, h("h2", { id: "rated-title" }, gettext("Recent rated games")), ratedGamesList(profile.rated_games)),
     );
   }
 

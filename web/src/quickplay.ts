@@ -5,6 +5,7 @@
 import { announce, hush } from "./announce";
 import { ApiError, api, type BotLevel, type Preset, problemGameId, type QueueStatus, type Rules } from "./api";
 import { clear, h } from "./dom";
+import { gettext, interpolate } from "./i18n";
 import { pageHeader } from "./nav";
 import { presetExplanation } from "./options";
 import { BOT_WAITS, botsText, formatName, presetFormat, presetName, QUEUE_PRESETS, queueRequest, queueView, waitedText, waitedWords, windowText } from "./ratings";
@@ -35,8 +36,8 @@ export class QuickPlayScreen {
 
   async mount(): Promise<void> {
     hush();
-    this.root.append(pageHeader("Play now", "play"), this.body);
-    this.body.append(h("p", { class: "loading" }, "Looking at the queue…"));
+    this.root.append(pageHeader(gettext("Play now"), "play"), this.body);
+    this.body.append(h("p", { class: "loading" }, gettext("Looking at the queue…")));
     this.rules = await api.rules().catch(() => null);
     try {
       this.status = await api.queueStatus(0);
@@ -64,7 +65,7 @@ export class QuickPlayScreen {
     if (this.disposed) return;
     const view = queueView(this.status);
     if (view.kind === "matched") {
-      announce("Match found: opening your table.");
+      announce(gettext("Match found: opening your table."));
       location.hash = `#/game/${view.gameId}`;
       return;
     }
@@ -97,26 +98,26 @@ export class QuickPlayScreen {
     const botsAfter = h(
       "select",
       { id: "queue-bots-after", testid: "queue-bots-after" },
-      h("option", { value: "" }, "never: people only"),
-      ...BOT_WAITS.map((s) => h("option", { value: String(s), selected: s === 30 }, `after ${waitedWords(s)}`)),
+      h("option", { value: "" }, gettext("never: people only")),
+      ...BOT_WAITS.map((s) => h("option", { value: String(s), selected: s === 30 }, interpolate(gettext("after %(time)s"), { time: waitedWords(s) }))),
     ) as HTMLSelectElement;
     const botLevel = h(
       "select",
       { id: "queue-bot-level", testid: "queue-bot-level" },
-      ...(["easy", "medium", "hard"] as const).map((l) => h("option", { value: l, selected: l === "medium" }, l)),
+      ...(["easy", "medium", "hard"] as const).map((l) => h("option", { value: l, selected: l === "medium" }, l === "easy" ? gettext("easy") : l === "hard" ? gettext("hard") : gettext("medium"))),
     ) as HTMLSelectElement;
     const casualBox = h(
       "div",
       { class: "options-grid", testid: "queue-casual-options", hidden: true },
-      h("label", { for: "queue-bots-after" }, h("span", {}, "Fill empty seats with bots"), botsAfter),
-      h("label", { for: "queue-bot-level" }, h("span", {}, "Bot level"), botLevel),
+      h("label", { for: "queue-bots-after" }, h("span", {}, gettext("Fill empty seats with bots")), botsAfter),
+      h("label", { for: "queue-bot-level" }, h("span", {}, gettext("Bot level")), botLevel),
     );
     const kindHelp = h("p", { class: "hint muted", id: "queue-kind-help" });
     const choose = () => {
       casualBox.hidden = rated.checked;
       kindHelp.textContent = rated.checked
-        ? "Rated: standard rules, people only; you are paired with players of similar rating and the result changes your rating."
-        : "Casual: no rating changes; bots may take the seats nobody comes for.";
+        ? gettext("Rated: standard rules, people only; you are paired with players of similar rating and the result changes your rating.")
+        : gettext("Casual: no rating changes; bots may take the seats nobody comes for.");
     };
     rated.addEventListener("change", choose);
     casual.addEventListener("change", choose);
@@ -141,7 +142,7 @@ export class QuickPlayScreen {
         this.status = await api.queueStatus(0).catch(() => null);
       }
       this.readAt = performance.now();
-      announce("You are in the queue. The table opens when players are found.");
+      announce(gettext("You are in the queue. The table opens when players are found."));
       this.show();
     };
 
@@ -149,19 +150,19 @@ export class QuickPlayScreen {
       h(
         "form",
         { class: "panel", testid: "queue-form", onsubmit: submit },
-        h("h2", {}, "Play now"),
-        h("p", {}, "Join the queue: you are seated with the next players who want the same game."),
-        h("div", { class: "options-grid" }, h("div", { class: "option" }, h("label", { for: "queue-preset" }, h("span", {}, "Rules"), presetSel), presetHelp)),
+        h("h2", {}, gettext("Play now")),
+        h("p", {}, gettext("Join the queue: you are seated with the next players who want the same game.")),
+        h("div", { class: "options-grid" }, h("div", { class: "option" }, h("label", { for: "queue-preset" }, h("span", {}, gettext("Rules")), presetSel), presetHelp)),
         h(
           "fieldset",
           { class: "choice", "aria-describedby": "queue-kind-help" },
-          h("legend", {}, "Game"),
-          h("label", { for: "queue-rated", class: "inline" }, rated, " Rated"),
-          h("label", { for: "queue-casual", class: "inline" }, casual, " Casual"),
+          h("legend", {}, gettext("Game")),
+          h("label", { for: "queue-rated", class: "inline" }, rated, ` ${gettext("Rated")}`),
+          h("label", { for: "queue-casual", class: "inline" }, casual, ` ${gettext("Casual")}`),
           kindHelp,
         ),
         casualBox,
-        h("div", { class: "row" }, h("button", { class: "primary", type: "submit", testid: "queue-join" }, "Play now")),
+        h("div", { class: "row" }, h("button", { class: "primary", type: "submit", testid: "queue-join" }, gettext("Play now"))),
         box,
       ),
     );
@@ -173,12 +174,12 @@ export class QuickPlayScreen {
     const view = queueView(status);
     clear(this.body);
     const box = h("div", { class: "message empty", testid: "message", role: "status" });
-    const leave = h("button", { testid: "leave-queue", onclick: () => void this.leave(box) }, "Leave the queue") as HTMLButtonElement;
+    const leave = h("button", { testid: "leave-queue", onclick: () => void this.leave(box) }, gettext("Leave the queue")) as HTMLButtonElement;
     const panel = h(
       "section",
       { class: "panel waiting", testid: "queue-waiting", "aria-labelledby": "queue-title", "data-status": status.status },
       h("h2", { id: "queue-title", testid: "queue-title" }, view.kind === "waiting" || view.kind === "dealing" ? view.title : ""),
-      h("p", { class: "waited" }, "Waited ", h("span", { role: "timer", testid: "queue-waited", "aria-label": "time waited" }, waitedText(this.waited()))),
+      h("p", { class: "waited" }, `${gettext("Waited")} `, h("span", { role: "timer", testid: "queue-waited", "aria-label": gettext("time waited") }, waitedText(this.waited()))),
       view.kind === "waiting" ? h("p", { testid: "queue-window" }, view.window) : "",
       view.kind === "waiting" ? h("p", { testid: "queue-bots" }, view.bots) : "",
       h("div", { class: "row" }, view.kind === "waiting" ? leave : ""),
@@ -224,8 +225,8 @@ export class QuickPlayScreen {
           if (this.disposed || this.leaving) return;
           if (err instanceof ApiError && err.status === 404) {
             this.status = null;
-            announce("You are no longer in the queue.");
-            this.showForm("You are no longer in the queue.", "info");
+            announce(gettext("You are no longer in the queue."));
+            this.showForm(gettext("You are no longer in the queue."), "info");
             return;
           }
           await sleep(2000);
@@ -240,7 +241,7 @@ export class QuickPlayScreen {
           return;
         }
         if (next.status !== before.status) {
-          if (next.status === "matched") announce("Players found: dealing the table.");
+          if (next.status === "matched") announce(gettext("Players found: dealing the table."));
           this.showWaiting();
         } else {
           this.tick();
@@ -261,20 +262,20 @@ export class QuickPlayScreen {
     try {
       await api.queueLeave();
       this.status = null;
-      announce("You left the queue.");
+      announce(gettext("You left the queue."));
       this.leaving = false;
-      this.showForm("You left the queue.", "info");
+      this.showForm(gettext("You left the queue."), "info");
     } catch (err) {
       this.leaving = false;
       const game = problemGameId(err);
       if (game !== null) {
-        announce("Too late to leave: you were matched. Opening your table.");
+        announce(gettext("Too late to leave: you were matched. Opening your table."));
         location.hash = `#/game/${game}`;
         return;
       }
       if (err instanceof ApiError && err.status === 404) {
         this.status = null;
-        this.showForm("You are no longer in the queue.", "info");
+        this.showForm(gettext("You are no longer in the queue."), "info");
         return;
       }
       box.className = "message error";

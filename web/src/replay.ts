@@ -6,7 +6,7 @@ import { isBlackThree, labels, rankOf, removeCards } from "./cards";
 import { specialHandWords } from "./family";
 import { pauseFactText } from "./correspondence";
 import { ratingsChangedText } from "./ratings";
-import { plural } from "./words";
+import { counted, gettext, gettext_noop, interpolate, ngettext, translate } from "./i18n";
 
 type RoundEnded = Extract<Effect, { kind: "round_ended" }>;
 
@@ -180,20 +180,24 @@ export function applyEvent(
 }
 
 const REASONS: Record<RoundEnded["reason"], string> = {
-  went_out: "went out",
-  stock_exhausted: "the stock ran out",
-  last_red_three: "the last stock card was a red three",
-  last_three: "the last stock card was a three",
-  special_hand: "a special hand was declared",
+  went_out: gettext_noop("went out"),
+  stock_exhausted: gettext_noop("the stock ran out"),
+  last_red_three: gettext_noop("the last stock card was a red three"),
+  last_three: gettext_noop("the last stock card was a three"),
+  special_hand: gettext_noop("a special hand was declared"),
 };
 
 /** One sentence per effect of an event, for the activity log and the replay. */
 export function describe(
   event: Pick<GameEvent, "effects"> & { type: string; payload?: unknown },
   nameOf: (seat: number) => string,
-  teamName: (team: number) => string = (team) => `team ${team + 1}`,
+  teamName: (team: number) => string = (team) => interpolate(gettext("team %(team)s"), { team: team + 1 }),
 ): string[] {
-  const out: string[] = event.type === "game_started" ? ["The game started."] : [];
+  // A sentence about a seat: its "you" form for the viewer ("You drew"), else with the name.
+  const you = gettext("You");
+  const who = (seat: number, yours: string, theirs: string, values: Record<string, unknown> = {}): string =>
+    nameOf(seat) === you ? interpolate(yours, values) : interpolate(theirs, { name: nameOf(seat), ...values });
+  const out: string[] = event.type === "game_started" ? [gettext("The game started.")] : [];
   if (event.type === "ratings_changed") {
     const changes = (event.payload as { changes?: RatingsChangedLine[] } | undefined)?.changes ?? [];
     out.push(ratingsChangedText(changes, nameOf));
@@ -204,72 +208,93 @@ export function describe(
     switch (e.kind) {
       case "round_started":
         out.push(
-          `Round ${e.round} dealt by ${nameOf(e.dealer)}; ${e.upcards.length ? `upcard ${labels(e.upcards)}` : "no upcard"}` +
-            (e.pile_frozen ? " (pile frozen)." : "."),
+          interpolate(
+            e.upcards.length
+              ? e.pile_frozen
+                ? gettext("Round %(round)s dealt by %(dealer)s; upcard %(cards)s (pile frozen).")
+                : gettext("Round %(round)s dealt by %(dealer)s; upcard %(cards)s.")
+              : gettext("Round %(round)s dealt by %(dealer)s; no upcard."),
+            { round: e.round, dealer: nameOf(e.dealer), cards: labels(e.upcards) },
+          ),
         );
         break;
       case "card_drawn":
         out.push(
           e.cards
-            ? `${nameOf(e.seat)} drew ${labels(e.cards)}.`
-            : `${nameOf(e.seat)} drew ${e.count === 1 ? "a card" : `${e.count} cards`}.`,
+            ? who(e.seat, gettext("You drew %(cards)s."), gettext("%(name)s drew %(cards)s."), { cards: labels(e.cards) })
+            : who(
+                e.seat,
+                ngettext("You drew a card.", "You drew %(count)s cards.", e.count),
+                ngettext("%(name)s drew a card.", "%(name)s drew %(count)s cards.", e.count),
+                { count: e.count },
+              ),
         );
         break;
       case "red_three_revealed":
         out.push(
           isBlackThree(e.card)
-            ? `${nameOf(e.seat)} laid out a black three ${labels([e.card])}.`
-            : `${nameOf(e.seat)} revealed a red three ${labels([e.card])}.`,
+            ? who(e.seat, gettext("You laid out a black three %(card)s."), gettext("%(name)s laid out a black three %(card)s."), { card: labels([e.card]) })
+            : who(e.seat, gettext("You revealed a red three %(card)s."), gettext("%(name)s revealed a red three %(card)s."), { card: labels([e.card]) }),
         );
         break;
       case "card_discarded":
-        out.push(`${nameOf(e.seat)} discarded ${labels([e.card])}.`);
+        out.push(who(e.seat, gettext("You discarded %(card)s."), gettext("%(name)s discarded %(card)s."), { card: labels([e.card]) }));
         break;
       case "melded":
-        out.push(`${nameOf(e.seat)} melded ${e.melds.map((g) => labels(g.cards)).join(" | ")}.`);
+        out.push(who(e.seat, gettext("You melded %(cards)s."), gettext("%(name)s melded %(cards)s."), { cards: e.melds.map((g) => labels(g.cards)).join(" | ") }));
         break;
       case "pile_taken":
         out.push(
-          `${nameOf(e.seat)} took the pile with ${labels([e.top, ...e.with])}` +
-            ` (${plural(e.cards_to_hand, "card")} to hand).`,
+          who(
+            e.seat,
+            ngettext("You took the pile with %(cards)s (%(count)s card to hand).", "You took the pile with %(cards)s (%(count)s cards to hand).", e.cards_to_hand),
+            ngettext("%(name)s took the pile with %(cards)s (%(count)s card to hand).", "%(name)s took the pile with %(cards)s (%(count)s cards to hand).", e.cards_to_hand),
+            { cards: labels([e.top, ...e.with]), count: e.cards_to_hand },
+          ),
         );
         break;
       case "pile_declined":
-        out.push(`${nameOf(e.seat)} declined the pile.`);
+        out.push(who(e.seat, gettext("You declined the pile."), gettext("%(name)s declined the pile.")));
         break;
       case "partner_asked":
-        out.push(`${nameOf(e.seat)} asked ${nameOf(e.partner)} for permission to go out.`);
+        out.push(who(e.seat, gettext("You asked %(partner)s for permission to go out."), gettext("%(name)s asked %(partner)s for permission to go out."), { partner: nameOf(e.partner) }));
         break;
       case "partner_answered":
-        out.push(`${nameOf(e.seat)} answered ${e.allow ? "yes" : "no"}.`);
+        out.push(
+          e.allow
+            ? who(e.seat, gettext("You answered yes."), gettext("%(name)s answered yes."))
+            : who(e.seat, gettext("You answered no."), gettext("%(name)s answered no.")),
+        );
         break;
       case "round_ended": {
-        const reason = REASONS[e.reason];
+        const values = { round: e.round, scores: e.scores.join(" – ") };
         out.push(
           e.reason === "went_out" && e.went_out !== null
-            ? `Round ${e.round} over: ${nameOf(e.went_out)} ${reason}${e.concealed ? " concealed" : ""}. Scores ${e.scores.join(" – ")}.`
-            : `Round ${e.round} over: ${reason}. Scores ${e.scores.join(" – ")}.`,
+            ? e.concealed
+              ? who(e.went_out, gettext("Round %(round)s over: you went out concealed. Scores %(scores)s."), gettext("Round %(round)s over: %(name)s went out concealed. Scores %(scores)s."), values)
+              : who(e.went_out, gettext("Round %(round)s over: you went out. Scores %(scores)s."), gettext("Round %(round)s over: %(name)s went out. Scores %(scores)s."), values)
+            : interpolate(gettext("Round %(round)s over: %(reason)s. Scores %(scores)s."), { ...values, reason: translate(REASONS[e.reason]) }),
         );
         break;
       }
       case "game_ended":
-        out.push(`Game over: ${teamName(e.winner_team)} won.`);
+        out.push(interpolate(gettext("Game over: %(team)s won."), { team: teamName(e.winner_team) }));
         break;
       case "talon_drawn":
         out.push(
           e.cards
-            ? `${nameOf(e.seat)} took a talon: ${labels(e.cards)}.`
-            : `${nameOf(e.seat)} took a talon of ${plural(e.count, "card")}.`,
+            ? who(e.seat, gettext("You took a talon: %(cards)s."), gettext("%(name)s took a talon: %(cards)s."), { cards: labels(e.cards) })
+            : who(e.seat, gettext("You took a talon of %(cards)s."), gettext("%(name)s took a talon of %(cards)s."), { cards: counted(ngettext("%(count)s card", "%(count)s cards", e.count), e.count) }),
         );
         break;
       case "special_hand_declared":
-        out.push(`${nameOf(e.seat)} declared a special hand: ${specialHandWords(e.name)} ${labels(e.cards)}.`);
+        out.push(who(e.seat, gettext("You declared a special hand: %(hand)s %(cards)s."), gettext("%(name)s declared a special hand: %(hand)s %(cards)s."), { hand: specialHandWords(e.name), cards: labels(e.cards) }));
         break;
       case "melds_merged":
-        out.push(`${nameOf(e.seat)} merged ${e.from} into ${e.into}.`);
+        out.push(who(e.seat, gettext("You merged %(from)s into %(into)s."), gettext("%(name)s merged %(from)s into %(into)s."), { from: e.from, into: e.into }));
         break;
       case "stock_exhausted":
-        out.push("The stock is exhausted.");
+        out.push(gettext("The stock is exhausted."));
         break;
       default: {
         const other: { kind: string; seat: number | null } = e; // a kind newer than this client
@@ -281,10 +306,10 @@ export function describe(
 }
 
 export function seatName(seats: readonly Seat[], seat: number, viewer: number | null): string {
-  if (seat === viewer) return "You";
+  if (seat === viewer) return gettext("You");
   const s = seats[seat];
-  if (!s) return `Seat ${seat + 1}`;
+  if (!s) return interpolate(gettext("Seat %(seat)s"), { seat: seat + 1 });
   if (s.player) return s.player.display_name;
-  if (s.kind === "bot") return `Bot ${seat + 1}`;
-  return `Seat ${seat + 1}`;
+  if (s.kind === "bot") return interpolate(gettext("Bot %(seat)s"), { seat: seat + 1 });
+  return interpolate(gettext("Seat %(seat)s"), { seat: seat + 1 });
 }

@@ -21,11 +21,12 @@ import {
   ReviewPoller,
   reviewableSeats,
   reviewButtonText,
+  severityName,
   statusText,
   summaryText,
 } from "./review";
 import { botBadge, isBotAccount } from "./board";
-import { plural } from "./words";
+import { counted, gettext, interpolate, ngettext } from "./i18n";
 
 interface RoundEnd {
   round: number;
@@ -75,7 +76,7 @@ export class ReplayScreen {
   ) {}
 
   async mount(): Promise<void> {
-    this.root.append(h("p", { class: "loading" }, "Loading the move log…"));
+    this.root.append(h("p", { class: "loading" }, gettext("Loading the move log…")));
     try {
       this.game = await api.game(this.id);
       this.events = await allEvents(this.id);
@@ -83,13 +84,13 @@ export class ReplayScreen {
       clear(this.root);
       this.root.append(
         h("p", { class: "message error", testid: "message" }, String((err as Error).message)),
-        h("a", { href: "#/" }, "Back"),
+        h("a", { href: "#/" }, gettext("Back")),
       );
       return;
     }
     if (!this.events.length) {
       clear(this.root);
-      this.root.append(h("p", { class: "message info", testid: "message" }, "Nothing to replay yet."));
+      this.root.append(h("p", { class: "message info", testid: "message" }, gettext("Nothing to replay yet.")));
       return;
     }
     try {
@@ -135,7 +136,7 @@ export class ReplayScreen {
     try {
       const review = await api.reviewRequest(this.id, seat);
       this.showReview(review);
-      if (review.status === "pending") announce("Review requested: reviewing…");
+      if (review.status === "pending") announce(gettext("Review requested: reviewing…"));
     } catch (err) {
       this.reviewError = err instanceof ApiError ? `${err.problem.detail} (${err.code})` : String(err);
       announce(this.reviewError);
@@ -157,7 +158,7 @@ export class ReplayScreen {
           const wasPending = this.review?.status === "pending";
           this.review = r;
           this.reviewError = "";
-          if (wasPending && r.status === "ready" && r.summary) announce(`Review ready: ${summaryText(r.summary)}`);
+          if (wasPending && r.status === "ready" && r.summary) announce(interpolate(gettext("Review ready: %(summary)s"), { summary: summaryText(r.summary) }));
           if (wasPending && r.status === "failed") announce(statusText(r));
           this.render();
         },
@@ -196,7 +197,7 @@ export class ReplayScreen {
     const previous = previousMark(list, this.step);
     const pending = review?.status === "pending";
     const finished = finishedRounds(this.events);
-    const whose = seat === g.your_seat ? "your" : `${nameOf(seat)}'s`;
+    const mine = seat === g.your_seat;
     const decision = here
       ? (() => {
           const w = decisionWords(here);
@@ -207,17 +208,17 @@ export class ReplayScreen {
               testid: "review-decision",
               "data-severity": here.severity,
             },
-            h("p", {}, h("b", {}, `Next, ${seat === g.your_seat ? "you" : nameOf(seat)} chose: `), ...cardText(w.chosen)),
-            h("p", {}, h("b", {}, "Best: "), ...cardText(w.best)),
+            h("p", {}, h("b", {}, `${mine ? gettext("Next, you chose:") : interpolate(gettext("Next, %(name)s chose:"), { name: nameOf(seat) })} `), ...cardText(w.chosen)),
+            h("p", {}, h("b", {}, `${gettext("Best:")} `), ...cardText(w.best)),
             h("p", { testid: "review-loss" }, w.verdict),
-            w.reason ? h("p", { class: "review-reason" }, h("b", {}, "Why: "), ...cardText(w.reason)) : "",
+            w.reason ? h("p", { class: "review-reason" }, h("b", {}, `${gettext("Why:")} `), ...cardText(w.reason)) : "",
           );
         })()
       : "";
     return h(
       "section",
       { class: "panel review", testid: "review", "aria-labelledby": "review-title" },
-      h("h2", { id: "review-title" }, seat === g.your_seat ? "Review of your play" : `Review of seat ${seat + 1}`),
+      h("h2", { id: "review-title" }, seat === g.your_seat ? gettext("Review of your play") : interpolate(gettext("Review of seat %(seat)s"), { seat: seat + 1 })),
       h(
         "div",
         { class: "row review-request" },
@@ -225,12 +226,12 @@ export class ReplayScreen {
           ? h(
               "label",
               { for: "review-seat" },
-              "Seat ",
+              `${gettext("Seat")} `,
               h(
                 "select",
                 { id: "review-seat", testid: "review-seat", onchange: this.chooseSeat },
                 ...seats.map((s) =>
-                  h("option", { value: s, selected: s === seat }, `${s + 1}: ${nameOf(s)}${isBotAccount(g.seats[s]) ? " (bot)" : ""}`),
+                  h("option", { value: s, selected: s === seat }, `${s + 1}: ${isBotAccount(g.seats[s]) ? interpolate(gettext("%(name)s (bot)"), { name: nameOf(s) }) : nameOf(s)}`),
                 ),
               ),
             )
@@ -239,15 +240,15 @@ export class ReplayScreen {
           ? h(
               "button",
               { class: "primary", testid: "review-request", disabled: this.reviewBusy, onclick: () => void this.requestReview() },
-              review?.status === "ready" ? `${reviewButtonText(seat, g.your_seat)} again (rounds 1 to ${finished})` : reviewButtonText(seat, g.your_seat),
+              review?.status === "ready" ? interpolate(gettext("%(review)s again (rounds 1 to %(round)s)"), { review: reviewButtonText(seat, g.your_seat), round: finished }) : reviewButtonText(seat, g.your_seat),
             )
           : "",
       ),
-      finished === 0 ? h("p", { class: "muted", testid: "review-none" }, "A review covers the finished rounds: none has finished yet.") : "",
+      finished === 0 ? h("p", { class: "muted", testid: "review-none" }, gettext("A review covers the finished rounds: none has finished yet.")) : "",
       h(
         "p",
         { class: `review-status ${review?.status ?? "none"}`, testid: "review-status", role: "status" },
-        review ? statusText(review) : this.reviewBusy ? "Asking for the review…" : "",
+        review ? statusText(review) : this.reviewBusy ? gettext("Asking for the review…") : "",
         pending ? h("span", { class: "spinner", "aria-hidden": "true" }) : "",
       ),
       this.reviewError ? h("p", { class: "message error", testid: "review-error" }, this.reviewError) : "",
@@ -264,11 +265,11 @@ export class ReplayScreen {
                 testid: "review-prev",
                 disabled: !previous,
                 "aria-keyshortcuts": "p",
-                title: "Previous mistake (key p)",
+                title: gettext("Previous mistake (key p)"),
                 onclick: () => previous && void this.go(previous.at),
-                "aria-label": previous ? `Previous mistake: step ${previous.at}` : "No previous mistake",
+                "aria-label": previous ? interpolate(gettext("Previous mistake: step %(step)s"), { step: previous.at }) : gettext("No previous mistake"),
               },
-              "‹ previous mistake",
+              `‹ ${gettext("previous mistake")}`,
             ),
             h(
               "button",
@@ -276,11 +277,11 @@ export class ReplayScreen {
                 testid: "review-next",
                 disabled: !next,
                 "aria-keyshortcuts": "n",
-                title: "Next mistake (key n)",
+                title: gettext("Next mistake (key n)"),
                 onclick: () => next && void this.go(next.at),
-                "aria-label": next ? `Next mistake: step ${next.at}` : "No next mistake",
+                "aria-label": next ? interpolate(gettext("Next mistake: step %(step)s"), { step: next.at }) : gettext("No next mistake"),
               },
-              "next mistake ›",
+              `${gettext("next mistake")} ›`,
             ),
             h(
               "label",
@@ -294,7 +295,7 @@ export class ReplayScreen {
                   this.render();
                 },
               }),
-              " mark inaccuracies too",
+              ` ${gettext("mark inaccuracies too")}`,
             ),
           )
         : "",
@@ -322,7 +323,7 @@ export class ReplayScreen {
                   this.marksOpen = (e.currentTarget as HTMLDetailsElement).open;
                 },
               },
-              h("summary", { testid: "review-marks-toggle" }, `Marked steps of ${whose} play (${list.length})`),
+              h("summary", { testid: "review-marks-toggle" }, interpolate(mine ? gettext("Marked steps of your play (%(count)s)") : gettext("Marked steps of %(name)s's play (%(count)s)"), { name: nameOf(seat), count: list.length })),
               h(
                 "ol",
                 { class: "review-marks", testid: "review-marks" },
@@ -346,7 +347,7 @@ export class ReplayScreen {
                 ),
               ),
             )
-          : h("p", { testid: "review-clean" }, `No ${this.withInaccuracies ? "inaccuracy, " : ""}mistake or blunder to mark.`)
+          : h("p", { testid: "review-clean" }, this.withInaccuracies ? gettext("No inaccuracy, mistake or blunder to mark.") : gettext("No mistake or blunder to mark."))
         : "",
     );
   }
@@ -458,7 +459,10 @@ export class ReplayScreen {
     const reviewed = this.review?.status === "ready" ? markAt(marks(this.review, this.withInaccuracies), this.step) : undefined;
     if (this.spokenStep !== 0 && this.spokenStep !== this.step) {
       const w = reviewed ? decisionWords(reviewed.decision) : null;
-      announce(`Step ${this.step}: ${said}`, ...(w ? [`Marked: next ${w.chosen}; best ${w.best}. ${w.verdict} ${w.reason}`] : []));
+      announce(
+        interpolate(gettext("Step %(step)s: %(said)s"), { step: this.step, said }),
+        ...(w ? [`${interpolate(gettext("Marked: next %(chosen)s; best %(best)s."), { chosen: w.chosen, best: w.best })} ${w.verdict} ${w.reason}`] : []),
+      );
     }
     this.spokenStep = this.step;
     const focused = document.activeElement instanceof HTMLElement ? document.activeElement.dataset.testid : undefined;
@@ -467,9 +471,9 @@ export class ReplayScreen {
       h(
         "header",
         { class: "game-header" },
-        h("a", { href: "#/", class: "home", "aria-label": "Canasta: back to the lobby" }, "♠ Canasta"),
-        h("h1", { class: "game-title" }, `Replay of table #${g.id}`, g.status !== "finished" ? " (in progress)" : ""),
-        h("span", { class: "header-buttons" }, h("a", { class: "button", href: `#/game/${g.id}` }, "Back to the table")),
+        h("a", { href: "#/", class: "home", "aria-label": gettext("Canasta: back to the lobby") }, "♠ Canasta"),
+        h("h1", { class: "game-title" }, interpolate(gettext("Replay of table #%(id)s"), { id: g.id }), g.status !== "finished" ? ` (${gettext("in progress")})` : ""),
+        h("span", { class: "header-buttons" }, h("a", { class: "button", href: `#/game/${g.id}` }, gettext("Back to the table"))),
       ),
       h(
         "div",
@@ -477,25 +481,25 @@ export class ReplayScreen {
         h(
           "div",
           { class: "replay-controls" },
-          h("button", { testid: "replay-first", onclick: () => void this.go(1), title: "First step" }, "« first"),
-          h("button", { testid: "replay-prev", onclick: () => void this.go(this.step - 1), title: "Previous step" }, "‹ back"),
-          h("button", { testid: "replay-play", onclick: this.togglePlay }, this.timer !== undefined ? "pause" : "play"),
-          h("button", { testid: "replay-next", onclick: () => void this.go(this.step + 1), title: "Next step" }, "next ›"),
-          h("button", { testid: "replay-last", onclick: () => void this.go(n), title: "Last step" }, "last »"),
+          h("button", { testid: "replay-first", onclick: () => void this.go(1), title: gettext("First step") }, `« ${gettext("first")}`),
+          h("button", { testid: "replay-prev", onclick: () => void this.go(this.step - 1), title: gettext("Previous step") }, `‹ ${gettext("back")}`),
+          h("button", { testid: "replay-play", onclick: this.togglePlay }, this.timer !== undefined ? gettext("pause") : gettext("play")),
+          h("button", { testid: "replay-next", onclick: () => void this.go(this.step + 1), title: gettext("Next step") }, `${gettext("next")} ›`),
+          h("button", { testid: "replay-last", onclick: () => void this.go(n), title: gettext("Last step") }, `${gettext("last")} »`),
           h("input", {
             type: "range",
             min: 1,
             max: n,
             value: this.step,
             testid: "replay-slider",
-            "aria-label": "Step",
+            "aria-label": gettext("Step"),
             onchange: (e: Event) => void this.go(Number((e.target as HTMLInputElement).value)),
           }),
           h(
             "span",
             { class: "step", testid: "replay-step" },
-            `Step ${this.step} / ${n}`,
-            reviewed ? h("span", { class: `mark-tag sev-${reviewed.decision.severity}`, testid: "replay-step-mark" }, ` ${reviewed.decision.severity}`) : "",
+            interpolate(gettext("Step %(step)s / %(steps)s"), { step: this.step, steps: n }),
+            reviewed ? h("span", { class: `mark-tag sev-${reviewed.decision.severity}`, testid: "replay-step-mark" }, ` ${severityName(reviewed.decision.severity)}`) : "",
           ),
         ),
         this.error ? h("p", { class: "message error", testid: "message" }, this.error) : "",
@@ -503,15 +507,15 @@ export class ReplayScreen {
           "div",
           { class: "status", testid: "replay-text" },
           ...cardText(said),
-          round ? h("span", { class: "muted" }, ` (round ${round})`) : "",
+          round ? h("span", { class: "muted" }, ` (${interpolate(gettext("round %(round)s"), { round })})`) : "",
         ),
         this.reviewPanel(n, nameOf),
-        model ? renderBoard(model) : h("p", { class: "loading" }, "Loading…"),
+        model ? renderBoard(model) : h("p", { class: "loading" }, gettext("Loading…")),
         hands
           ? h(
               "section",
               { class: "you", testid: "replay-hands" },
-              h("header", {}, h("h2", {}, "Every hand (the game is over)")),
+              h("header", {}, h("h2", {}, gettext("Every hand (the game is over)"))),
               ...hands.map((hand, seat) =>
                 h(
                   "div",
@@ -525,7 +529,7 @@ export class ReplayScreen {
             ? h(
                 "section",
                 { class: "you" },
-                h("header", {}, h("h2", {}, "Your hand"), h("span", { class: "count" }, plural(myHand.length, "card"))),
+                h("header", {}, h("h2", {}, gettext("Your hand")), h("span", { class: "count" }, counted(ngettext("%(count)s card", "%(count)s cards", myHand.length), myHand.length))),
                 h("div", { class: "hand", testid: "hand" }, ...sortCards(myHand).map((c) => cardEl(c, "big"))),
               )
             : "",
@@ -533,12 +537,12 @@ export class ReplayScreen {
           ? h(
               "section",
               { class: "panel", testid: "replay-round-end" },
-              h("h3", {}, `Round ${roundEnd.round}: scores ${roundEnd.scores.join(" – ")}`),
+              h("h3", {}, interpolate(gettext("Round %(round)s: scores %(scores)s"), { round: roundEnd.round, scores: roundEnd.scores.join(" – ") })),
               h(
                 "ul",
                 {},
                 ...roundEnd.hands.map((hand, seat) =>
-                  h("li", {}, `${nameOf(seat)}: `, hand.length ? sortCards(hand).map((c) => cardEl(c, "mini")) : "no cards left"),
+                  h("li", {}, `${nameOf(seat)}: `, hand.length ? sortCards(hand).map((c) => cardEl(c, "mini")) : gettext("no cards left")),
                 ),
               ),
             )

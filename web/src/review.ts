@@ -6,7 +6,8 @@
 // before that decision at step `step - 1` (the table as the seat saw it when choosing), so the
 // mark sits there.
 import type { components } from "./api-types";
-import { actionText, plural } from "./words";
+import { counted, gettext, gettext_noop, interpolate, ngettext, translate } from "./i18n";
+import { actionText } from "./words";
 
 type S = components["schemas"];
 /** The review of a seat (`GET /games/{id}/review/?seat=n`), its decisions and its summary. */
@@ -63,26 +64,41 @@ export function previousMark(list: readonly Mark[], step: number): Mark | undefi
 /** Points in words: "1 point", "12.5 points" (a loss is an expected value: one decimal). */
 export function pointsText(points: number): string {
   const rounded = Math.round(points * 10) / 10;
-  return plural(rounded, "point");
+  return counted(ngettext("%(count)s point", "%(count)s points", rounded), rounded);
 }
 
 /** "24 decisions: 3 inaccuracies, 2 mistakes, 1 blunder; 140 points lost in all." */
 export function summaryText(s: ReviewSummary): string {
-  return (
-    `${plural(s.decisions, "decision")}: ${plural(s.inaccuracies, "inaccuracy", "inaccuracies")}, ` +
-    `${plural(s.mistakes, "mistake")}, ${plural(s.blunders, "blunder")}; ${pointsText(s.total_loss)} lost in all.`
-  );
+  return interpolate(gettext("%(decisions)s: %(inaccuracies)s, %(mistakes)s, %(blunders)s; %(points)s lost in all."), {
+    decisions: counted(ngettext("%(count)s decision", "%(count)s decisions", s.decisions), s.decisions),
+    inaccuracies: counted(ngettext("%(count)s inaccuracy", "%(count)s inaccuracies", s.inaccuracies), s.inaccuracies),
+    mistakes: counted(ngettext("%(count)s mistake", "%(count)s mistakes", s.mistakes), s.mistakes),
+    blunders: counted(ngettext("%(count)s blunder", "%(count)s blunders", s.blunders), s.blunders),
+    points: pointsText(s.total_loss),
+  });
 }
 
 const SEVERITY_WORD: Record<Severity, string> = {
-  ok: "a good move",
-  inaccuracy: "an inaccuracy",
-  mistake: "a mistake",
-  blunder: "a blunder",
+  ok: gettext_noop("a good move"),
+  inaccuracy: gettext_noop("an inaccuracy"),
+  mistake: gettext_noop("a mistake"),
+  blunder: gettext_noop("a blunder"),
 };
 
+const SEVERITY_NAME: Record<Severity, string> = {
+  ok: gettext_noop("ok"),
+  inaccuracy: gettext_noop("inaccuracy"),
+  mistake: gettext_noop("mistake"),
+  blunder: gettext_noop("blunder"),
+};
+
+/** A severity's one word: "mistake", "blunder". */
+export function severityName(s: Severity): string {
+  return SEVERITY_NAME[s] ? translate(SEVERITY_NAME[s]) : s;
+}
+
 export function severityWord(s: Severity): string {
-  return SEVERITY_WORD[s] ?? s;
+  return SEVERITY_WORD[s] ? translate(SEVERITY_WORD[s]) : s;
 }
 
 /** A decision in words: what was played, what was best, what it cost and why. */
@@ -104,10 +120,10 @@ export function decisionWords(d: ReviewDecision): DecisionWords {
   const same = d.loss <= 0 || actionText(d.chosen) === actionText(d.best);
   return {
     chosen: actionText(d.chosen),
-    best: same ? "the same move" : actionText(d.best),
+    best: same ? gettext("the same move") : actionText(d.best),
     verdict: same
-      ? `Round ${d.round}: ${severityWord(d.severity)}.`
-      : `Round ${d.round}: ${severityWord(d.severity)}, ${pointsText(d.loss)} lost.`,
+      ? interpolate(gettext("Round %(round)s: %(severity)s."), { round: d.round, severity: severityWord(d.severity) })
+      : interpolate(gettext("Round %(round)s: %(severity)s, %(points)s lost."), { round: d.round, severity: severityWord(d.severity), points: pointsText(d.loss) }),
     reason: reasonText(d.reason),
   };
 }
@@ -115,7 +131,8 @@ export function decisionWords(d: ReviewDecision): DecisionWords {
 /** A mark's one-line label for the list of marked steps. */
 export function markLabel(m: Mark): string {
   const d = m.decision;
-  return `Step ${m.at}, round ${d.round}: ${actionText(d.chosen)} — ${d.severity}, −${pointsText(d.loss)}`;
+  const severity = severityName(d.severity);
+  return `${interpolate(gettext("Step %(step)s, round %(round)s:"), { step: m.at, round: d.round })} ${actionText(d.chosen)} — ${severity}, −${pointsText(d.loss)}`;
 }
 
 /** What the review's status line says. */
@@ -123,11 +140,13 @@ export function statusText(review: Pick<Review, "status" | "through_round"> | nu
   if (!review) return "";
   switch (review.status) {
     case "pending":
-      return "Reviewing… the engine is looking at each of the decisions; this page checks every 2 seconds.";
+      return gettext("Reviewing… the engine is looking at each of the decisions; this page checks every 2 seconds.");
     case "ready":
-      return `Review ready (${review.through_round === 1 ? "round 1" : `rounds 1 to ${review.through_round}`}).`;
+      return review.through_round === 1
+        ? gettext("Review ready (round 1).")
+        : interpolate(gettext("Review ready (rounds 1 to %(round)s)."), { round: review.through_round });
     case "failed":
-      return "The review failed. Try again later.";
+      return gettext("The review failed. Try again later.");
     default:
       return String(review.status);
   }
@@ -147,7 +166,7 @@ export function reviewableSeats(
 
 /** The review button's words for a seat. */
 export function reviewButtonText(seat: number, yourSeat: number | null): string {
-  return seat === yourSeat ? "Review my play" : `Review seat ${seat + 1}`;
+  return seat === yourSeat ? gettext("Review my play") : interpolate(gettext("Review seat %(seat)s"), { seat: seat + 1 });
 }
 
 /** How many rounds a move log has finished (its `round_ended` effects). */

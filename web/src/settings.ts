@@ -7,6 +7,7 @@ import { ApiError, api, type NotificationPreferences, type PushSubscriptionView,
 import { clear, h } from "./dom";
 import { pageHeader } from "./nav";
 import { CHANNELS, deliveryText, endpointText, KINDS, preferencesBody, REMINDER_FRACTIONS, reminderText, settingsForm, webhookState } from "./notifyWords";
+import { gettext, interpolate, translate } from "./i18n";
 import { currentSubscription, pushSupported, subscribe, unsubscribe } from "./webpush";
 
 function problemText(err: unknown): string {
@@ -35,8 +36,8 @@ export class NotificationsScreen {
   constructor(private readonly root: HTMLElement) {}
 
   async mount(): Promise<void> {
-    this.root.append(pageHeader("Notifications", "notifications"), h("div", { class: "home-grid settings" }, this.prefsSlot, h("div", {}, this.pushSlot, this.hooksSlot)));
-    this.prefsSlot.append(h("p", { class: "loading" }, "Loading your settings…"));
+    this.root.append(pageHeader(gettext("Notifications"), "notifications"), h("div", { class: "home-grid settings" }, this.prefsSlot, h("div", {}, this.pushSlot, this.hooksSlot)));
+    this.prefsSlot.append(h("p", { class: "loading" }, gettext("Loading your settings…")));
     await Promise.all([this.loadPrefs(), this.loadPush(), this.loadHooks()]);
   }
 
@@ -70,8 +71,8 @@ export class NotificationsScreen {
     const table = h(
       "table",
       { class: "switches", testid: "switches" },
-      h("caption", {}, "What to send, by channel"),
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Notification"), ...CHANNELS.map((c) => h("th", { scope: "col" }, c.name)))),
+      h("caption", {}, gettext("What to send, by channel")),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, gettext("Notification")), ...CHANNELS.map((c) => h("th", { scope: "col" }, translate(c.name))))),
       h(
         "tbody",
         {},
@@ -79,9 +80,9 @@ export class NotificationsScreen {
           h(
             "tr",
             {},
-            h("th", { scope: "row", id: `kind-${k.id}` }, k.name),
+            h("th", { scope: "row", id: `kind-${k.id}` }, translate(k.name)),
             ...CHANNELS.map((c) => {
-              const input = h("input", { type: "checkbox", id: `switch-${c.id}-${k.id}`, testid: `switch-${c.id}-${k.id}`, checked: form.switches[c.id][k.id] ?? true, "aria-label": `${k.name} by ${c.name}` }) as HTMLInputElement;
+              const input = h("input", { type: "checkbox", id: `switch-${c.id}-${k.id}`, testid: `switch-${c.id}-${k.id}`, checked: form.switches[c.id][k.id] ?? true, "aria-label": interpolate(gettext("%(kind)s by %(channel)s"), { kind: translate(k.name), channel: translate(c.name) }) }) as HTMLInputElement;
               boxes.set(`${c.id}|${k.id}`, input);
               return h("td", {}, input);
             }),
@@ -101,8 +102,8 @@ export class NotificationsScreen {
         const saved = await api.notificationsSet(preferencesBody(form));
         this.showPrefs(saved);
         const again = this.prefsSlot.querySelector<HTMLElement>("[data-testid=settings-message]")!;
-        say(again, "Saved.");
-        announce("Notification settings saved.");
+        say(again, gettext("Saved."));
+        announce(gettext("Notification settings saved."));
         this.prefsSlot.querySelector<HTMLElement>("[data-testid=save-settings]")?.focus();
       } catch (err) {
         say(box, problemText(err), "error");
@@ -112,11 +113,11 @@ export class NotificationsScreen {
       h(
         "form",
         { class: "panel", onsubmit: save, testid: "settings-form", "aria-labelledby": "settings-title" },
-        h("h2", { id: "settings-title" }, "When to tell you"),
-        h("div", { class: "option" }, h("label", { for: "reminder-fraction", class: "stack" }, h("span", {}, "Reminder in a correspondence game"), fraction)),
-        h("div", { class: "option" }, h("label", { for: "notify-email", class: "stack" }, h("span", {}, "E-mail address"), email), h("small", { class: "hint", id: "notify-email-help" }, "Leave it empty for no e-mail.")),
+        h("h2", { id: "settings-title" }, gettext("When to tell you")),
+        h("div", { class: "option" }, h("label", { for: "reminder-fraction", class: "stack" }, h("span", {}, gettext("Reminder in a correspondence game")), fraction)),
+        h("div", { class: "option" }, h("label", { for: "notify-email", class: "stack" }, h("span", {}, gettext("E-mail address")), email), h("small", { class: "hint", id: "notify-email-help" }, gettext("Leave it empty for no e-mail."))),
         h("div", { class: "table-scroll" }, table),
-        h("div", { class: "row" }, h("button", { class: "primary", type: "submit", testid: "save-settings" }, "Save")),
+        h("div", { class: "row" }, h("button", { class: "primary", type: "submit", testid: "save-settings" }, gettext("Save"))),
         box,
       ),
     );
@@ -152,10 +153,10 @@ export class NotificationsScreen {
         disabled: !supported || !available,
         onclick: async () => {
           button.disabled = true;
-          say(box, "Asking this browser…");
+          say(box, gettext("Asking this browser…"));
           try {
             await subscribe();
-            announce("Web Push is on in this browser.");
+            announce(gettext("Web Push is on in this browser."));
             await this.loadPush();
             say(this.pushSlot.querySelector<HTMLElement>("[data-testid=push-message]")!, "Web Push is on in this browser.");
           } catch (err) {
@@ -164,7 +165,7 @@ export class NotificationsScreen {
           }
         },
       },
-      here ? "Subscribe this browser again" : "Turn on Web Push in this browser",
+      here ? gettext("Subscribe this browser again") : gettext("Turn on Web Push in this browser"),
     );
     this.pushSlot.append(
       h(
@@ -175,12 +176,14 @@ export class NotificationsScreen {
           "p",
           { class: "muted", testid: "push-state" },
           !supported
-            ? "This browser cannot receive Web Push notifications."
+            ? gettext("This browser cannot receive Web Push notifications.")
             : !available
-              ? `Web Push is off on this server${problem ? `: ${problem}` : "."}`
+              ? problem
+                ? interpolate(gettext("Web Push is off on this server: %(problem)s"), { problem })
+                : gettext("Web Push is off on this server.")
               : here
-                ? "This browser receives your notifications."
-                : "Get your turn on this device even when the game is closed.",
+                ? gettext("This browser receives your notifications.")
+                : gettext("Get your turn on this device even when the game is closed."),
         ),
         h("div", { class: "row" }, button),
         subs.length
@@ -192,22 +195,22 @@ export class NotificationsScreen {
                   "li",
                   { testid: "push-subscription" },
                   endpointText(s.endpoint),
-                  s.endpoint === mine?.endpoint ? " (this browser)" : "",
-                  s.enabled ? "" : " · off: its push service says it is gone",
-                  h("button", { class: "small", testid: "push-remove", "aria-label": `Remove the subscription ${endpointText(s.endpoint)}`, onclick: async () => {
+                  s.endpoint === mine?.endpoint ? ` (${gettext("this browser")})` : "",
+                  s.enabled ? "" : ` · ${gettext("off: its push service says it is gone")}`,
+                  h("button", { class: "small", testid: "push-remove", "aria-label": interpolate(gettext("Remove the subscription %(endpoint)s"), { endpoint: endpointText(s.endpoint) }), onclick: async () => {
                     try {
                       if (s.endpoint === mine?.endpoint) await unsubscribe(s.id);
                       else await api.pushUnsubscribe(s.id);
-                      announce("Subscription removed.");
+                      announce(gettext("Subscription removed."));
                       await this.loadPush();
                     } catch (err) {
                       say(box, problemText(err), "error");
                     }
-                  } }, "Remove"),
+                  } }, gettext("Remove")),
                 ),
               ),
             )
-          : h("p", { class: "muted" }, "No browser subscribed yet."),
+          : h("p", { class: "muted" }, gettext("No browser subscribed yet.")),
         box,
       ),
     );
@@ -231,12 +234,12 @@ export class NotificationsScreen {
     clear(this.hooksSlot);
     const box = messageBox("webhook-message");
     const url = h("input", { id: "webhook-url", type: "url", required: true, placeholder: "https://example.com/canasta", testid: "webhook-url" }) as HTMLInputElement;
-    const description = h("input", { id: "webhook-description", maxlength: 100, placeholder: "optional", testid: "webhook-description" }) as HTMLInputElement;
+    const description = h("input", { id: "webhook-description", maxlength: 100, placeholder: gettext("optional"), testid: "webhook-description" }) as HTMLInputElement;
     const create = async (e: Event) => {
       e.preventDefault();
       try {
         const made = await api.webhookCreate(url.value.trim(), description.value.trim());
-        announce("Webhook added. Copy its secret now: it is shown only once.");
+        announce(gettext("Webhook added. Copy its secret now: it is shown only once."));
         await this.loadHooks({ id: made.id, secret: made.secret });
         this.hooksSlot.querySelector<HTMLElement>("[data-testid=webhook-secret]")?.focus();
       } catch (err) {
@@ -256,8 +259,8 @@ export class NotificationsScreen {
       h(
         "section",
         { class: "panel", "aria-labelledby": "hooks-title", testid: "webhooks-panel" },
-        h("h2", { id: "hooks-title" }, "Webhooks"),
-        h("p", { class: "muted" }, `Each notification is POSTed to your URL as JSON, signed (header Canasta-Signature: HMAC-SHA256 of "<t>.<body>" with the secret). At most ${limit}.`),
+        h("h2", { id: "hooks-title" }, gettext("Webhooks")),
+        h("p", { class: "muted" }, interpolate(gettext("Each notification is POSTed to your URL as JSON, signed (header Canasta-Signature: HMAC-SHA256 of \"<t>.<body>\" with the secret). At most %(limit)s."), { limit })),
         hooks.length
           ? h(
               "ul",
@@ -268,26 +271,26 @@ export class NotificationsScreen {
                   { testid: "webhook", "data-webhook": String(w.id) },
                   h("div", {}, h("code", {}, w.url), w.description ? ` · ${w.description}` : "", " · ", h("span", { testid: "webhook-state" }, webhookState(w))),
                   secret?.id === w.id
-                    ? h("p", { class: "message info secret" }, "Signing secret (shown only now): ", h("code", { testid: "webhook-secret", tabindex: -1 }, secret.secret))
+                    ? h("p", { class: "message info secret" }, `${gettext("Signing secret (shown only now):")} `, h("code", { testid: "webhook-secret", tabindex: -1 }, secret.secret))
                     : "",
                   h(
                     "div",
                     { class: "row" },
-                    h("button", { class: "small", testid: "webhook-log", "aria-label": `Delivery log of ${w.url}`, "aria-expanded": "false", onclick: (e: Event) => void this.toggleLog(w, e.currentTarget as HTMLButtonElement) }, "Delivery log"),
-                    w.enabled ? "" : h("button", { class: "small", testid: "webhook-enable", "aria-label": `Enable ${w.url}`, onclick: act(() => api.webhookEnable(w.id), "Webhook enabled.") }, "Enable"),
-                    h("button", { class: "small", testid: "webhook-delete", "aria-label": `Remove ${w.url}`, onclick: act(() => api.webhookDelete(w.id), "Webhook removed.") }, "Remove"),
+                    h("button", { class: "small", testid: "webhook-log", "aria-label": interpolate(gettext("Delivery log of %(url)s"), { url: w.url }), "aria-expanded": "false", onclick: (e: Event) => void this.toggleLog(w, e.currentTarget as HTMLButtonElement) }, gettext("Delivery log")),
+                    w.enabled ? "" : h("button", { class: "small", testid: "webhook-enable", "aria-label": interpolate(gettext("Enable %(url)s"), { url: w.url }), onclick: act(() => api.webhookEnable(w.id), gettext("Webhook enabled.")) }, gettext("Enable")),
+                    h("button", { class: "small", testid: "webhook-delete", "aria-label": interpolate(gettext("Remove %(url)s"), { url: w.url }), onclick: act(() => api.webhookDelete(w.id), gettext("Webhook removed.")) }, gettext("Remove")),
                   ),
                   h("div", { class: "delivery-log", testid: "delivery-log", hidden: true }),
                 ),
               ),
             )
-          : h("p", { class: "muted" }, "No webhook yet."),
+          : h("p", { class: "muted" }, gettext("No webhook yet.")),
         h(
           "form",
           { onsubmit: create, testid: "webhook-form", "aria-labelledby": "hook-new-title" },
-          h("h3", { id: "hook-new-title" }, "Add a webhook"),
-          h("div", { class: "options-grid" }, h("label", { for: "webhook-url" }, h("span", {}, "URL (https)"), url), h("label", { for: "webhook-description" }, h("span", {}, "Note"), description)),
-          h("div", { class: "row" }, h("button", { type: "submit", testid: "webhook-add" }, "Add the webhook")),
+          h("h3", { id: "hook-new-title" }, gettext("Add a webhook")),
+          h("div", { class: "options-grid" }, h("label", { for: "webhook-url" }, h("span", {}, gettext("URL (https)")), url), h("label", { for: "webhook-description" }, h("span", {}, gettext("Note")), description)),
+          h("div", { class: "row" }, h("button", { type: "submit", testid: "webhook-add" }, gettext("Add the webhook"))),
         ),
         box,
       ),
@@ -310,7 +313,7 @@ export class NotificationsScreen {
       log.append(
         list.deliveries.length
           ? h("ul", {}, ...list.deliveries.map((d) => h("li", { testid: "delivery" }, new Date(d.created_at).toLocaleString(), " · ", deliveryText(d))))
-          : h("p", { class: "muted" }, "Nothing sent yet."),
+          : h("p", { class: "muted" }, gettext("Nothing sent yet.")),
       );
     } catch (err) {
       log.append(h("p", { class: "message error" }, problemText(err)));

@@ -14,6 +14,7 @@ import { browserSession, forget, playerName, startBrowserSession, token } from "
 import { codeTyped, hashQuery, safeNext } from "./accountWords";
 import { deviceKeys } from "./deviceKeys";
 import { clear, h } from "./dom";
+import { gettext, interpolate } from "./i18n";
 import { createPasskey, passkeyName, passkeysSupported, usePasskey } from "./webauthn";
 
 export type AuthMode = "signin" | "signup" | "verify" | "reset";
@@ -82,7 +83,7 @@ export class AuthScreen {
 
   mount(): void {
     this.root.append(
-      h("header", { class: "game-header" }, h("a", { class: "home", href: "#/", "aria-label": "Canasta: back to the start" }, "♠ Canasta"), h("span", { class: "game-title" }, "")),
+      h("header", { class: "game-header" }, h("a", { class: "home", href: "#/", "aria-label": gettext("Canasta: back to the start") }, "♠ Canasta"), h("span", { class: "game-title" }, "")),
       h("section", { class: "panel auth", testid: "auth-panel", "aria-labelledby": "auth-title" }, this.title, this.box, this.body),
     );
     this.title.id = "auth-title";
@@ -113,7 +114,7 @@ export class AuthScreen {
       case "done":
         return this.signedIn();
       case "verify_email":
-        say(this.box, `We sent a code to ${this.email || "your e-mail address"}. Type it below.`);
+        say(this.box, interpolate(gettext("We sent a code to %(email)s. Type it below."), { email: this.email || gettext("your e-mail address") }));
         return this.codeStep("verify");
       case "second_factor":
         hush(this.box);
@@ -121,10 +122,10 @@ export class AuthScreen {
       case "passkey_signup":
         return this.passkeySignUpStep();
       case "reset_code":
-        say(this.box, `If ${this.email} has an account, a code is on its way there.`);
+        say(this.box, interpolate(gettext("If %(email)s has an account, a code is on its way there."), { email: this.email }));
         return this.resetCodeStep();
       default:
-        say(this.box, "You are not signed in yet.", "error");
+        say(this.box, gettext("You are not signed in yet."), "error");
         return this.signInStep();
     }
   }
@@ -142,17 +143,16 @@ export class AuthScreen {
     return h(
       "p",
       { class: "message info", testid: "guest-warning" },
-      `You are playing as the guest ${playerName() ?? ""}. Signing in to an account leaves this guest; to keep it, add an e-mail or a passkey on `,
-      h("a", { href: "#/account" }, "your account page"),
-      " first.",
+      `${interpolate(gettext("You are playing as the guest %(name)s. Signing in to an account leaves this guest; to keep it, first add an e-mail or a passkey on your account page."), { name: playerName() ?? "" })} `,
+      h("a", { href: "#/account" }, gettext("Your account page")),
     );
   }
 
   // ------------------------------------------------------------ sign in
   private signInStep(prefill = ""): void {
-    const email = field("E-mail", { type: "email", id: "signin-email", autocomplete: "username webauthn", required: true, value: prefill || this.email, testid: "signin-email" });
-    const password = field("Password", { type: "password", id: "signin-password", autocomplete: "current-password", required: true, testid: "signin-password" });
-    const submit = h("button", { class: "primary", type: "submit", testid: "signin-submit" }, "Sign in") as HTMLButtonElement;
+    const email = field(gettext("E-mail"), { type: "email", id: "signin-email", autocomplete: "username webauthn", required: true, value: prefill || this.email, testid: "signin-email" });
+    const password = field(gettext("Password"), { type: "password", id: "signin-password", autocomplete: "current-password", required: true, testid: "signin-password" });
+    const submit = h("button", { class: "primary", type: "submit", testid: "signin-submit" }, gettext("Sign in")) as HTMLButtonElement;
     const form = h(
       "form",
       {
@@ -179,22 +179,22 @@ export class AuthScreen {
       ? h(
           "div",
           { class: "row" },
-          h("button", { type: "button", testid: "signin-passkey", onclick: (e: Event) => void this.passkeySignIn(e.currentTarget as HTMLButtonElement) }, "Sign in with a passkey"),
+          h("button", { type: "button", testid: "signin-passkey", onclick: (e: Event) => void this.passkeySignIn(e.currentTarget as HTMLButtonElement) }, gettext("Sign in with a passkey")),
         )
-      : h("p", { class: "muted" }, "Passkeys need a secure page (https) and a browser that has them.");
+      : h("p", { class: "muted" }, gettext("Passkeys need a secure page (https) and a browser that has them."));
     this.step(
-      "Sign in",
+      gettext("Sign in"),
       this.guestWarning(),
       form,
       passkey,
       h(
         "p",
         { class: "links" },
-        h("a", { href: "#/account/reset", testid: "to-reset" }, "Forgot your password?"),
+        h("a", { href: "#/account/reset", testid: "to-reset" }, gettext("Forgot your password?")),
         " · ",
-        h("a", { href: "#/account/signup", testid: "to-signup" }, "Create an account"),
+        h("a", { href: "#/account/signup", testid: "to-signup" }, gettext("Create an account")),
         " · ",
-        h("a", { href: "#/" }, "Play as a guest"),
+        h("a", { href: "#/" }, gettext("Play as a guest")),
       ),
     );
     email.input.focus();
@@ -226,10 +226,10 @@ export class AuthScreen {
 
   // ------------------------------------------------------------ sign up
   private signUpStep(): void {
-    const email = field("E-mail", { type: "email", id: "signup-email", autocomplete: "email", required: true, value: this.email, testid: "signup-email" });
-    const name = field("Display name (optional)", { id: "signup-name", maxlength: 40, autocomplete: "nickname", testid: "signup-name" }, "What other players see; your e-mail's name if left empty.");
-    const password = field("Password", { type: "password", id: "signup-password", autocomplete: "new-password", minlength: 8, testid: "signup-password" }, "At least 8 characters, not a common one. Leave it empty to use a passkey instead.");
-    const submit = h("button", { class: "primary", type: "submit", testid: "signup-submit" }, "Create the account") as HTMLButtonElement;
+    const email = field(gettext("E-mail"), { type: "email", id: "signup-email", autocomplete: "email", required: true, value: this.email, testid: "signup-email" });
+    const name = field(gettext("Display name (optional)"), { id: "signup-name", maxlength: 40, autocomplete: "nickname", testid: "signup-name" }, gettext("What other players see; your e-mail's name if left empty."));
+    const password = field(gettext("Password"), { type: "password", id: "signup-password", autocomplete: "new-password", minlength: 8, testid: "signup-password" }, gettext("At least 8 characters, not a common one. Leave it empty to use a passkey instead."));
+    const submit = h("button", { class: "primary", type: "submit", testid: "signup-submit" }, gettext("Create the account")) as HTMLButtonElement;
     const form = h(
       "form",
       {
@@ -240,7 +240,7 @@ export class AuthScreen {
           for (const f of [email, name, password]) f.error.textContent = "";
           const withPasskey = !password.input.value;
           if (withPasskey && !passkeysSupported()) {
-            password.error.textContent = "Choose a password: this browser cannot make passkeys here.";
+            password.error.textContent = gettext("Choose a password: this browser cannot make passkeys here.");
             password.input.focus();
             return;
           }
@@ -262,12 +262,12 @@ export class AuthScreen {
       password.wrap,
       h("div", { class: "row" }, submit),
     );
-    this.step("Create an account", this.guestWarning(), form, h("p", { class: "links" }, "Have one? ", h("a", { href: "#/account/signin", testid: "to-signin" }, "Sign in")));
+    this.step(gettext("Create an account"), this.guestWarning(), form, h("p", { class: "links" }, `${gettext("Have one?")} `, h("a", { href: "#/account/signin", testid: "to-signin" }, gettext("Sign in"))));
     email.input.focus();
   }
 
   private passkeySignUpStep(): void {
-    const make = h("button", { class: "primary", type: "button", testid: "signup-passkey" }, "Make the passkey") as HTMLButtonElement;
+    const make = h("button", { class: "primary", type: "button", testid: "signup-passkey" }, gettext("Make the passkey")) as HTMLButtonElement;
     make.addEventListener("click", async () => {
       try {
         const state = await busy(make, async () => {
@@ -280,18 +280,18 @@ export class AuthScreen {
         this.fail(err);
       }
     });
-    say(this.box, "Your e-mail is verified. Now make the passkey you will sign in with.");
-    this.step("Make your passkey", h("div", { class: "row" }, make));
+    say(this.box, gettext("Your e-mail is verified. Now make the passkey you will sign in with."));
+    this.step(gettext("Make your passkey"), h("div", { class: "row" }, make));
   }
 
   // ------------------------------------------------------------ codes
   private codeStep(kind: "verify" | "second_factor", types: string[] = []): void {
     const isVerify = kind === "verify";
     const code = field(
-      isVerify ? "Code from the e-mail" : types.includes("totp") ? "Code from your authenticator app (or a recovery code)" : "Or a recovery code",
+      isVerify ? gettext("Code from the e-mail") : types.includes("totp") ? gettext("Code from your authenticator app (or a recovery code)") : gettext("Or a recovery code"),
       { id: "auth-code", autocomplete: "one-time-code", required: true, autocapitalize: "characters", spellcheck: "false", testid: "auth-code" },
     );
-    const submit = h("button", { class: "primary", type: "submit", testid: "code-submit" }, isVerify ? "Verify" : "Continue") as HTMLButtonElement;
+    const submit = h("button", { class: "primary", type: "submit", testid: "code-submit" }, isVerify ? gettext("Verify") : gettext("Continue")) as HTMLButtonElement;
     const resend = isVerify
       ? h(
           "button",
@@ -301,13 +301,13 @@ export class AuthScreen {
             onclick: async () => {
               try {
                 await browserAuth.resendVerification();
-                say(this.box, "Another code is on its way.");
+                say(this.box, gettext("Another code is on its way."));
               } catch (err) {
                 this.fail(err);
               }
             },
           },
-          "Send another code",
+          gettext("Send another code"),
         )
       : null;
     const form = h(
@@ -331,18 +331,18 @@ export class AuthScreen {
     );
     const byPasskey =
       !isVerify && types.includes("webauthn") && passkeysSupported()
-        ? h("div", { class: "row" }, h("button", { type: "button", testid: "second-factor-passkey", onclick: (e: Event) => void this.passkeySecondFactor(e.currentTarget as HTMLButtonElement) }, "Use a passkey"))
+        ? h("div", { class: "row" }, h("button", { type: "button", testid: "second-factor-passkey", onclick: (e: Event) => void this.passkeySecondFactor(e.currentTarget as HTMLButtonElement) }, gettext("Use a passkey")))
         : null;
     const codes = types.filter((t) => t !== "webauthn");
-    this.step(isVerify ? "Verify your e-mail" : "Second step", byPasskey, isVerify || codes.length ? form : null);
+    this.step(isVerify ? gettext("Verify your e-mail") : gettext("Second step"), byPasskey, isVerify || codes.length ? form : null);
     if (byPasskey) byPasskey.querySelector("button")?.focus();
     else code.input.focus();
   }
 
   // ------------------------------------------------------------ password reset
   private resetRequestStep(): void {
-    const email = field("E-mail", { type: "email", id: "reset-email", autocomplete: "email", required: true, value: this.email, testid: "reset-email" });
-    const submit = h("button", { class: "primary", type: "submit", testid: "reset-request" }, "Send me a code") as HTMLButtonElement;
+    const email = field(gettext("E-mail"), { type: "email", id: "reset-email", autocomplete: "email", required: true, value: this.email, testid: "reset-email" });
+    const submit = h("button", { class: "primary", type: "submit", testid: "reset-request" }, gettext("Send me a code")) as HTMLButtonElement;
     const form = h(
       "form",
       {
@@ -362,14 +362,14 @@ export class AuthScreen {
       email.wrap,
       h("div", { class: "row" }, submit),
     );
-    this.step("Reset your password", form, h("p", { class: "links" }, h("a", { href: "#/account/signin" }, "Back to sign in")));
+    this.step(gettext("Reset your password"), form, h("p", { class: "links" }, h("a", { href: "#/account/signin" }, gettext("Back to sign in"))));
     email.input.focus();
   }
 
   private resetCodeStep(): void {
-    const code = field("Code from the e-mail", { id: "reset-code", autocomplete: "one-time-code", required: true, spellcheck: "false", testid: "reset-code" });
-    const password = field("New password", { type: "password", id: "reset-password", autocomplete: "new-password", required: true, minlength: 8, testid: "reset-password" });
-    const submit = h("button", { class: "primary", type: "submit", testid: "reset-submit" }, "Set the new password") as HTMLButtonElement;
+    const code = field(gettext("Code from the e-mail"), { id: "reset-code", autocomplete: "one-time-code", required: true, spellcheck: "false", testid: "reset-code" });
+    const password = field(gettext("New password"), { type: "password", id: "reset-password", autocomplete: "new-password", required: true, minlength: 8, testid: "reset-password" });
+    const submit = h("button", { class: "primary", type: "submit", testid: "reset-submit" }, gettext("Set the new password")) as HTMLButtonElement;
     const form = h(
       "form",
       {
@@ -380,7 +380,7 @@ export class AuthScreen {
           try {
             const state = await busy(submit, () => browserAuth.passwordReset(codeTyped(code.input.value), password.input.value));
             if (state.user) return this.signedIn();
-            say(this.box, "Your password is changed. Sign in with it.");
+            say(this.box, gettext("Your password is changed. Sign in with it."));
             this.signInStep(this.email);
           } catch (err) {
             code.error.textContent = fieldErrors(err, "key");
@@ -393,7 +393,7 @@ export class AuthScreen {
       password.wrap,
       h("div", { class: "row" }, submit),
     );
-    this.step("Type the code and a new password", form);
+    this.step(gettext("Type the code and a new password"), form);
     code.input.focus();
   }
 }

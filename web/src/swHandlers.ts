@@ -2,10 +2,10 @@
 // uses so that it can be tested without a browser: a pushed notification shown, and a click
 // on it opening (or focusing) the game's page.
 //
-// The worker lives at /static/client/sw.js, so its scope is /static/client/ and it controls no
-// page (the client is served at /): it needs none, only push and notificationclick. Windows
-// are found with includeUncontrolled; an open window of the client is focused and told where
-// to go (a postMessage, since only a controlled client can be navigated by the worker).
+// The worker is served at /sw.js, so its scope is / and it controls the client's page (it also
+// caches the app shell, swCache.ts). Windows are found with includeUncontrolled (a page opened
+// before the worker took over is not controlled yet); an open window of the client is focused
+// and told where to go (a postMessage, which reaches any window of the client).
 
 /** What a push carries (the notification's payload, `WebhookPayload`; never a card). */
 export interface PushPayload {

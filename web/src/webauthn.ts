@@ -2,6 +2,7 @@
 // request options (binary fields as base64url, the WebAuthn JSON encoding) → the
 // `navigator.credentials` arguments, and the credential made or used → JSON for the server.
 // The browser's own `parse*OptionsFromJSON` and `toJSON()` are used when it has them.
+import { gettext } from "./i18n";
 
 export function base64urlToBuffer(text: string): ArrayBuffer {
   const b64 = text.replace(/-/g, "+").replace(/_/g, "/");
@@ -93,7 +94,7 @@ export async function createPasskey(options: { publicKey: Json }): Promise<Json>
     ? parsers.parseCreationOptionsFromJSON(options.publicKey)
     : creationOptions(options.publicKey);
   const made = await navigator.credentials.create({ publicKey });
-  if (!made) throw new Error("No passkey was made.");
+  if (!made) throw new Error(gettext("No passkey was made."));
   return credentialJson(made as unknown as CredentialLike);
 }
 
@@ -104,7 +105,7 @@ export async function usePasskey(options: { publicKey: Json }): Promise<Json> {
     ? parsers.parseRequestOptionsFromJSON(options.publicKey)
     : requestOptions(options.publicKey);
   const used = await navigator.credentials.get({ publicKey });
-  if (!used) throw new Error("No passkey was used.");
+  if (!used) throw new Error(gettext("No passkey was used."));
   return credentialJson(used as unknown as CredentialLike);
 }
 

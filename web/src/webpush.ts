@@ -1,12 +1,16 @@
-// Web Push in this browser: ask for permission, register the service worker (sw.ts, built to
-// /static/client/sw.js: scope /static/client/, it only shows pushes and opens games), subscribe
+// Web Push in this browser: ask for permission, register the service worker (sw.ts, served at
+// /sw.js: scope /, it caches the app shell, shows pushes and opens games), subscribe
 // with the server's VAPID key (GET /push/key/) and send the subscription's toJSON() to the
 // server; unsubscribe; and go where a clicked notification points.
 import { api, ApiError, type PushSubscriptionCreate, type PushSubscriptionView } from "./api";
+import { gettext } from "./i18n";
 import { base64UrlToBytes } from "./notifyWords";
 
-export const SW_URL = "/static/client/sw.js";
-export const SW_SCOPE = "/static/client/";
+export const SW_URL = "/sw.js";
+export const SW_SCOPE = "/";
+/** Where the worker lived before it cached the shell (push only): offline.ts moves its
+ * subscription to the worker at the root. */
+export const OLD_SW_SCOPE = "/static/client/";
 /** The worker's message to a window it sends to a game (OPEN_MESSAGE in swHandlers.ts, which
  * the page does not import: the worker's bundle stays one classic script). */
 export const OPEN_MESSAGE = "canasta-open";
@@ -15,8 +19,8 @@ export function pushSupported(): boolean {
   return "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
 }
 
-/** The page is outside the worker's scope, so `navigator.serviceWorker.ready` never settles:
- * wait for this registration's worker to be active instead. */
+/** Wait for this registration's worker to be active (not `navigator.serviceWorker.ready`: it
+ * waits for a worker controlling the page, which a page loaded before it never has). */
 async function activated(reg: ServiceWorkerRegistration): Promise<void> {
   const worker = reg.installing ?? reg.waiting ?? reg.active;
   if (!worker || worker.state === "activated") return;
@@ -43,10 +47,10 @@ export async function currentSubscription(): Promise<PushSubscription | null> {
 /** Ask for permission, subscribe (again, if the server's key changed) and register the
  * subscription with the server. Throws an Error saying what went wrong. */
 export async function subscribe(): Promise<PushSubscriptionView> {
-  if (!pushSupported()) throw new Error("This browser cannot receive Web Push notifications.");
+  if (!pushSupported()) throw new Error(gettext("This browser cannot receive Web Push notifications."));
   const permission = await Notification.requestPermission();
   if (permission !== "granted") {
-    throw new Error("Notifications are blocked for this site: allow them in the browser's site settings, then try again.");
+    throw new Error(gettext("Notifications are blocked for this site: allow them in the browser's site settings, then try again."));
   }
   const { public_key } = await api.pushKey();
   const key = base64UrlToBytes(public_key);

@@ -3,6 +3,7 @@
 // same way.
 import { label, labels } from "./cards";
 import { type FamilyAction, familyActionText } from "./family";
+import { gettext, interpolate } from "./i18n";
 
 /** ``count`` and the noun, singular for exactly one: plural(1, "card") is "1 card". */
 export function plural(count: number, one: string, many = `${one}s`): string {
@@ -33,25 +34,25 @@ export function actionText(a: MoveLike): string {
   if (family) return family;
   switch (a.type) {
     case "draw":
-      return "Draw from the stock";
+      return gettext("Draw from the stock");
     case "discard":
-      return a.card ? `Discard ${label(a.card)}` : "Discard";
+      return a.card ? interpolate(gettext("Discard %(card)s"), { card: label(a.card) }) : gettext("Discard");
     case "meld":
-      return `Meld ${groups(a)}`;
+      return interpolate(gettext("Meld %(cards)s"), { cards: groups(a) });
     case "take_pile": {
-      const extra = (a.melds ?? []).length ? ` + meld ${groups(a)}` : "";
+      const extra = (a.melds ?? []).length ? ` + ${interpolate(gettext("meld %(cards)s"), { cards: groups(a) })}` : "";
       return (a.cards ?? []).length
-        ? `Take pile with ${labels(a.cards ?? [])}${extra}`
-        : `Take pile (lay top card off)${extra}`;
+        ? interpolate(gettext("Take pile with %(cards)s"), { cards: labels(a.cards ?? []) }) + extra
+        : gettext("Take pile (lay top card off)") + extra;
     }
     case "ask_partner":
-      return "Ask partner to go out";
+      return gettext("Ask partner to go out");
     case "answer_partner":
-      return a.allow ? "Answer yes (partner may go out)" : "Answer no (partner may not go out)";
+      return a.allow ? gettext("Answer yes (partner may go out)") : gettext("Answer no (partner may not go out)");
     case "decline_pile":
-      return "Decline the pile";
+      return gettext("Decline the pile");
     case "end_round":
-      return "End the round";
+      return gettext("End the round");
     default:
       return a.type.replace(/_/g, " ");
   }

@@ -1,15 +1,20 @@
 """POST/GET /api/v1/games/{id}/review/: status codes, who may ask and read, problem documents.
 
-Bots and the reviewer run in-process (no broker), so a review asked for is ready when the
-request answers; the reviewer runs with a small budget here."""
+Bots and the reviewer run in-process (no broker) and the test settings compute a review inside
+the request that asks for it (``REVIEWS_IN_PROCESS`` off), so it is ready (200) when the request
+answers; the reviewer runs with a small budget here. With the in-process reviewer of ``make run``
+the request answers at once, 202 while the review is pending (the last tests)."""
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from bots import tasks as bot_tasks
 from bots.models import GameReview
 from bots.policies.review import ReviewSettings
 from bots.services import review_compute as bot_reviews
@@ -77,7 +82,7 @@ def finished(ada: PlayerClient, is_public: bool = True) -> int:
 def test_a_player_reviews_their_own_seat_mid_game(ada: PlayerClient, bob: PlayerClient) -> None:
     game_id = after_a_round(ada)
     first = ask(ada, game_id, {"seat": 0})
-    assert first.status_code == 202, first.content
+    assert first.status_code == 200, first.content
     body = first.json()
     assert (body["game"], body["seat"], body["status"], body["through_round"]) == (
         game_id,
@@ -141,7 +146,7 @@ def test_after_a_public_game_anyone_reviews_any_seat(
     eve = make_player("Eve")
     problem(read(eve, game_id, 3), 404, "review_not_found")
     made = ask(eve, game_id, {"seat": 3})
-    assert made.status_code == 202, made.content
+    assert made.status_code == 200, made.content
     assert made.json()["status"] == "ready" and made.json()["seat"] == 3
     for client in (ada, eve):
         got = read(client, game_id, 3)
@@ -196,4 +201,43 @@ def test_an_abandoned_game_is_reviewed_as_one_still_running(
     problem(ask(ada, game_id, {"seat": 1}), 403, "review_seat_not_allowed")
     assert GameReview.objects.filter(game_id=game_id).count() == 0
     own = ask(ada, game_id, {"seat": 0})
-    assert own.status_code == 202 and own.json()["seat"] == 0
+    assert own.status_code == 200 and own.json()["seat"] == 0
+
+
+# ============================================================================== in-process reviewer
+def test_the_in_process_reviewer_answers_at_once_and_the_review_is_ready_later(
+    ada: PlayerClient, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a broker (``make run``) the review is computed by a thread of the process: the
+    request answers at once, 202 while the review is pending, and reading it later finds it
+    ready (200). The reviewer is held until the request has answered: computed inside the
+    request, the review could not be pending."""
+    game_id = finished(ada)
+    settings.REVIEWS_IN_PROCESS = True
+    release = threading.Event()
+    compute = bot_tasks.review_next_compute
+
+    def held_back() -> Any:
+        release.wait(timeout=30)
+        return compute()
+
+    monkeypatch.setattr(bot_tasks, "review_next_compute", held_back)
+    started = time.monotonic()
+    first = ask(ada, game_id, {"seat": 0})
+    assert time.monotonic() - started < 10
+    assert first.status_code == 202, first.content
+    assert first.json()["status"] == "pending" and first.json()["decisions"] == []
+    waiting = ask(ada, game_id, {"seat": 0})  # still waiting: the same review, not another
+    assert waiting.status_code == 202 and waiting.json()["status"] == "pending"
+    assert read(ada, game_id, 0).json()["status"] == "pending"
+    assert GameReview.objects.filter(game_id=game_id).count() == 1
+
+    release.set()
+    deadline = time.monotonic() + 60
+    while (got := read(ada, game_id, 0)).json()["status"] == "pending":
+        assert time.monotonic() < deadline, "the in-process reviewer never finished"
+        time.sleep(0.2)
+    assert got.status_code == 200 and got.json()["status"] == "ready"
+    assert got.json()["summary"]["decisions"] == len(got.json()["decisions"]) > 0
+    again = ask(ada, game_id, {"seat": 0})
+    assert again.status_code == 200 and again.json() == got.json()

@@ -476,6 +476,7 @@ def test_a_long_poll_is_answered_by_a_move(
     assert [e["seq"] for e in body["events"]] == [2]
     assert body["version"] == 2 and body["has_more"] is False
     assert body["viewer"] == watcher.game(game_id)["your_seat"]
+    assert body["to_act"] == watcher.game(game_id)["state"]["to_act"]  # whose turn, the game's
     assert body == django.json(), "the same answer as Django's to GET events/?after=1"
 
 

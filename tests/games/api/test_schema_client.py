@@ -1,6 +1,7 @@
 """A client generated from the committed OpenAPI schema type-checks (TypeScript).
 
-``openapi-typescript`` turns openapi.yaml into types; ``tsc --strict`` then checks a small client
+``openapi-typescript``, with its default settings, turns the OpenAPI document (generated afresh)
+into types; ``tsc --strict`` then checks a small client
 (tests/games/api/client/client.ts) that signs up, creates and starts a table, plays with idempotency
 keys, handles a stale version, reads events and the scorecard, using only those types. A second
 file that uses fields the schema lacks must be refused, so the check has teeth.
@@ -16,6 +17,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
+from tests.project.fresh_schema import fresh_schema_text
 
 ROOT = Path(__file__).resolve().parents[3]
 CLIENT = Path(__file__).resolve().parent / "client"
@@ -64,19 +67,9 @@ def _run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     npx = _npx()
     work = tmp_path_factory.mktemp("ts-client")
-    done = _run(
-        # Request fields with a default are optional: don't let defaults make them required.
-        [
-            npx,
-            "--yes",
-            OPENAPI_TYPESCRIPT,
-            str(ROOT / "openapi.yaml"),
-            "-o",
-            "schema.d.ts",
-            "--default-non-nullable=false",
-        ],
-        work,
-    )
+    (work / "openapi.yaml").write_text(fresh_schema_text())
+    # The generator's defaults, as web/package.json runs it: no option changes the types.
+    done = _run([npx, "--yes", OPENAPI_TYPESCRIPT, "openapi.yaml", "-o", "schema.d.ts"], work)
     assert done.returncode == 0, done.stdout + done.stderr
     for name in ("client.ts", "wrong.ts"):
         shutil.copy(CLIENT / name, work / name)
@@ -97,6 +90,23 @@ def test_the_generated_types_describe_the_game_api(generated: Path) -> None:
     ):
         assert path in types
     assert "GameProblem" in types and "current_version" in types
+
+
+def _component(types: str, name: str) -> str:
+    start = types.index(f"        {name}: {{\n")
+    return types[start : types.index("\n        };\n", start)]
+
+
+def test_defaults_make_request_fields_optional_and_answers_complete(generated: Path) -> None:
+    """With openapi-typescript's defaults a field the server fills in is optional in a request,
+    and a field every answer carries is required in the answer's type."""
+    types = (generated / "schema.d.ts").read_text()
+    create = _component(types, "GameCreateRequest")
+    for field in ("preset", "is_public", "spectate", "rated", "hints", "options"):
+        assert f"            {field}?: " in create, field
+    page = _component(types, "PaginatedGameSummaryList")
+    for field in ("count", "next", "previous", "results"):
+        assert f"            {field}: " in page, field
 
 
 def test_a_client_written_against_the_schema_type_checks(generated: Path) -> None:

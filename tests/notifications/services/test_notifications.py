@@ -203,7 +203,7 @@ def test_the_endpoints_are_read_in_one_statement_with_the_muted_game_and_switche
     hooks = [_webhook(ada), _webhook(ada)]
     preferences_set(ada.player_id, email="ada@example.com")
     expected = [("webhook", hooks[0]), ("webhook", hooks[1]), ("email", 0)]
-    statements = 1 if outbox_statements == "sql" else 5
+    statements = 1 if outbox_statements == "sql" else 6
     with django_assert_num_queries(statements):
         read = outbox_sql.endpoints_read(ada.player_id, "chat", game.pk)
     assert read == outbox_sql.Endpoints(muted=False, found=expected)
@@ -221,5 +221,5 @@ def test_a_notification_with_nothing_to_send_costs_one_statement(
     outbox_statements: str,
     django_assert_num_queries: Callable[..., Any],
 ) -> None:
-    with django_assert_num_queries(1 if outbox_statements == "sql" else 5):
+    with django_assert_num_queries(1 if outbox_statements == "sql" else 6):
         assert _your_turn(bob.player_id, game) is None

@@ -91,6 +91,7 @@ export async function playWhenToAct(client: CanastaClient, gameId: number, choos
   void top;
   try {
     const played = await client.act(gameId, { action: choose(table.legal_actions), expected_version: game.version }, `v${game.version}`);
+    if (!("event" in played)) return played.version; // the short answer (Prefer: return=minimal)
     const seq: number = played.event.seq;
     return played.game.version + seq * 0;
   } catch (error) {
