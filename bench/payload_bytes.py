@@ -25,14 +25,13 @@ The minimal answer of each action is built from its full answer by the function 
 (``games.api.answers.answer_minimal``), so both are the answers of the same game.
 
     .venv/bin/python -m bench.payload_bytes [--preset classic] [--games 1] [--level easy]
-        [--target-score N] [--seed S]
+        [--target-score N] [--seed S]   (the deals are random: figures vary a little per run)
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
-import json
 import random
 import sys
 import time
@@ -130,6 +129,13 @@ def play_one(preset: str, level: str, target: int | None, rng: random.Random) ->
     full_z, after_z = Deflate(), Deflate()
     first = client.get(f"/api/v1/games/{game_id}/")
     t["rest_after"].add(gzipped(first.content))
+    same = client.get(f"/api/v1/games/{game_id}/", HTTP_IF_NONE_MATCH=first["ETag"])
+    t["get_200"] = Tally("GET /games/{id}/: 200, the whole game", "GET")
+    t["get_200"].add(len(first.content))
+    t["get_200_gzip"] = Tally("GET /games/{id}/: 200, gzipped", "GET")
+    t["get_200_gzip"].add(gzipped(first.content))
+    t["get_304"] = Tally("GET /games/{id}/ with If-None-Match, unchanged: 304", "GET")
+    t["get_304"].add(len(same.content) if same.status_code == 304 else -1)
     game = first.json()
     pushed = 0
     request_id = 0
@@ -224,6 +230,10 @@ def main(argv: list[str] | None = None) -> int:
         f"preset {args.preset}, seat 0 against {args.level} bots, {n} game(s), "
         f"{actions / n:.0f} actions of the player per game, {seconds:.0f} s"
     )
+    print("\n| one request | bytes of the body |")
+    print("|---|---|")
+    for key in ("get_200", "get_200_gzip", "get_304"):
+        print(f"| {totals[key].label} | {totals[key].bytes // n} |")
     print("\n| transport | how | messages per game | KiB per game | vs before |")
     print("|---|---|---|---|---|")
     for transport, before in (("REST", "rest_before"), ("socket", "ws_before")):

@@ -63,7 +63,8 @@ def account_delete(*, player: Player, confirm: Any, password: Any = None) -> Pla
         _own_rows_delete(player, user)
         player.deleted_at = timezone.now()
         player.display_name = DELETED_PLAYER_NAME
-        player.save(update_fields=["display_name", "deleted_at"])
+        player.language = ""
+        player.save(update_fields=["display_name", "deleted_at", "language"])
         user.username = f"deleted-{player.pk}-{secrets.token_hex(4)}"
         user.email = ""
         user.first_name = ""
@@ -134,6 +135,7 @@ def account_export(*, player: Player) -> dict[str, Any]:
             "id": player.pk,
             "display_name": player.display_name,
             "is_bot": player.is_bot,
+            "language": player.language,
             "created_at": player.created_at,
             "username": user.get_username(),
             "email": user.email,

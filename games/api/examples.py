@@ -298,9 +298,7 @@ ACTION_RESULT_MINIMAL = OpenApiExample(
                 "source": "player",
                 "created_at": "2026-01-05T18:03:52.000000Z",
                 "payload": {"type": "draw"},
-                "effects": [
-                    {"kind": "card_drawn", "seat": 0, "count": 2, "cards": ["9D", "10S"]}
-                ],
+                "effects": [{"kind": "card_drawn", "seat": 0, "count": 2, "cards": ["9D", "10S"]}],
             }
         ],
     },

@@ -37,7 +37,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import logging
 import os
 import ssl
 import threading
@@ -63,8 +62,6 @@ from notifications.models import DevicePlatform, DeviceRegistration
 from notifications.services.addresses import address_is_public
 from notifications.services.outbound import SendOutcome, attempt_seconds
 from notifications.services.push import URGENCY, push_topic, push_ttl
-
-logger = logging.getLogger(__name__)
 
 FCM_SCOPE = "https://www.googleapis.com/auth/firebase.messaging"
 FCM_ENDPOINT_DEFAULT = "https://fcm.googleapis.com"
@@ -461,9 +458,11 @@ def fcm_send(registration: DeviceRegistration, body: dict[str, Any]) -> SendOutc
     config = fcm_config()
     if config is None:
         return SendOutcome(ok=False, error="FCM is not configured on this server")
-    content = _encoded(fcm_message(registration, body))
-    if len(content) > PAYLOAD_MAX_BYTES + 1000:  # the token and options come on top
+    message = fcm_message(registration, body)
+    shown = {k: message["message"][k] for k in ("notification", "data")}
+    if len(_encoded(shown)) > PAYLOAD_MAX_BYTES:  # FCM: 4096 bytes of notification and data
         return SendOutcome(ok=False, error="the payload is too large for a push message")
+    content = _encoded(message)
     base = str(_setting("FCM_ENDPOINT", FCM_ENDPOINT_DEFAULT) or FCM_ENDPOINT_DEFAULT)
     url = f"{base.rstrip('/')}/v1/projects/{quote(config.project_id, safe='')}/messages:send"
     renewed = False

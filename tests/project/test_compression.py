@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -117,3 +118,24 @@ def test_the_schema_is_served_gzipped(settings: Any) -> None:
     assert response.status_code == 200
     assert response["Content-Encoding"] == "gzip"
     assert gzip.decompress(response.content).startswith(b"openapi:")
+
+
+@pytest.mark.parametrize(
+    ("value", "on"), [(None, False), ("", False), ("false", False), ("true", True), ("1", True)]
+)
+def test_websocket_compression_is_an_option_off_by_default(
+    monkeypatch: pytest.MonkeyPatch, value: str | None, on: bool
+) -> None:
+    from canasta_service.live_worker import ws_per_message_deflate
+
+    if value is None:
+        monkeypatch.delenv("LIVE_WS_PER_MESSAGE_DEFLATE", raising=False)
+    else:
+        monkeypatch.setenv("LIVE_WS_PER_MESSAGE_DEFLATE", value)
+    assert ws_per_message_deflate() is on
+
+
+def test_make_run_passes_the_option_to_uvicorn() -> None:
+    makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text()
+    assert "WS_DEFLATE ?= false" in makefile
+    assert "--ws-per-message-deflate $(WS_DEFLATE)" in makefile

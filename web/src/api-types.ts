@@ -450,6 +450,8 @@ export interface paths {
         /**
          * The game as you may see it
          * @description Your own hand, every other hand as a count, the stock as a count, the legal actions when you are to act. Spectators (not seated) see no hand.
+         *
+         *     The answer has an `ETag` of your own (your view of the game, not the server's clock in `timer`): send it as `If-None-Match` to get 304 without a body while nothing you see has changed (then count down from `timer.deadline` and the answer's `Date`).
          */
         get: operations["games_retrieve"];
         put?: never;
@@ -472,6 +474,8 @@ export interface paths {
         /**
          * Play an action for your seat
          * @description Send the action with the `version` you chose it against. A stale version is refused with 409 `stale_version` and `current_version`. With an `Idempotency-Key` header a retry is safe: the same key and body return the first response (header `Idempotent-Replayed: true`); the same key with another body is 422 `idempotency_key_reused`. Only applied actions are remembered. Concurrent actions on one game are serialised: exactly one of two racing requests is applied.
+         *
+         *     With `Prefer: return=minimal` (RFC 7240) the answer leaves the game out: `{version, to_act, legal_actions, events}` (`ActionMinimalResult`), and says `Preference-Applied: return=minimal`. Without it, the whole game as before.
          */
         post: operations["games_actions_create"];
         delete?: never;
@@ -552,6 +556,8 @@ export interface paths {
          * @description Events with seq > `after`, oldest first. Each is redacted for you: an opponent's draw shows that cards were drawn, not which; your own hand at each deal and your own draws are included. Spectators of a game with a spectator delay see the log that many moves behind (see `/spectate/`).
          *
          *     With `wait=S` (1 to 30) the answer is held until an event after `after` exists or the game is over, at most S seconds; then it is the same list (empty on time-out). Waiting clients hold no server worker: the server is ASGI and a move wakes them (Redis pub/sub between processes).
+         *
+         *     Without `wait`, the answer has an `ETag` of your own: send it as `If-None-Match` for 304 without a body while the page is unchanged (a long-poll answers news instead: it has no tag).
          *
          *     **Staying in sync.** Fetch `GET /games/{id}/` once and remember its `version`; then ask for `?after=<version>&wait=25` in a loop, applying the events in `seq` order and asking again with `after` = the last `seq` received (at once when `has_more`). The log has no gaps: seq N+1 follows seq N. If an event is not `last seq + 1`, or after any doubt, resync: fetch `GET /games/{id}/` again and continue from its `version`. The stream `GET /games/{id}/stream/` delivers the same events pushed.
          */
@@ -842,7 +848,7 @@ export interface paths {
         put?: never;
         /**
          * Ask for the review of a seat's play
-         * @description The reviewer replays the move log and, at each decision of the seat in the finished rounds, searches from that seat's information at the time (never the hidden cards) how many points the chosen move cost against the best candidate. 202 with the pending review when this request made it (or sent a failed one again), 200 with the review when it exists (asking again changes nothing until another round has finished). 409 `review_no_finished_round` before the first round ends. Games of every rule family are reviewed (classic, Modern American Canasta, Samba, Bolivia). Reviews are computed players in turn: 429 `reviews_pending` while this player already has `REVIEWS_PENDING_PER_PLAYER_MAX` (3) reviews waiting. While the game is running only a seated player may review, their own seat only (403 `review_seat_not_allowed` for another seat); once it is finished every player seated at it may review any seat, and at a public table so may everyone (an abandoned game is reviewed as while it ran: its hands stay hidden, as in its replay). A private table is 404 to anyone not seated at it.
+         * @description The reviewer replays the move log and, at each decision of the seat in the finished rounds, searches from that seat's information at the time (never the hidden cards) how many points the chosen move cost against the best candidate. The request answers at once: 202 with the review while it is `pending` (made by this request, a failed one sent again, or one already waiting), 200 once it is `ready`; read it with `GET` until its `status` is `ready` (asking again changes nothing until another round has finished). 409 `review_no_finished_round` before the first round ends. Games of every rule family are reviewed (classic, Modern American Canasta, Samba, Bolivia). Reviews are computed players in turn: 429 `reviews_pending` while this player already has `REVIEWS_PENDING_PER_PLAYER_MAX` (3) reviews waiting. While the game is running only a seated player may review, their own seat only (403 `review_seat_not_allowed` for another seat); once it is finished every player seated at it may review any seat, and at a public table so may everyone (an abandoned game is reviewed as while it ran: its hands stay hidden, as in its replay). A private table is 404 to anyone not seated at it.
          */
         post: operations["games_review_create"];
         delete?: never;
@@ -862,6 +868,26 @@ export interface paths {
         get: operations["games_scorecard"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/games/{game_id}/seat/reclaim/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * I'm back: take my seat back from its stand-in bot
+         * @description After `timeout_limit` timeouts in a row a casual table's turn timer hands the seat to a stand-in bot, which plays it until its player is back (the game's `timer.seats[i].stand_in`, with this endpoint as `reclaim_url`). This takes it back at any time while the game is played: at once when another seat is to act; when it is your turn, the stand-in's move is stopped and you get a full turn (a fresh `deadline`). If the stand-in was already playing your turn, it finishes that turn and the seat is yours from the next one: never both. A reclaim also ends your run of timeouts when no stand-in took over yet, so you get every strike back. Logged as a `seat_returned` event (reason `reclaimed`, source `player`) in the move log, the timer's log and the live feed. Coming back (a live connection opened after being away: socket, stream, long-poll) within `SEAT_RECLAIM_GRACE_SECONDS` (see `GET /rules/`, `timers`) of the hand-off does the same by itself (reason `reconnected`), as does any other write request of yours (reason `request`). A second reclaim finds nothing to take back: 409 `seat_not_stood_in`, nothing changed. No `Idempotency-Key`: repeating it is harmless. Answers the game as you see it.
+         */
+        post: operations["games_seat_reclaim"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1163,7 +1189,9 @@ export interface paths {
         put?: never;
         /**
          * Sit at a table through its join link
-         * @description The join link of a table (public or private) is `/api/v1/join/{join_code}/`. Its former path `/api/v1/games/join/{join_code}/` still answers the same, but is left out of this document: beside `/games/{game_id}/actions/` it made paths ambiguous.
+         * @description The join link of a table (public or private) is `/api/v1/join/{join_code}/`. Its former path is left out of this document: beside `/games/{game_id}/actions/` it made paths ambiguous.
+         *
+         *     It replaces `/api/v1/games/join/{join_code}/`, deprecated since 2026-11-22; it answers until 2027-05-22 (`Sunset`), with the `Deprecation`, `Sunset` and `Link` headers.
          */
         post: operations["games_join_by_code"];
         delete?: never;
@@ -1286,7 +1314,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change your settings (your language)
+         * @description Sets the language the service answers and notifies you in (see `language`; docs/api.md, "Languages"). The answer is already in the new language.
+         */
+        patch: operations["players_me_update"];
         trace?: never;
     };
     "/api/v1/players/me/blocked/{player_id}/": {
@@ -1366,7 +1398,7 @@ export interface paths {
         };
         /**
          * Your notification preferences
-         * @description Per channel (`webhook`, `web_push`, `email`) and kind of notification whether it is sent (all on until you switch one off), where e-mail goes, and when a correspondence turn's reminder comes. A game you muted sends nothing.
+         * @description Per channel (`webhook`, `web_push`, `fcm`, `apns`, `email`) and kind of notification whether it is sent (all on until you switch one off), where e-mail goes, and when a correspondence turn's reminder comes. A game you muted sends nothing.
          */
         get: operations["players_me_notifications_retrieve"];
         /**
@@ -1376,6 +1408,50 @@ export interface paths {
         put: operations["players_me_notifications_update"];
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/players/me/push-devices/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your push devices
+         * @description One per app install you registered (FCM or APNs). Each notification you have on for `fcm` or `apns` (see `/players/me/notifications/`) is pushed to every enabled device of yours on that platform: its title and text shown, its payload (`WebhookPayload`: `kind`, `title`, `text`, `url`, ...; never a card) as FCM `data` (strings) or under `canasta` in the APNs payload. A newer message about the same game and matter replaces one not yet delivered (FCM `collapse_key`, `apns-collapse-id`); a message lives until the turn's deadline (or a week). A device whose push service says its token is dead is disabled.
+         */
+        get: operations["players_me_push_devices_list"];
+        put?: never;
+        /**
+         * Register an app device for native push
+         * @description 201 with a new device; 200 when you registered that token before (it is updated: its session, topic and environment, enabled again). Registered with a device session's access key, the device belongs to that session (signing it out removes it); with a key that has no session (a personal access token) it has none. A token registered by another player moves to you (the app signed in as you on that device). A malformed token, or an APNs topic the server does not serve, is 400 `invalid_request`. At most 10 per player: disabled ones make room, else 409 `push_device_limit_reached`. 503 `native_push_unavailable` when the server has no credentials for the platform. Each notification you have on for `fcm` or `apns` (see `/players/me/notifications/`) is pushed to every enabled device of yours on that platform: its title and text shown, its payload (`WebhookPayload`: `kind`, `title`, `text`, `url`, ...; never a card) as FCM `data` (strings) or under `canasta` in the APNs payload. A newer message about the same game and matter replaces one not yet delivered (FCM `collapse_key`, `apns-collapse-id`); a message lives until the turn's deadline (or a week). A device whose push service says its token is dead is disabled.
+         */
+        post: operations["players_me_push_devices_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/players/me/push-devices/{device_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a push device
+         * @description Nothing more is pushed to it (the app signed out, or you do not want pushes there); its pending pushes are dropped.
+         */
+        delete: operations["players_me_push_devices_destroy"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1585,7 +1661,7 @@ export interface paths {
         };
         /**
          * Presets, options and action types
-         * @description What a client needs to offer table settings: each preset's options and what it plays, and each option's type, allowed values, default and explanation.
+         * @description What a client needs to offer table settings: each preset's options and what it plays, and each option's type, allowed values, default and explanation. The same for every deploy and language: keep it and revalidate it with its `ETag` (`If-None-Match`: 304 without a body while it holds).
          */
         get: operations["rules_get"];
         put?: never;
@@ -1644,6 +1720,7 @@ export interface components {
             /** @description For `declare_special_hand`, Modern American Canasta: the special hand's name (`pairs`, `garbage`, `straight` ... `GET /rules/`, option `special_hands`). */
             name?: string;
         };
+        ActionAnswer: components["schemas"]["ActionResult"] | components["schemas"]["ActionMinimalResult"];
         ActionCreateRequest: {
             /** @description The action to apply, for the seat you occupy. */
             action: components["schemas"]["ActionRequest"];
@@ -1667,6 +1744,28 @@ export interface components {
             request_id?: string;
             /** @description As the `Idempotency-Key` header: the same key and body answer the first result again. */
             idempotency_key?: string;
+            /**
+             * @description `minimal`: answer as `Prefer: return=minimal` does (the version, the seat to act, your legal actions and the events applied, without the game); `full` (the default): the whole game.
+             *
+             *     * `full` - full
+             *     * `minimal` - minimal
+             * @enum {string}
+             */
+            return?: "full" | "minimal";
+        };
+        /**
+         * @description The answer to an action sent with `Prefer: return=minimal` (or the socket's `"return":
+         *     "minimal"`): no game, only what changed for you.
+         */
+        ActionMinimalResult: {
+            /** @description The game's version now: send it as `expected_version` with your next action. */
+            version: number;
+            /** @description The seat that must act now (`game.state.to_act`): -1 once the game is over; null before it starts. */
+            to_act: number | null;
+            /** @description Your own legal actions now (empty unless you are to act), as in `game.state.legal_actions`. */
+            legal_actions: components["schemas"]["Action"][];
+            /** @description The events applied, oldest first, redacted for you as in `GET .../events/`: your action's, then those that followed it up to `version` (bots' turns played before the answer). */
+            events: components["schemas"]["GameEvent"][];
         };
         /**
          * @description A command in text form. Fields by type: `draw`, `ask_partner`, `decline_pile`,
@@ -1711,9 +1810,15 @@ export interface components {
             event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["DeclareSpecialHandEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["PauseProposedEvent"] | components["schemas"]["PauseAcceptedEvent"] | components["schemas"]["PauseDeclinedEvent"] | components["schemas"]["GamePausedEvent"] | components["schemas"]["GameResumedEvent"] | components["schemas"]["GameConcededEvent"] | components["schemas"]["RatingsChangedEvent"];
             /** @description The game after your action, as you see it. */
             game: components["schemas"]["GameDetail"];
+            /** @description `game.version`, repeated. */
+            version: number;
+            /** @description The seat that must act now (`game.state.to_act`): -1 once the game is over; null before it starts. */
+            to_act: number | null;
         };
         /** @description The answer to an `action`: what `POST .../actions/` would have answered. */
         ActionResultMessage: {
+            /** @description The action's result (`outcome` `applied` or `minimal`, status 201) or the problem document (`outcome` `problem`). */
+            body: Omit<components["schemas"]["LiveActionAnswer"], "outcome">;
             /**
              * @description `action_result`
              *
@@ -1727,8 +1832,6 @@ export interface components {
             status: number;
             /** @description The first answer to this `idempotency_key`, sent again (nothing applied). */
             replayed: boolean;
-            /** @description 201: the action's result; otherwise the problem document. */
-            body: components["schemas"]["LiveActionAnswer"];
         };
         /**
          * @description * `action_result` - action_result
@@ -1812,6 +1915,42 @@ export interface components {
         };
         /** @enum {string} */
         AnswerPartnerTypeEnum: "answer_partner";
+        /** @description Which kinds of notification go out by apns. */
+        ApnsSwitches: {
+            /** @description It is your turn. (default: on) */
+            your_turn: boolean;
+            /** @description A game you are seated at has started. (default: on) */
+            game_started: boolean;
+            /** @description Your partner asks whether they may go out (answer it). (default: on) */
+            go_out_asked: boolean;
+            /** @description A player at your table said something. (default: on) */
+            chat: boolean;
+            /** @description Your turn's deadline is near. (default: on) */
+            reminder: boolean;
+            /** @description A game you played is over. (default: on) */
+            game_over: boolean;
+            /** @description A player challenges you to a game (accept or decline it). (default: on) */
+            challenge: boolean;
+        };
+        /** @description Which kinds of notification go out by apns. */
+        ApnsSwitchesUpdateRequest: {
+            /** @description It is your turn. (default: on) */
+            your_turn?: boolean;
+            /** @description A game you are seated at has started. (default: on) */
+            game_started?: boolean;
+            /** @description Your partner asks whether they may go out (answer it). (default: on) */
+            go_out_asked?: boolean;
+            /** @description A player at your table said something. (default: on) */
+            chat?: boolean;
+            /** @description Your turn's deadline is near. (default: on) */
+            reminder?: boolean;
+            /** @description A game you played is over. (default: on) */
+            game_over?: boolean;
+            /** @description A player challenges you to a game (accept or decline it). (default: on) */
+            challenge?: boolean;
+        };
+        /** @enum {string} */
+        AppliedOutcomeEnum: "applied";
         /** @description A seat asked its partner whether it may go out. */
         AskPartnerEvent: {
             /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
@@ -1886,6 +2025,8 @@ export interface components {
             /** @description Your API token. */
             token: string;
         };
+        /** @enum {unknown} */
+        BlankEnum: "";
         /**
          * @description * `easy` - Easy
          *     * `medium` - Medium
@@ -1902,9 +2043,10 @@ export interface components {
              *     * `easy` - Easy
              *     * `medium` - Medium
              *     * `hard` - Hard
-             * @default easy
+             *
+             *     Optional: `"easy"` when left out.
              */
-            level: components["schemas"]["BotLevelEnum"];
+            level?: components["schemas"]["BotLevelEnum"];
         };
         /** @enum {string} */
         CanastaKindEnum: "natural" | "mixed" | "wild" | "natural_sevens" | "natural_aces" | "samba" | "escalera" | "bolivia";
@@ -2007,37 +2149,30 @@ export interface components {
              *     * `mac_two_player` - mac_two_player
              *     * `samba` - samba
              *     * `bolivia` - bolivia
-             * @default classic
+             *
+             *     Optional: `"classic"` when left out.
              */
-            preset: components["schemas"]["PresetEnum"];
+            preset?: components["schemas"]["PresetEnum"];
             /** @description Overrides of the preset's options; any subset of them. */
             options?: components["schemas"]["GameOptionOverridesRequest"];
-            /**
-             * @description A rated table: the preset as it is, people only (no bot account on either side, no bots in the other seats).
-             * @default false
-             */
-            rated: boolean;
+            /** @description A rated table: the preset as it is, people only (no bot account on either side, no bots in the other seats). Optional: `false` when left out. */
+            rated?: boolean;
             /** @description The seat you want (absent or null: drawn at random when it is accepted). The invitee sits at the lowest seat of another team. */
             seat?: number | null;
-            /**
-             * @description At a table of three or four: give the other seats to bots and deal at once (casual tables only). Otherwise they stay open and you start the table.
-             * @default false
-             */
-            fill_with_bots: boolean;
+            /** @description At a table of three or four: give the other seats to bots and deal at once (casual tables only). Otherwise they stay open and you start the table. Optional: `false` when left out. */
+            fill_with_bots?: boolean;
             /**
              * @description Those bots' level.
              *
              *     * `easy` - Easy
              *     * `medium` - Medium
              *     * `hard` - Hard
-             * @default easy
+             *
+             *     Optional: `"easy"` when left out.
              */
-            bot_level: components["schemas"]["BotLevelEnum"];
-            /**
-             * @description Seconds the challenge stays open (default a day, at most 7 days).
-             * @default 86400
-             */
-            expires_in: number;
+            bot_level?: components["schemas"]["BotLevelEnum"];
+            /** @description Seconds the challenge stays open (default a day, at most 7 days). Optional: `86400` when left out. */
+            expires_in?: number;
         };
         /** @enum {string} */
         ChallengeNotificationKindEnum: "challenge";
@@ -2067,11 +2202,8 @@ export interface components {
         ChatMuteRequest: {
             /** @description The seat to (un)mute. */
             seat: number;
-            /**
-             * @description False: unmute it.
-             * @default true
-             */
-            muted: boolean;
+            /** @description False: unmute it. Optional: `true` when left out. */
+            muted?: boolean;
         };
         ChatMuted: {
             /** @description Seats whose chat you muted. */
@@ -2579,6 +2711,12 @@ export interface components {
         };
         /** @enum {string} */
         EndRoundTypeEnum: "end_round";
+        /**
+         * @description * `sandbox` - Sandbox
+         *     * `production` - Production
+         * @enum {string}
+         */
+        EnvironmentEnum: "sandbox" | "production";
         /** @description A message the server could not read; nothing was changed. */
         ErrorMessage: {
             /**
@@ -2796,6 +2934,40 @@ export interface components {
          * @enum {string}
          */
         FamilyEnum: "classic" | "mac" | "samba" | "bolivia";
+        /** @description Which kinds of notification go out by fcm. */
+        FcmSwitches: {
+            /** @description It is your turn. (default: on) */
+            your_turn: boolean;
+            /** @description A game you are seated at has started. (default: on) */
+            game_started: boolean;
+            /** @description Your partner asks whether they may go out (answer it). (default: on) */
+            go_out_asked: boolean;
+            /** @description A player at your table said something. (default: on) */
+            chat: boolean;
+            /** @description Your turn's deadline is near. (default: on) */
+            reminder: boolean;
+            /** @description A game you played is over. (default: on) */
+            game_over: boolean;
+            /** @description A player challenges you to a game (accept or decline it). (default: on) */
+            challenge: boolean;
+        };
+        /** @description Which kinds of notification go out by fcm. */
+        FcmSwitchesUpdateRequest: {
+            /** @description It is your turn. (default: on) */
+            your_turn?: boolean;
+            /** @description A game you are seated at has started. (default: on) */
+            game_started?: boolean;
+            /** @description Your partner asks whether they may go out (answer it). (default: on) */
+            go_out_asked?: boolean;
+            /** @description A player at your table said something. (default: on) */
+            chat?: boolean;
+            /** @description Your turn's deadline is near. (default: on) */
+            reminder?: boolean;
+            /** @description A game you played is over. (default: on) */
+            game_over?: boolean;
+            /** @description A player challenges you to a game (accept or decline it). (default: on) */
+            challenge?: boolean;
+        };
         /**
          * @description * `canasta-game` - canasta-game
          * @enum {string}
@@ -2998,52 +3170,39 @@ export interface components {
              *     * `mac_two_player` - mac_two_player
              *     * `samba` - samba
              *     * `bolivia` - bolivia
-             * @default classic
+             *
+             *     Optional: `"classic"` when left out.
              */
-            preset: components["schemas"]["PresetEnum"];
+            preset?: components["schemas"]["PresetEnum"];
             /** @description Overrides of the preset's options; any subset of them. */
             options?: components["schemas"]["GameOptionOverridesRequest"];
             /** @description Number of seats; shorthand for `options.players` (default: the preset's). */
             players?: number;
-            /**
-             * @description Public tables are listed; private ones need the join code.
-             * @default true
-             */
-            is_public: boolean;
+            /** @description Public tables are listed; private ones need the join code. Optional: `true` when left out. */
+            is_public?: boolean;
             /** @description Seats played by bots. */
             bots?: components["schemas"]["BotSeatRequest"][];
             /** @description Your seat (default: the lowest seat not given to a bot). */
             seat?: number;
-            /**
-             * @description Take no seat (for example to watch a table of bots).
-             * @default false
-             */
-            spectate: boolean;
+            /** @description Take no seat (for example to watch a table of bots). Optional: `false` when left out. */
+            spectate?: boolean;
             /** @description Turn timer: seconds per turn, up to 7 days (null or absent: no timer). A turn of more than 30 minutes is a correspondence turn: the player to act is reminded before its deadline. */
             turn_seconds?: number | null;
-            /**
-             * @description Consecutive timeouts of a seat before `timeout_outcome` (0: never).
-             * @default 3
-             */
-            timeout_limit: number;
+            /** @description Consecutive timeouts of a seat before `timeout_outcome` (0: never). Optional: `3` when left out. */
+            timeout_limit?: number;
             /**
              * @description `bot`: a bot plays the seat until its player is back; `abandon`: the game is abandoned (always at a rated table).
              *
              *     * `bot` - Bot
              *     * `abandon` - Abandon
-             * @default bot
+             *
+             *     Optional: `"bot"` when left out.
              */
-            timeout_outcome: components["schemas"]["TimeoutOutcomeEnum"];
-            /**
-             * @description A rated table: the preset as it is (no `options` that differ from it: 422 `rated_custom_options`), people only (no `bots`, no start with bots: 422 `rated_humans_only`); its timer abandons the game for a seat that runs out of time `timeout_limit` times in a row, and concession or abandonment is a loss for the side that left. Its result changes the players' ratings once.
-             * @default false
-             */
-            rated: boolean;
-            /**
-             * @description Hints: the seat to act may ask for a suggested move (`GET /games/{id}/hint/`). Casual tables only (with `rated`: 422 `rated_no_hints`).
-             * @default false
-             */
-            hints: boolean;
+            timeout_outcome?: components["schemas"]["TimeoutOutcomeEnum"];
+            /** @description A rated table: the preset as it is (no `options` that differ from it: 422 `rated_custom_options`), people only (no `bots`, no start with bots: 422 `rated_humans_only`); its timer abandons the game for a seat that runs out of time `timeout_limit` times in a row, and concession or abandonment is a loss for the side that left. Its result changes the players' ratings once. Optional: `false` when left out. */
+            rated?: boolean;
+            /** @description Hints: the seat to act may ask for a suggested move (`GET /games/{id}/hint/`). Casual tables only (with `rated`: 422 `rated_no_hints`). Optional: `false` when left out. */
+            hints?: boolean;
         };
         GameDetail: {
             /** @description The game's id. */
@@ -3141,6 +3300,8 @@ export interface components {
         GameEventFrameData: {
             /** @description The game version after it (= `event.seq`). */
             version: number;
+            /** @description The seat to act after it, so that a client need not fetch the game to know whose turn it is: given on the game's latest event when it was sent, and on an earlier one followed by an action (whose seat it is); null otherwise (nobody is to act, or it is not known there: a later event says it). Your own legal actions come with your action's answer and `GET /games/{id}/`, never here (these events are shared by every client of a seat or of the spectators). */
+            to_act: number | null;
             /** @description The event, as in `GET .../events/`. */
             event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["DeclareSpecialHandEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["PauseProposedEvent"] | components["schemas"]["PauseAcceptedEvent"] | components["schemas"]["PauseDeclinedEvent"] | components["schemas"]["GamePausedEvent"] | components["schemas"]["GameResumedEvent"] | components["schemas"]["GameConcededEvent"] | components["schemas"]["RatingsChangedEvent"];
         };
@@ -3153,6 +3314,8 @@ export interface components {
             version: number;
             /** @description Your seat; null: spectator. */
             viewer: number | null;
+            /** @description The seat to act at `version` (no need to fetch the game to know whose turn it is); null when no seat is (before the start, once over) or when `version` is not the game's own (a delayed spectator). */
+            to_act: number | null;
             /** @description Oldest first. */
             events: components["schemas"]["GameEvent"][];
             /** @description More events follow: ask again with `after`. */
@@ -3171,6 +3334,8 @@ export interface components {
             id: string;
             /** @description The game version after it (= `event.seq`). */
             version: number;
+            /** @description The seat to act after it, so that a client need not fetch the game to know whose turn it is: given on the game's latest event when it was sent, and on an earlier one followed by an action (whose seat it is); null otherwise (nobody is to act, or it is not known there: a later event says it). Your own legal actions come with your action's answer and `GET /games/{id}/`, never here (these events are shared by every client of a seat or of the spectators). */
+            to_act: number | null;
             /** @description The event, as in `GET .../events/`. */
             event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["DeclareSpecialHandEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["PauseProposedEvent"] | components["schemas"]["PauseAcceptedEvent"] | components["schemas"]["PauseDeclinedEvent"] | components["schemas"]["GamePausedEvent"] | components["schemas"]["GameResumedEvent"] | components["schemas"]["GameConcededEvent"] | components["schemas"]["RatingsChangedEvent"];
         };
@@ -3319,11 +3484,8 @@ export interface components {
             document: components["schemas"]["GameImportDocumentRequest"];
             /** @description Sit at this seat of the new game (default: none; every seat is a bot). */
             seat?: number;
-            /**
-             * @description List the new game in the lobby (default: private).
-             * @default false
-             */
-            is_public: boolean;
+            /** @description List the new game in the lobby (default: private). Optional: `false` when left out. */
+            is_public?: boolean;
         };
         GameJoinByCodeRequest: {
             /** @description Default: the lowest free seat. */
@@ -3786,6 +3948,9 @@ export interface components {
          *     | `push_endpoint_refused` | 400 | Push endpoint refused | A push subscription's endpoint must be an https URL of a push service at a public address (plain http only to a host the server allows), with no credentials. |  |
          *     | `push_subscription_limit_reached` | 409 | Push subscription limit reached | You have as many push subscriptions as a player may keep: delete one first. |  |
          *     | `push_endpoint_taken` | 409 | Push endpoint taken | This push endpoint is registered already, and not by you: unsubscribe the browser and subscribe it again for an endpoint of its own. |  |
+         *     | `native_push_unavailable` | 503 | Native push unavailable | This push service (FCM or APNs) is not configured on this server: use Web Push, a webhook or e-mail. |  |
+         *     | `push_device_limit_reached` | 409 | Push device limit reached | You have as many push devices as a player may keep: delete one first. |  |
+         *     | `seat_not_stood_in` | 409 | Seat not stood in | No stand-in bot plays your seat and it has no run of timeouts: there is nothing to reclaim. |  |
          *     | `bot_tables_limit` | 409 | Too many bot tables | You already have as many unfinished tables with only bots as opponents as allowed; finish or concede one first. |  |
          *     | `imports_busy` | 503 | Imports busy | As many imports as the service runs at once are being replayed; nothing was imported. Send it again after Retry-After seconds. | `retry_after` |
          *     | `too_many_live_connections` | 429 | Too many live connections | You have as many live connections open (sockets, event streams, waiting long-polls) as one player may: close one first. | `retry_after` |
@@ -3998,20 +4163,18 @@ export interface components {
          */
         GameReviewStatusEnum: "pending" | "ready" | "failed";
         GameStartRequest: {
-            /**
-             * @description Give every empty seat to a bot (otherwise empty seats → 409).
-             * @default false
-             */
-            fill_with_bots: boolean;
+            /** @description Give every empty seat to a bot (otherwise empty seats → 409). Optional: `false` when left out. */
+            fill_with_bots?: boolean;
             /**
              * @description The level of the bots given the empty seats.
              *
              *     * `easy` - Easy
              *     * `medium` - Medium
              *     * `hard` - Hard
-             * @default easy
+             *
+             *     Optional: `"easy"` when left out.
              */
-            bot_level: components["schemas"]["BotLevelEnum"];
+            bot_level?: components["schemas"]["BotLevelEnum"];
         };
         /** @description Event 1: the game started and the first round was dealt. */
         GameStartedEvent: {
@@ -4270,6 +4433,16 @@ export interface components {
          */
         KindEnum: "player" | "bot" | "empty";
         /**
+         * @description * `` -
+         *     * `en` - en
+         *     * `es` - es
+         *     * `pt-BR` - pt-BR
+         *     * `it` - it
+         *     * `de` - de
+         * @enum {string}
+         */
+        LanguageEnum: "en" | "es" | "pt-BR" | "it" | "de";
+        /**
          * @description * `meld_then_end` - meld_then_end
          *     * `end_now` - end_now
          * @enum {string}
@@ -4339,7 +4512,89 @@ export interface components {
             /** @description Fewer than 10 rated games in this format. */
             provisional: boolean;
         };
-        LiveActionAnswer: components["schemas"]["ActionResult"] | components["schemas"]["GameProblem"];
+        /** @description The answer's body, by `outcome`: `applied` (the full answer), `minimal` (the answer to `"return": "minimal"`), `problem` (refused: a problem document). */
+        LiveActionAnswer: components["schemas"]["LiveActionApplied"] | components["schemas"]["LiveActionMinimal"] | components["schemas"]["LiveActionProblem"];
+        /** @description Applied (201): the full answer of `POST .../actions/`. */
+        LiveActionApplied: {
+            /** @description The event your action appended. */
+            event: components["schemas"]["GameStartedEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["TakePileEvent"] | components["schemas"]["MeldEvent"] | components["schemas"]["DiscardEvent"] | components["schemas"]["AskPartnerEvent"] | components["schemas"]["AnswerPartnerEvent"] | components["schemas"]["DeclinePileEvent"] | components["schemas"]["EndRoundEvent"] | components["schemas"]["DeclareSpecialHandEvent"] | components["schemas"]["TurnTimedOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["SeatReturnedEvent"] | components["schemas"]["GameAbandonedEvent"] | components["schemas"]["TimerOffProposedEvent"] | components["schemas"]["TimerOffAcceptedEvent"] | components["schemas"]["TimerOffDeclinedEvent"] | components["schemas"]["TimerTurnedOffEvent"] | components["schemas"]["PauseProposedEvent"] | components["schemas"]["PauseAcceptedEvent"] | components["schemas"]["PauseDeclinedEvent"] | components["schemas"]["GamePausedEvent"] | components["schemas"]["GameResumedEvent"] | components["schemas"]["GameConcededEvent"] | components["schemas"]["RatingsChangedEvent"];
+            /** @description The game after your action, as you see it. */
+            game: components["schemas"]["GameDetail"];
+            /** @description `game.version`, repeated. */
+            version: number;
+            /** @description The seat that must act now (`game.state.to_act`): -1 once the game is over; null before it starts. */
+            to_act: number | null;
+            /**
+             * @description `applied` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            outcome: "applied";
+        };
+        /**
+         * @description Applied (201), asked with `"return": "minimal"`: the answer of `POST .../actions/` with
+         *     `Prefer: return=minimal`.
+         */
+        LiveActionMinimal: {
+            /** @description The game's version now: send it as `expected_version` with your next action. */
+            version: number;
+            /** @description The seat that must act now (`game.state.to_act`): -1 once the game is over; null before it starts. */
+            to_act: number | null;
+            /** @description Your own legal actions now (empty unless you are to act), as in `game.state.legal_actions`. */
+            legal_actions: components["schemas"]["Action"][];
+            /** @description The events applied, oldest first, redacted for you as in `GET .../events/`: your action's, then those that followed it up to `version` (bots' turns played before the answer). */
+            events: components["schemas"]["GameEvent"][];
+            /**
+             * @description `minimal` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            outcome: "minimal";
+        };
+        /** @description Refused: the problem document `POST .../actions/` would have answered. */
+        LiveActionProblem: {
+            /** @description URI identifying the problem type: `urn:canasta:problem:<code>`. */
+            type: string;
+            /** @description Short summary of the problem type (the same for every occurrence). */
+            title: string;
+            /** @description The HTTP status code. */
+            status: number;
+            /** @description Explanation specific to this occurrence. */
+            detail: string;
+            /** @description Stable snake_case error code, one of the table above, e.g. `not_found`. */
+            code: string;
+            /** @description The request path this problem occurred on. */
+            instance?: string;
+            /** @description The refused values, one entry each: `{field, code, message}`, where `field` is the dotted path (`players.0.name`), null for the request as a whole. Only for code `invalid_request`. */
+            errors?: components["schemas"]["ProblemFieldError"][];
+            /** @description Seconds to wait before trying again. Only for codes `throttled`, `database_unavailable`, `chat_rate_limited`, `proposal_cooldown`, `imports_busy`, `too_many_live_connections`. */
+            retry_after?: number | null;
+            /** @description The largest request body accepted, in bytes. Only for code `body_too_large`. */
+            max_body_bytes?: number;
+            /** @description The game's version now (the last event you may see). Only for codes `stale_version`, `replay_step_out_of_range`. */
+            current_version?: number;
+            /** @description The option refused. Only for code `invalid_option`. */
+            option?: string;
+            /** @description The number of the document's event at fault (null when it has none). Only for codes `import_log_invalid`, `import_event_rejected`, `import_event_mismatch`. */
+            seq?: number | null;
+            /** @description The rules engine's code for the refusal (one of the engine codes). Only for code `import_event_rejected`. */
+            engine_code?: string;
+            /** @description The rules engine's message. Only for code `import_event_rejected`. */
+            engine_message?: string;
+            /** @description The table the quick-play match seated you at (null while it is being dealt). Only for code `queue_matched`. */
+            game_id?: number | null;
+            /** @description The rules version the game is pinned to. Only for code `rules_version_unsupported`. */
+            rules_version?: string;
+            /** @description The scopes that would let the request in (any one of them). Only for code `insufficient_scope`. */
+            needed?: string[];
+            /** @description The names given that are not scopes a token may have. Only for code `scope_invalid`. */
+            unknown?: string[];
+            /** @description The rules versions this engine plays. Only for code `rules_version_unsupported`. */
+            supported_rules_versions?: string[];
+            /**
+             * @description `problem` (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            outcome: "problem";
+        };
         LiveClientMessageRequest: components["schemas"]["AuthMessageRequest"] | components["schemas"]["ActionMessageRequest"] | components["schemas"]["PingMessageRequest"];
         LiveServerMessage: components["schemas"]["SyncMessage"] | components["schemas"]["GameEventMessage"] | components["schemas"]["TableEventMessage"] | components["schemas"]["EndMessage"] | components["schemas"]["HeartbeatMessage"] | components["schemas"]["ActionResultMessage"] | components["schemas"]["PongMessage"] | components["schemas"]["ErrorMessage"];
         /** @description One frame of the event stream, by its `event:` line; `data:` is the socket's message of that type without `type` and `id`. The stream opens with a `retry:` line and has comment lines (`: keep-alive`) while idle; neither is a frame. */
@@ -4500,6 +4755,8 @@ export interface components {
         };
         /** @enum {string} */
         MeldsMergedKindEnum: "melds_merged";
+        /** @enum {string} */
+        MinimalOutcomeEnum: "minimal";
         MyGame: {
             /** @description The game's id. */
             game_id: number;
@@ -4602,6 +4859,10 @@ export interface components {
             webhook: components["schemas"]["WebhookSwitches"];
             /** @description The kinds sent by Web Push. */
             web_push: components["schemas"]["WebPushSwitches"];
+            /** @description The kinds sent by your app devices through FCM. */
+            fcm: components["schemas"]["FcmSwitches"];
+            /** @description The kinds sent by your app devices through APNs. */
+            apns: components["schemas"]["ApnsSwitches"];
             /** @description The kinds sent by e-mail. */
             email: components["schemas"]["EmailSwitches"];
         };
@@ -4611,6 +4872,10 @@ export interface components {
             webhook?: components["schemas"]["WebhookSwitchesUpdateRequest"];
             /** @description The kinds sent by Web Push. */
             web_push?: components["schemas"]["WebPushSwitchesUpdateRequest"];
+            /** @description The kinds sent by your app devices through FCM. */
+            fcm?: components["schemas"]["FcmSwitchesUpdateRequest"];
+            /** @description The kinds sent by your app devices through APNs. */
+            apns?: components["schemas"]["ApnsSwitchesUpdateRequest"];
             /** @description The kinds sent by e-mail. */
             email?: components["schemas"]["EmailSwitchesUpdateRequest"];
         };
@@ -4661,13 +4926,13 @@ export interface components {
              * @description The next page's URL; null on the last page.
              * @example http://api.example.org/accounts/?page=4
              */
-            next?: string | null;
+            next: string | null;
             /**
              * Format: uri
              * @description The previous page's URL; null on the first page.
              * @example http://api.example.org/accounts/?page=2
              */
-            previous?: string | null;
+            previous: string | null;
             /** @description This page's games. */
             results: components["schemas"]["GameSummary"][];
         };
@@ -4697,6 +4962,10 @@ export interface components {
         };
         /** @enum {string} */
         PartnerAskedKindEnum: "partner_asked";
+        PatchedPlayerMeUpdateRequest: {
+            /** @description The language the service answers you in (problem titles and details, the rule book) and notifies you in: a BCP 47 tag, one of `en`, `es`, `pt-BR`, `it`, `de`; blank: none chosen (each request's `Accept-Language`; English for notifications). When set, it wins over `Accept-Language`. */
+            language?: string;
+        };
         PatchedTableSettingsUpdateRequest: {
             /** @description False: a 'no table talk' game, quick chat refused. */
             table_talk?: boolean;
@@ -5021,14 +5290,17 @@ export interface components {
             /** @description Your id for the message, echoed in the answer. */
             request_id?: string;
         };
+        /**
+         * @description * `fcm` - FCM
+         *     * `apns` - APNs
+         * @enum {string}
+         */
+        PlatformEnum: "fcm" | "apns";
         PlayerCreateRequest: {
             /** @description The name other players see. */
             display_name: string;
-            /**
-             * @description Sign up as a bot account (fixed at sign-up). A bot account: a program playing through the API, shown as a bot at every table; it plays casual tables only (no rated table, no quick-play queue).
-             * @default false
-             */
-            bot: boolean;
+            /** @description Sign up as a bot account (fixed at sign-up). A bot account: a program playing through the API, shown as a bot at every table; it plays casual tables only (no rated table, no quick-play queue). Optional: `false` when left out. */
+            bot?: boolean;
         };
         PlayerCreated: {
             /** @description Your player id. */
@@ -5052,6 +5324,17 @@ export interface components {
              * @description When you signed up.
              */
             created_at: string;
+            /**
+             * @description The language the service answers you in (problem titles and details, the rule book) and notifies you in: a BCP 47 tag, one of `en`, `es`, `pt-BR`, `it`, `de`; blank: none chosen (each request's `Accept-Language`; English for notifications). When set, it wins over `Accept-Language`.
+             *
+             *     * `` -
+             *     * `en` - en
+             *     * `es` - es
+             *     * `pt-BR` - pt-BR
+             *     * `it` - it
+             *     * `de` - de
+             */
+            language: components["schemas"]["LanguageEnum"] | components["schemas"]["BlankEnum"];
         };
         PlayerProfile: {
             /** @description The player's id. */
@@ -5246,6 +5529,8 @@ export interface components {
             /** @description Human-readable message. */
             message: string;
         };
+        /** @enum {string} */
+        ProblemOutcomeEnum: "problem";
         ProfileGame: {
             /** @description The game's id. */
             id: number;
@@ -5282,6 +5567,77 @@ export interface components {
             blocked: boolean;
             /** @description This player is among your favourites. */
             favourite: boolean;
+        };
+        /** @description A device of yours that receives native pushes. */
+        PushDevice: {
+            /** @description The device's id. */
+            id: number;
+            /**
+             * @description Its service.
+             *
+             *     * `fcm` - FCM
+             *     * `apns` - APNs
+             */
+            platform: components["schemas"]["PlatformEnum"];
+            /** @description Its token, as registered. */
+            token: string;
+            /** @description APNs: the app's topic (blank: the default). */
+            app_id: string;
+            /**
+             * @description APNs: sandbox or production.
+             *
+             *     * `sandbox` - Sandbox
+             *     * `production` - Production
+             */
+            environment: components["schemas"]["EnvironmentEnum"];
+            /** @description The device session that registered it (signing it out removes the device); null: registered with a key that has no session. */
+            session_id: number | null;
+            /** @description Registered by the session this request's key belongs to. */
+            current: boolean;
+            /** @description False: its push service said the token is dead; nothing is sent to it. */
+            enabled: boolean;
+            /** @description Why it was disabled (blank: it is not). */
+            disabled_reason: string;
+            /** @description Pushes in a row that failed for good (0 after a success). */
+            consecutive_failures: number;
+            /**
+             * Format: date-time
+             * @description When it was registered.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description The last push its service accepted.
+             */
+            last_used_at: string | null;
+        };
+        PushDeviceCreateRequest: {
+            /**
+             * @description `fcm`: a Firebase registration token; `apns`: an APNs device token.
+             *
+             *     * `fcm` - FCM
+             *     * `apns` - APNs
+             */
+            platform: components["schemas"]["PlatformEnum"];
+            /** @description The token the platform gave the app (FCM: `getToken()`; APNs: the device token, hexadecimal). */
+            token: string;
+            /** @description APNs: the app's bundle id (its topic), one of the server's; blank: the server's default. Ignored for FCM. Optional: `""` when left out. */
+            app_id?: string;
+            /**
+             * @description APNs: `sandbox` for a development build, else `production`. Ignored for FCM.
+             *
+             *     * `sandbox` - Sandbox
+             *     * `production` - Production
+             *
+             *     Optional: `"production"` when left out.
+             */
+            environment?: components["schemas"]["EnvironmentEnum"];
+        };
+        PushDeviceList: {
+            /** @description Your devices, oldest first. */
+            devices: components["schemas"]["PushDevice"][];
+            /** @description How many devices a player may keep. */
+            limit: number;
         };
         PushKey: {
             /** @description The server's VAPID public key: URL-safe base64 of a P-256 point (65 bytes). Give it to `pushManager.subscribe({userVisibleOnly: true, applicationServerKey})`. */
@@ -5341,11 +5697,8 @@ export interface components {
              *     * `bolivia` - bolivia
              */
             preset: components["schemas"]["PresetEnum"];
-            /**
-             * @description A rated game (humans only) or a casual one.
-             * @default false
-             */
-            rated: boolean;
+            /** @description A rated game (humans only) or a casual one. Optional: `false` when left out. */
+            rated?: boolean;
             /** @description Casual only: after this many seconds without enough people, fill the empty seats with bots (null, the default: wait for people). */
             bots_after_seconds?: number | null;
             /**
@@ -5354,9 +5707,10 @@ export interface components {
              *     * `easy` - Easy
              *     * `medium` - Medium
              *     * `hard` - Hard
-             * @default medium
+             *
+             *     Optional: `"medium"` when left out.
              */
-            bot_level: components["schemas"]["BotLevelEnum"];
+            bot_level?: components["schemas"]["BotLevelEnum"];
         };
         QueueStatus: {
             /**
@@ -5963,6 +6317,8 @@ export interface components {
             action_types: string[];
             /** @description The levels a bot seat may be given. */
             bot_levels: string[];
+            /** @description The turn timer: quick play's turn, timeouts, stand-in bots, taking a seat back, abandonment at rated tables. */
+            timers: components["schemas"]["TimerRules"];
         };
         Scorecard: {
             /** @description The game's id. */
@@ -6095,8 +6451,8 @@ export interface components {
         /** @enum {string} */
         SeatHandedToBotTypeEnum: "seat_handed_to_bot";
         /** @enum {string} */
-        SeatReturnReasonEnum: "action" | "request" | "timer_off";
-        /** @description A seat's player is back from its stand-in bot. */
+        SeatReturnReasonEnum: "action" | "request" | "timer_off" | "reclaimed" | "reconnected";
+        /** @description A seat's player is back from its stand-in bot (or reclaimed the seat to end its run of timeouts). */
         SeatReturnedEvent: {
             /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
             seq: number;
@@ -6127,10 +6483,10 @@ export interface components {
             effects: components["schemas"]["Effect"][];
         };
         SeatReturnedPayload: {
-            /** @description The player acted, made a request, or the timer was turned off. */
+            /** @description The player acted, made a request, the timer was turned off, the player reclaimed the seat (`POST .../seat/reclaim/`: also ends a run of timeouts without a stand-in), or opened a live connection within the grace after the hand-off. */
             reason: components["schemas"]["SeatReturnReasonEnum"];
         };
-        /** @description A seat's player is back from its stand-in bot. */
+        /** @description A seat's player is back from its stand-in bot (or reclaimed the seat to end its run of timeouts). */
         SeatReturnedReplayEvent: {
             /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
             seq: number;
@@ -6895,13 +7251,51 @@ export interface components {
         };
         /** @enum {string} */
         TimerOffProposedTypeEnum: "timer_off_proposed";
+        /** @description The turn timer's rules (quick play's figures), as the code applies them. */
+        TimerRules: {
+            /** @description Seconds per turn at a quick-play table. */
+            quick_play_turn_seconds: number;
+            /** @description The timer fires this long after the shown deadline; a move sent before wins. */
+            grace_ms: number;
+            /** @description Timeouts in a row before the outcome (a table created without saying). */
+            timeout_limit: number;
+            /**
+             * @description At a casual quick-play table: `bot`, a stand-in bot plays the seat.
+             *
+             *     * `bot` - Bot
+             *     * `abandon` - Abandon
+             */
+            casual_timeout_outcome: components["schemas"]["TimeoutOutcomeEnum"];
+            /**
+             * @description At a rated table (always): `abandon`, the game is abandoned and the side whose seat ran out of time loses.
+             *
+             *     * `bot` - Bot
+             *     * `abandon` - Abandon
+             */
+            rated_timeout_outcome: components["schemas"]["TimeoutOutcomeEnum"];
+            /** @description A live connection opened by a player coming back (not seen for `presence_window_seconds`) at most this long after the hand-off to a stand-in takes the seat back by itself (`SEAT_RECLAIM_GRACE_SECONDS`). */
+            reclaim_grace_seconds: number;
+            /** @description Where a player takes their seat back at any time (`POST`, `{id}`: the game). */
+            reclaim_path: string;
+            /** @description A seat seen within this long counts as connected (`.../presence/`). */
+            presence_window_seconds: number;
+            /** @description The rules in words, with these figures. */
+            rules: string[];
+        };
         TimerSeat: {
             /** @description The seat number. */
             index: number;
             /** @description Consecutive turns this seat lost to the timer. */
             timeouts: number;
-            /** @description A bot plays this seat until its player makes a request again. */
+            /** @description A stand-in bot plays this seat until its player is back (`reclaim_url`). */
             stand_in: boolean;
+            /** @description While a stand-in plays the seat: where its player takes it back (`POST /api/v1/games/{id}/seat/reclaim/`, at any time while the game is played); null otherwise. */
+            reclaim_url: string | null;
+            /**
+             * Format: date-time
+             * @description While a stand-in plays the seat: until when its player, coming back after being away, gets it back by just opening a live connection (socket, stream, long-poll): the hand-off plus `SEAT_RECLAIM_GRACE_SECONDS`; null otherwise.
+             */
+            reconnect_until: string | null;
         };
         /** @description Every player agreed: the turn timer is off. */
         TimerTurnedOffEvent: {
@@ -7209,11 +7603,8 @@ export interface components {
              * @description Where to POST: https (plain http only to the hosts the server allows).
              */
             url: string;
-            /**
-             * @description Your note on what it is.
-             * @default
-             */
-            description: string;
+            /** @description Your note on what it is. Optional: `""` when left out. */
+            description?: string;
         };
         /** @description The new webhook, with its signing secret: shown this once, keep it. */
         WebhookCreated: {
@@ -9602,6 +9993,10 @@ export interface operations {
             query?: {
                 /** @description Your games instead of open tables. */
                 mine?: boolean;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
                 /** @description Only tables of N seats. */
                 players?: 2 | 3 | 4;
                 /** @description Only this preset. */
@@ -9836,7 +10231,10 @@ export interface operations {
     games_retrieve: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the answer you hold (or several, comma-separated): if it is still the answer, 304 Not Modified without a body. Tags are per viewer and language. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Game id */
                 game_id: number;
@@ -9852,6 +10250,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["GameDetail"];
                 };
+            };
+            /** @description Not Modified: the answer you hold (its `ETag` sent as `If-None-Match`) is still the answer. No body; `ETag` and `Cache-Control` as in the 200. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /**
              * @description Unauthorized: `code` is one of
@@ -9916,6 +10321,8 @@ export interface operations {
             header?: {
                 /** @description A unique key per intended action (longer: 400 `invalid_request`). */
                 "Idempotency-Key"?: string;
+                /** @description `return=minimal`: answer the version, the seat to act, your legal actions and the events applied, without the game (a phone's answer). */
+                Prefer?: string;
             };
             path: {
                 /** @description Game id */
@@ -9929,13 +10336,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Applied (or the replay of the first response to this key). `game` is the game as it is when the answer is sent: without a broker, after the bots' turns that followed the move; with one, as the move left it. */
+            /** @description Applied (or the replay of the first response to this key). `game` is the game as it is when the answer is sent: without a broker, after the bots' turns that followed the move; with one, as the move left it. With `Prefer: return=minimal`: `ActionMinimalResult` (header `Preference-Applied: return=minimal`). */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ActionResult"];
+                    "application/json": components["schemas"]["ActionAnswer"];
                 };
             };
             /**
@@ -10472,7 +10879,10 @@ export interface operations {
                 /** @description Long-poll: wait up to this many seconds (0 to 30; 0, the default, answers at once). */
                 wait?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the answer you hold (or several, comma-separated): if it is still the answer, 304 Not Modified without a body. Tags are per viewer and language. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Game id */
                 game_id: number;
@@ -10488,6 +10898,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["GameEventList"];
                 };
+            };
+            /** @description Not Modified: the answer you hold (its `ETag` sent as `If-None-Match`) is still the answer. No body; `ETag` and `Cache-Control` as in the 200. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /**
              * @description Bad Request: `code` is one of
@@ -12445,6 +12862,111 @@ export interface operations {
              *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
              */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    games_seat_reclaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameDetail"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             *     - `not_seated`: You do not occupy a seat at this table.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `game_not_active`: The game is not being played (it has not started or was abandoned).
+             *     - `seat_not_stood_in`: No stand-in bot plays your seat and it has no run of timeouts: there is nothing to reclaim.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of
+             *
+             *     - `game_over`: The game has ended; no further actions are accepted.
+             */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14527,6 +15049,98 @@ export interface operations {
             };
         };
     };
+    players_me_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedPlayerMeUpdateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerMe"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     players_block_add: {
         parameters: {
             query?: never;
@@ -15077,6 +15691,257 @@ export interface operations {
              *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
              */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    players_me_push_devices_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushDeviceList"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    players_me_push_devices_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushDeviceCreateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushDevice"];
+                };
+            };
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushDevice"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `push_device_limit_reached`: You have as many push devices as a player may keep: delete one first.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is one of
+             *
+             *     - `native_push_unavailable`: This push service (FCM or APNs) is not configured on this server: use Web Push, a webhook or e-mail.
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+        };
+    };
+    players_me_push_devices_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Device id */
+                device_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16183,7 +17048,10 @@ export interface operations {
     rules_get: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the answer you hold (or several, comma-separated): if it is still the answer, 304 Not Modified without a body. Tags are per viewer and language. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -16196,6 +17064,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Rules"];
                 };
+            };
+            /** @description Not Modified: the answer you hold (its `ETag` sent as `If-None-Match`) is still the answer. No body; `ETag` and `Cache-Control` as in the 200. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /**
              * @description Unauthorized: `code` is one of

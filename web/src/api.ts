@@ -20,6 +20,7 @@ import type { Hint, HintLevel } from "./hints";
 import type { Review } from "./review";
 import { currentLanguage, gettext } from "./i18n";
 import { reportNetwork } from "./network";
+import { apiPath } from "./standIn";
 
 type S = components["schemas"];
 export type GameDetail = S["GameDetail"];
@@ -281,6 +282,8 @@ export const api = {
       signal,
     ),
   concede: (id: number) => call<GameDetail>("POST", `/games/${id}/concede/`),
+  /** "I'm back": take your seat back from its stand-in bot, at the seat's `reclaim_url`. */
+  reclaimSeat: (reclaimUrl: string) => call<GameDetail>("POST", apiPath(reclaimUrl)),
   rematch: (id: number) => call<RematchStatus>("POST", `/games/${id}/rematch/`),
   replayAt: (id: number, at: number) => call<ReplayState>("GET", `/games/${id}/replay/?at=${at}`),
   profile: (id: number) => call<PlayerProfile>("GET", `/players/${id}/profile/`),

@@ -2,6 +2,7 @@
 // "My games" rows (my turn first), a pause and its proposal, the pause facts of the move log.
 import type { MyGame, PauseView } from "./api";
 import { counted, gettext, interpolate, ngettext } from "./i18n";
+import { presetTitle } from "./options";
 
 const days = (n: number) => counted(ngettext("%(count)s day", "%(count)s days", n), n);
 
@@ -110,7 +111,7 @@ export function myGameRow(game: MyGame, serverNow: number): MyGameRow {
           ? interpolate(gettext("%(name)s to play"), { name: seatLabel(game, game.to_act) })
           : gettext("Playing");
   const about = [
-    game.preset.replace(/_/g, " "),
+    presetTitle(game.preset),
     game.turn_seconds ? interpolate(gettext("%(limit)s per turn"), { limit: turnLimitText(game.turn_seconds) }) : gettext("no timer"),
     game.rated ? gettext("rated") : "",
   ].filter(Boolean);

@@ -43,10 +43,12 @@ import {
 import { type Dialog, openDialog } from "./dialog";
 import { clear, h } from "./dom";
 import { openHelp } from "./help";
+import { presetTitle } from "./options";
 import { actionBody, LiveFeed, LiveLost, type Transport } from "./live";
 import { durationText } from "./correspondence";
 import { type PauseActions, pausePanel, rememberMuted } from "./pausePanel";
 import { autoGroups, pileTake, stagedGroups } from "./play";
+import { standInBanner } from "./standIn";
 import { ratingChangeLines } from "./ratings";
 import { describe, seatName } from "./replay";
 import { actionText } from "./words";
@@ -352,6 +354,31 @@ export class GameScreen {
     }
     this.render();
   }
+
+  /** "I'm back": take the seat back from its stand-in bot, then draw the game the server
+   * answers; a refusal (taken back meanwhile, the game over) is shown and the table read again. */
+  private reclaim = async (url: string): Promise<void> => {
+    if (this.busy) return;
+    this.busy = true;
+    this.render();
+    if (!this.longPoll) await this.pending;
+    try {
+      this.game = await api.reclaimSeat(url);
+      this.message = { kind: "info", text: gettext("Welcome back: your seat is yours again.") };
+      await this.pullEvents(false);
+    } catch (err) {
+      this.showError(err, false);
+      this.game = await api.game(this.id).catch(() => this.game);
+    } finally {
+      this.syncTimer();
+      this.busy = false;
+      this.render();
+      if (this.stale) {
+        this.stale = false;
+        this.refreshSoon();
+      }
+    }
+  };
 
   private concede = async (): Promise<void> => {
     if (!window.confirm(gettext("Concede this game? Your side loses."))) return;
@@ -1018,7 +1045,7 @@ export class GameScreen {
     return h(
       "div",
       { class: "panel lobby", testid: "lobby" },
-      h("h2", {}, interpolate(g.rated ? gettext("Waiting to start (%(preset)s, rated: people only)") : gettext("Waiting to start (%(preset)s)"), { preset: g.preset })),
+      h("h2", {}, interpolate(g.rated ? gettext("Waiting to start (%(preset)s, rated: people only)") : gettext("Waiting to start (%(preset)s)"), { preset: presetTitle(g.preset) })),
       g.join_code
         ? h(
             "p",
@@ -1397,6 +1424,7 @@ export class GameScreen {
     return h(
       "div",
       { class: "table", testid: "table" },
+      standInBanner(g, (url) => void this.reclaim(url), this.busy),
       status,
       pausePanel(g, this.nameOf, this.pauseActions, this.busy),
       board,

@@ -384,7 +384,7 @@ function gamesList(title: string, games: GameSummary[], open: boolean): HTMLElem
             h(
               "li",
               {},
-              h("a", { href: `#/game/${g.id}` }, `#${g.id} ${g.preset.replace("_", " ")}`),
+              h("a", { href: `#/game/${g.id}` }, `#${g.id} ${presetTitle(g.preset)}`),
               g.rated ? ` · ${gettext("rated")}` : "",
               ` · ${statusName(g.status)} · ${interpolate(gettext("to %(target)s"), { target: g.target_score })}`,
               open ? ` · ${counted(ngettext("%(count)s free seat", "%(count)s free seats", g.free_seats), g.free_seats)}` : "",

@@ -29,6 +29,10 @@ export const OPTION_TEXT: Record<string, string> = {
 
 /** The presets' names as the form shows them (others: the name with spaces). */
 export const PRESET_TITLE: Record<string, string> = {
+  classic: gettext_noop("classic"),
+  hoyle: gettext_noop("hoyle"),
+  two_player: gettext_noop("two player"),
+  three_player: gettext_noop("three player"),
   mac: gettext_noop("Modern American (MAC)"),
   mac_two_player: gettext_noop("Modern American, two players"),
   samba: gettext_noop("Samba"),

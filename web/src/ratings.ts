@@ -13,6 +13,7 @@ import type {
   RatingsChangedLine,
 } from "./api";
 import { counted, currentLanguage, gettext, gettext_noop, interpolate, ngettext, translate } from "./i18n";
+import { presetTitle } from "./options";
 
 export const FORMATS: readonly RatingFormat[] = ["partnership", "two_player", "three_player"];
 export const QUEUE_PRESETS: readonly Preset[] = ["classic", "hoyle", "two_player", "three_player"];
@@ -28,7 +29,7 @@ export function formatName(format: RatingFormat): string {
 }
 
 export function presetName(preset: string): string {
-  return preset.replace(/_/g, " ");
+  return presetTitle(preset);
 }
 
 /** The rating format a preset is played in. */

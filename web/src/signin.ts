@@ -15,6 +15,7 @@ import { codeTyped, hashQuery, safeNext } from "./accountWords";
 import { deviceKeys } from "./deviceKeys";
 import { clear, h } from "./dom";
 import { gettext, interpolate } from "./i18n";
+import { languageChooser } from "./nav";
 import { createPasskey, passkeyName, passkeysSupported, usePasskey } from "./webauthn";
 
 export type AuthMode = "signin" | "signup" | "verify" | "reset";
@@ -83,7 +84,7 @@ export class AuthScreen {
 
   mount(): void {
     this.root.append(
-      h("header", { class: "game-header" }, h("a", { class: "home", href: "#/", "aria-label": gettext("Canasta: back to the start") }, "♠ Canasta"), h("span", { class: "game-title" }, "")),
+      h("header", { class: "game-header" }, h("a", { class: "home", href: "#/", "aria-label": gettext("Canasta: back to the start") }, "♠ Canasta"), h("span", { class: "game-title" }, ""), h("span", { class: "header-buttons" }, languageChooser())),
       h("section", { class: "panel auth", testid: "auth-panel", "aria-labelledby": "auth-title" }, this.title, this.box, this.body),
     );
     this.title.id = "auth-title";

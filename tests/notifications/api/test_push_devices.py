@@ -228,3 +228,13 @@ def test_a_personal_token_registers_without_a_session_and_needs_the_notification
 def test_without_a_key_nothing_is_answered(native_on: None) -> None:
     problem(APIClient().get(DEVICES), 401, "not_authenticated")
     problem(APIClient().post(DEVICES, _fcm(), format="json"), 401, "not_authenticated")
+
+
+def test_the_preferences_switch_fcm_and_apns_per_kind(ada: Someone) -> None:
+    preferences = "/api/v1/players/me/notifications/"
+    before = checked(ada.client.get(preferences), "get", 200)["preferences"]
+    assert before["fcm"]["chat"] is True and before["apns"]["your_turn"] is True
+    body = {"preferences": {"fcm": {"chat": False}, "apns": {"your_turn": False}}}
+    after = checked(ada.client.put(preferences, body, format="json"), "put", 200)["preferences"]
+    assert (after["fcm"]["chat"], after["fcm"]["your_turn"]) == (False, True)
+    assert (after["apns"]["your_turn"], after["apns"]["chat"]) == (False, True)

@@ -512,3 +512,24 @@ def test_only_an_answer_about_the_token_makes_it_dead(
     status: int, error: dict[str, Any], dead: bool
 ) -> None:
     assert native_push._fcm_error(_fcm_answer(status, {"error": error}))[2] is dead
+
+
+def test_a_device_goes_to_apples_host_for_its_environment_unless_overridden(
+    settings: Any,
+) -> None:
+    settings.APNS_ENDPOINT = ""
+    assert native_push.apns_base_url("sandbox") == "https://api.sandbox.push.apple.com"
+    assert native_push.apns_base_url("production") == "https://api.push.apple.com"
+    settings.APNS_ENDPOINT = "https://127.0.0.1:8443/"
+    assert native_push.apns_base_url("sandbox") == "https://127.0.0.1:8443"
+
+
+def test_a_payload_too_large_for_the_service_is_not_sent(
+    fcm_receiver: FcmReceiver, apns_receiver: ApnsReceiver
+) -> None:
+    ada = someone("Ada")
+    body = {"kind": "chat", "game_id": 1, "title": "Chat", "text": "x" * 5000}
+    for platform in DevicePlatform.values:
+        outcome = native_push.device_send(_device(ada.player_id, platform), body)
+        assert not outcome.ok and "too large" in outcome.error
+    assert fcm_receiver.received == [] and apns_receiver.received == []
