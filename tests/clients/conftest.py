@@ -14,6 +14,13 @@ from types import ModuleType
 import pytest
 
 from bench import harness
+from tests.notifications.push_receivers import (  # noqa: F401 - fixtures (test_phone_app.py)
+    _apns_server,
+    _fcm_server,
+    apns_receiver,
+    fcm_receiver,
+    push_tls,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"

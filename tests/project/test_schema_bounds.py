@@ -313,6 +313,21 @@ def _resume_header(client: APIClient, game: dict[str, Any], value: str) -> Any:
     return client.get(f"/api/v1/games/{game['id']}/stream/?timeout=0", HTTP_LAST_EVENT_ID=value)
 
 
+def _prefer(client: APIClient, game: dict[str, Any], value: str) -> Any:
+    body = {"action": {"type": "draw"}, "expected_version": 0}
+    url = f"/api/v1/games/{game['id']}/actions/"
+    return client.post(url, body, format="json", HTTP_PREFER=value)
+
+
+def _conditional(path: str) -> Callable[..., Any]:
+    def send(client: APIClient, game: dict[str, Any], value: str) -> Any:
+        response = client.get(path.format(id=game["id"]), HTTP_IF_NONE_MATCH=value)
+        assert "ETag" in response  # a tag past the bound matches nothing: the whole answer
+        return response
+
+    return send
+
+
 def _end_session(client: APIClient, game: dict[str, Any], value: str) -> Any:
     return client.delete(f"/api/v1/account/sessions/{value}/")
 
@@ -325,9 +340,11 @@ def _probe(client: APIClient, game: dict[str, Any], value: str) -> Any:
     return client.get(f"/api/v1/health/probe/{value}/")
 
 
-# Each bounded parameter: how a value one past its bound is sent, and the answer. Two are
+# Each bounded parameter: how a value one past its bound is sent, and the answer. Some are
 # not refused but can never match anything: a longer Last-Event-ID is ignored (the stream
-# starts from `after`), a longer probe token was never recorded.
+# starts from `after`), a longer probe token was never recorded, a longer If-None-Match is no
+# tag the server made (the whole answer), a longer Prefer asks for nothing the server knows (the
+# action is answered as without it: here, refused because the table has not started).
 PARAMETERS: dict[tuple[str, str, str], tuple[Callable[..., Any], int, str | None]] = {
     ("post", "/api/v1/join/{join_code}/", "path join_code"): (_join, 404, "not_found"),
     ("get", "/api/v1/games/{game_id}/stream/", "query last_event_id"): (
@@ -346,6 +363,22 @@ PARAMETERS: dict[tuple[str, str, str], tuple[Callable[..., Any], int, str | None
         None,
     ),
     ("get", "/api/v1/health/probe/{token}/", "path token"): (_probe, 200, None),
+    ("post", "/api/v1/games/{game_id}/actions/", "header Prefer"): (
+        _prefer,
+        409,
+        "game_not_active",
+    ),
+    ("get", "/api/v1/games/{game_id}/", "header If-None-Match"): (
+        _conditional("/api/v1/games/{id}/"),
+        200,
+        None,
+    ),
+    ("get", "/api/v1/games/{game_id}/events/", "header If-None-Match"): (
+        _conditional("/api/v1/games/{id}/events/"),
+        200,
+        None,
+    ),
+    ("get", "/api/v1/rules/", "header If-None-Match"): (_conditional("/api/v1/rules/"), 200, None),
     ("delete", "/api/v1/account/apps/{client_id}/", "path client_id"): (
         _disconnect,
         404,
@@ -379,6 +412,8 @@ def test_a_parameter_past_its_bound(key: tuple[str, str, str]) -> None:
         assert response.json()["code"] == code
     elif key[1].startswith("/api/v1/health/"):
         assert response.json()["recorded"] is False
+    elif key[2] == "header If-None-Match":
+        assert response.content
     else:
         assert b"event: sync" in async_to_sync(_read)(response)
 

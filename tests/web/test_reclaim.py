@@ -1,8 +1,9 @@
-""""I'm back" in the web client, in headless Chromium: a player whose turns ran out finds a
-stand-in bot playing their seat. Opening the table shows a banner saying so (a polite status,
-which does not take the focus) with a 44 px "I'm back!" button; tapping it takes the seat back
-(``POST .../seat/reclaim/``): the banner goes, the server's seat has no stand-in, and the move
-log says the player reclaimed it. A reclaim the server refuses shows the server's message.
+"""The "I'm back" button of the web client, in headless Chromium: a player whose turns ran
+out finds a stand-in bot playing their seat. Opening the table shows a banner saying so (a
+polite status, which does not take the focus) with a 44 px "I'm back!" button; tapping it takes
+the seat back (``POST .../seat/reclaim/``): the banner goes, the server's seat has no stand-in,
+and the move log says the player reclaimed it. A reclaim the server refuses shows the server's
+message.
 
 The table is set up with the services: a two-player timed table with ``timeout_limit`` 1, whose
 first timeout of the browser's player hands their seat to its stand-in while the other player
@@ -81,17 +82,18 @@ def test_im_back_takes_the_seat_back_from_the_stand_in(
     expect(banner).to_have_attribute("role", "status")
     expect(banner).to_contain_text("A bot is playing for you.")
     # At the top of the table, above the status line.
-    assert page.evaluate(
-        "document.querySelector('[data-testid=table]').firstElementChild.dataset.testid"
-    ) == ("stand-in-banner")
+    assert (
+        page.evaluate(
+            "document.querySelector('[data-testid=table]').firstElementChild.dataset.testid"
+        )
+        == "stand-in-banner"
+    )
     back = page.get_by_role("button", name="I'm back!")
     expect(back).to_be_enabled()
     box = back.bounding_box()
     assert box is not None and box["height"] >= 44 and box["width"] >= 44
     # The banner does not take the focus.
-    assert not page.evaluate(
-        "!!document.activeElement?.closest('[data-testid=stand-in-banner]')"
-    )
+    assert not page.evaluate("!!document.activeElement?.closest('[data-testid=stand-in-banner]')")
     assert_axe_clean(page)
     assert fits_the_phone(page)
     shots(page, "table-stand-in")

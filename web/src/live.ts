@@ -16,6 +16,7 @@ import {
   type TableEvent,
   type TableEventMessage,
 } from "./api";
+import { gettext } from "./i18n";
 
 // ------------------------------------------------------------------------------ positions
 /** What a client has received: the move log's `seq` and the table events' `table_seq`. */
@@ -45,7 +46,7 @@ export function actionBody(result: ActionResultMessage): ActionResult {
 
 function asProblem(body: unknown, status: number): Problem {
   if (body && typeof body === "object" && "code" in body) return body as Problem;
-  return { type: "about:blank", title: "Refused", status, detail: "Refused", code: "http_error" };
+  return { type: "about:blank", title: gettext("Refused"), status, detail: gettext("Refused"), code: "http_error" };
 }
 
 // ------------------------------------------------------------------------------ SSE

@@ -39,7 +39,7 @@ import { openHelp } from "./help";
 import { LeaderboardScreen } from "./leaderboard";
 import { MyGamesScreen } from "./mygames";
 import { pageHeader } from "./nav";
-import { optionExplanation, optionOffered, optionTitle, presetExplanation, presetFamily, presetTitle, presetValue, targetRange } from "./options";
+import { choiceText, optionExplanation, optionOffered, optionTitle, presetExplanation, presetFamily, presetTitle, presetValue, targetRange } from "./options";
 import { PlayerScreen } from "./profile";
 import { QuickPlayScreen } from "./quickplay";
 import { isFormat } from "./ratings";
@@ -201,7 +201,7 @@ function createForm(rules: Rules): HTMLElement {
       const [low, high] = name === "target_score" ? targetRange(family) : [spec.min, spec.max];
       let input: HTMLInputElement | HTMLSelectElement;
       if (spec.choices) {
-        input = h("select", { id: `opt-${name}` }, ...spec.choices.map((c) => h("option", { value: c, selected: String(c) === String(value) }, String(c).replace(/_/g, " ")))) as HTMLSelectElement;
+        input = h("select", { id: `opt-${name}` }, ...spec.choices.map((c) => h("option", { value: c, selected: String(c) === String(value) }, choiceText(c)))) as HTMLSelectElement;
       } else if (spec.type === "bool") {
         input = h("input", { type: "checkbox", id: `opt-${name}`, checked: Boolean(value) }) as HTMLInputElement;
       } else {

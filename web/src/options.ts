@@ -128,10 +128,32 @@ export function presetExplanation(rules: Rules | null, name: string): string {
   return typeof all?.[name] === "string" ? all[name] : "";
 }
 
+/** The rule options' choices in words (others: the value with spaces). */
+const CHOICE_TEXT: Record<string, string> = {
+  naturals_exceed_wilds: gettext_noop("naturals exceed wilds"),
+  wilds_not_exceed_naturals: gettext_noop("wilds not exceed naturals"),
+  on_turn: gettext_noop("on turn"),
+  at_deal: gettext_noop("at deal"),
+  end_round: gettext_noop("end round"),
+  play_on: gettext_noop("play on"),
+  meld_then_end: gettext_noop("meld then end"),
+  end_now: gettext_noop("end now"),
+  basic: gettext_noop("basic"),
+  none: gettext_noop("none"),
+  clean_triple: gettext_noop("clean triple"),
+  clean_triple_or_wild_meld: gettext_noop("clean triple or wild meld"),
+};
+
+/** A choice of a rule option in words: "naturals exceed wilds". */
+export function choiceText(value: unknown): string {
+  const text = String(value);
+  return CHOICE_TEXT[text] ? translate(CHOICE_TEXT[text]) : text.replace(/_/g, " ");
+}
+
 /** An option's value in words: "yes", "no", "naturals exceed wilds", "5000". */
 export function optionValue(value: unknown): string {
   if (value === true) return gettext("yes");
   if (value === false) return gettext("no");
   if (value === null || value === undefined) return "—";
-  return String(value).replace(/_/g, " ");
+  return choiceText(value);
 }

@@ -8,7 +8,7 @@ const ORIGIN = "https://canasta.example";
 
 function prefs(): NotificationPreferences {
   const on = { your_turn: true, game_started: true, go_out_asked: true, chat: true, reminder: true, game_over: true, challenge: true };
-  return { reminder_fraction: 0.75, email: "", preferences: { webhook: { ...on }, web_push: { ...on }, email: { ...on, chat: false } } };
+  return { reminder_fraction: 0.75, email: "", preferences: { webhook: { ...on }, web_push: { ...on }, email: { ...on, chat: false }, fcm: { ...on }, apns: { ...on } } };
 }
 
 describe("the settings form", () => {
