@@ -13,8 +13,9 @@ with a turn timer (one timeout hands a seat to a stand-in bot). The story:
 4. The app goes to the background (its socket closes); her turn runs out (the timer is driven
    with its deadline passed, not waited for): a stand-in holds her seat and her game view
    offers ``reclaim_url``; she takes it back with ``POST .../seat/reclaim/``. Later, away
-   again, reopening the socket within the grace takes it back by itself. Both are in the log
-   as ``seat_returned``.
+   again (her last sighting set a minute back), reopening the socket within the grace takes it
+   back by itself, and she plays a turn on it (``"return": "minimal"``). Both returns are in
+   the log as ``seat_returned``.
 5. She plays on with conditional GETs (304 while nothing changed, 200 and a new tag after a
    move) and minimal answers (``Prefer: return=minimal``, ``Preference-Applied``), choosing
    each next action from the minimal answer's ``legal_actions``, until the round ends.
@@ -22,9 +23,12 @@ with a turn timer (one timeout hands a seat to a stand-in bot). The story:
 
 In-process: the API through Django's test client (its middleware, gzip and languages included),
 the socket through the ASGI application (``Socket`` of tests/games/api/test_socket.py), the
-deliveries on the service's own delivery thread (``NOTIFICATION_DELIVERY_IN_PROCESS``, as
-``make run`` sends them) to the receivers, which are real HTTP/2 servers. The same on SQLite and
-on PostgreSQL with Redis (the live feed's wake-ups and the cache then go through Redis).
+receivers real HTTP/2 servers. On PostgreSQL (with Redis: the live feed's wake-ups and the
+cache go through it) the service's own delivery thread sends
+(``NOTIFICATION_DELIVERY_IN_PROCESS``, as ``make run`` does); on SQLite each delivery is
+attempted by the committing thread right after the commit (``_deliveries_run`` says why).
+Schema checks use the committed openapi.yaml, or the
+one ``CANASTA_OPENAPI`` names.
 """
 
 from __future__ import annotations
@@ -478,9 +482,10 @@ def test_a_phone_app_plays_a_round_with_push_reclaim_and_light_payloads(
     print(f"\nmove -> your_turn, {how}, {connection.vendor}:")
     for name, values in latencies.items():
         later = sorted(values[1:])
+        median = statistics.median(later)
         print(
-            f"  {name}: first {first_push[name]:.1f} ms; then p50 {statistics.median(later):.1f} "
-            f"ms, max {later[-1]:.1f} ms (n={len(later)})"
+            f"  {name}: with the app open {first_push[name]:.1f} ms; later p50 {median:.1f} ms, "
+            f"max {later[-1]:.1f} ms (n={len(later)})"
         )
     print(
         f"conditional GETs: {conditional}; gzipped answers: {app.compressed}; "
