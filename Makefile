@@ -29,6 +29,9 @@ help:
 	@echo "make schema        regenerate openapi.yaml"
 	@echo "make check-schema  fail if openapi.yaml is not what the code generates"
 	@echo "make lint-schema   lint openapi.yaml with Redocly's recommended-strict rules (npx)"
+	@echo "make check-migrations  no model change without its migration, and every migration"
+	@echo "                   safe beside the previous release (DATABASE_URL=postgres://... for"
+	@echo "                   PostgreSQL's rules; docs/operations.md, Deploys without downtime)"
 	@echo "make ci            the full CI run (.ci/run): SQLite, PostgreSQL + Redis + worker, checks"
 	@echo "make web           rebuild the web client (web/ -> games/static/client/; needs npm)"
 	@echo "make check-web     rebuild it and fail if the committed assets differ"
@@ -89,6 +92,14 @@ REDOCLY_CLI := @redocly/cli@2.77.0
 lint-schema:
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true \
 		npx --yes $(REDOCLY_CLI) lint openapi.yaml
+
+# Migrations: none missing (makemigrations --check), and every one not accepted in
+# canasta_service/migration_baseline.toml safe to apply while the previous release serves
+# (django-migration-linter on the SQL for the configured database; CI runs it on PostgreSQL).
+.PHONY: check-migrations
+check-migrations: $(STAMP)
+	$(DEV_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
+	$(DEV_ENV) $(BIN)/python -m canasta_service.migration_safety
 
 ci:
 	bash .ci/run

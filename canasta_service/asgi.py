@@ -13,6 +13,9 @@ from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "canasta_service.settings")
 
+from canasta_service.tracing import tracing_init  # noqa: E402
+
+tracing_init()  # before Django builds its middleware (off unless configured)
 django_application = get_asgi_application()  # sets Django up before the imports below
 
 from canasta_service.routing import application_build  # noqa: E402

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+from typing import Any
 
 from celery import Celery
+from celery.signals import worker_init, worker_process_init
 
 # Celery 5.7 (celery-types does not know these yet).
 from celery.utils.threads import bound_open_broker_sockets  # type: ignore[attr-defined]
@@ -92,4 +94,32 @@ class Consumer(CeleryConsumer):
         super().on_connection_error_after_connected(exc)
 
 
+@worker_process_init.connect
+def _tracing_in_child(**_: Any) -> None:
+    """Traces (off unless configured) in each process of a prefork pool, after the fork."""
+    from canasta_service.tracing import tracing_init
+
+    tracing_init()
+
+
+@worker_init.connect
+def _tracing_in_worker(sender: Any = None, **_: Any) -> None:
+    """Traces in a worker whose tasks run in its own process (threads, solo): a prefork
+    worker's children set up their own (``_tracing_in_child``)."""
+    from celery.concurrency import get_implementation
+    from celery.concurrency.prefork import TaskPool as PreforkPool
+
+    pool = get_implementation(getattr(sender, "pool_cls", None) or "prefork")
+    if isinstance(pool, type) and issubclass(pool, PreforkPool):
+        return
+    from canasta_service.tracing import tracing_init
+
+    tracing_init()
+
+
 app.autodiscover_tasks()
+
+# Every process that sends or runs tasks: the request id travels with a task and each task is
+# timed (their Celery signal handlers; docs/operations.md, "Watching it").
+from canasta_service import logs as _logs  # noqa: E402, F401
+from canasta_service import metrics as _metrics  # noqa: E402, F401

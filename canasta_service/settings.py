@@ -23,6 +23,7 @@ from canasta_service.env import (
     env_str,
     env_url,
 )
+from canasta_service.logs import logging_config, sentry_init
 from canasta_service.oidc_key import oidc_private_key
 from core.limits import throttle_rate
 from core.proxies import trusted_proxies_parse
@@ -74,6 +75,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # The request's id (X-Request-ID) on its log lines, its answer and the tasks it sends; then
+    # its count and latency by route name (canasta_service/logs.py, canasta_service/metrics.py).
+    "canasta_service.logs.request_id_middleware",
+    "canasta_service.metrics.http_metrics_middleware",
     "corsheaders.middleware.CorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Oversized bodies are refused (413 body_too_large) before any parser reads them (the last
@@ -461,6 +466,12 @@ TASK_QUEUES = {
 CELERY_TASK_ROUTES = ("core.dispatch.route",)
 CELERY_TASK_DEFAULT_QUEUE = TASK_QUEUES["interactive"]
 
+# Traces (canasta_service/tracing.py, docs/operations.md#traces): on when
+# OTEL_EXPORTER_OTLP_ENDPOINT is set; TRACING_ENABLED=1 or 0 turns them on or off whatever it says.
+TRACING_ENABLED: bool | None = (
+    env_bool("TRACING_ENABLED", default=False) if env_str("TRACING_ENABLED") else None
+)
+
 # Without a broker (eager mode, `make run`) the timer's ETA task runs in this process: a
 # daemon thread waits for the deadline and runs the task there (off in the test settings).
 TURN_TIMER_IN_PROCESS = env_bool("TURN_TIMER_IN_PROCESS", default=CELERY_TASK_ALWAYS_EAGER)
@@ -675,24 +686,25 @@ if LOG_LEVEL not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
         "expected DEBUG, INFO, WARNING, ERROR or CRITICAL."
     )
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(process)d %(message)s"},
-    },
-    "handlers": {
-        "stdout": {
-            "class": "logging.StreamHandler",
-            "stream": "ext://sys.stdout",
-            "formatter": "plain",
-        },
-    },
-    "root": {"handlers": ["stdout"], "level": LOG_LEVEL},
-    "loggers": {
-        "django": {"handlers": ["stdout"], "level": LOG_LEVEL, "propagate": False},
-        "django.db.backends": {"level": "WARNING"},
-        # httpx logs each request's URL at INFO: an APNs URL holds the device's token.
-        "httpx": {"level": "WARNING"},
-    },
-}
+# One line per record on stdout, with the request id it belongs to: plain text (make run) or a
+# JSON object (LOG_FORMAT=json, docker-compose); canasta_service/logs.py.
+LOG_FORMAT = (env_str("LOG_FORMAT", default="plain") or "plain").lower()
+if LOG_FORMAT not in ("plain", "json"):
+    raise ImproperlyConfigured(
+        f"Environment variable LOG_FORMAT={LOG_FORMAT!r} is invalid: expected plain or json."
+    )
+LOGGING = logging_config(LOG_FORMAT, LOG_LEVEL)
+
+# ----------------------------------------------------------------------------- observability
+# /metrics (canasta_service/metrics.py): open to a bearer token equal to METRICS_TOKEN; without
+# it, 404 (open with DEBUG). A Celery worker serves its processes' series on WORKER_METRICS_PORT
+# (0: not served). Several processes share their counts through PROMETHEUS_MULTIPROC_DIR (read
+# by prometheus-client from the environment).
+METRICS_TOKEN = env_str("METRICS_TOKEN", default="") or ""
+WORKER_METRICS_PORT = env_int("WORKER_METRICS_PORT", default=0, minimum=0, maximum=65535)
+# Error reports to Sentry when SENTRY_DSN is set (no personal data, no request bodies, no
+# credentials: canasta_service.logs.event_scrub).
+SENTRY_DSN = env_str("SENTRY_DSN", default="") or ""
+SENTRY_ENVIRONMENT = env_str("SENTRY_ENVIRONMENT", default="") or None
+if SENTRY_DSN:
+    sentry_init(SENTRY_DSN, SENTRY_ENVIRONMENT)

@@ -9,6 +9,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from canasta_service.client import client_page, service_worker, web_manifest
 from canasta_service.health import HealthApi, WorkerProbeCreateApi, WorkerProbeDetailApi
 from canasta_service.i18n import WebCatalogue
+from canasta_service.metrics import metrics_view
 
 api_v1: list[URLPattern | URLResolver] = [
     path("health/", HealthApi.as_view(), name="health"),
@@ -49,6 +50,8 @@ urlpatterns = [
     # web app manifest.
     path("sw.js", service_worker, name="client-worker"),
     path("manifest.webmanifest", web_manifest, name="client-manifest"),
+    # Prometheus's scrape: a bearer token (METRICS_TOKEN), not in the OpenAPI document.
+    path("metrics", metrics_view, name="metrics"),
 ]
 
 # Errors outside DRF views (unknown URL, uncaught exception) are problem documents too.

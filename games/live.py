@@ -38,7 +38,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+
+from core import tracing
 
 logger = logging.getLogger(__name__)
 
@@ -111,19 +112,28 @@ def notify(game_id: int) -> None:
     Never raises: a failed publish is logged and the local waiters are woken anyway (the others
     find the change at their next re-check).
     """
-    if _redis_url() is None:
-        _wake_local(game_id)
-        return
-    try:
-        _redis_publisher().publish(f"{CHANNEL_PREFIX}{game_id}", "1")
-    except Exception:  # noqa: BLE001 - a notification must never break a committed move
-        logger.warning("live: publishing a change of game %s failed", game_id, exc_info=True)
-        _wake_local(game_id)
+    channel = f"{CHANNEL_PREFIX}{game_id}"
+    with tracing.span(
+        "live publish",
+        **{
+            "messaging.system": "redis" if _redis_url() is not None else "in_process",
+            "messaging.operation.type": "publish",
+            "messaging.destination.name": channel,
+        },
+    ):
+        if _redis_url() is None:
+            _wake_local(game_id)
+            return
+        try:
+            _redis_publisher().publish(channel, "1")
+        except Exception:  # noqa: BLE001 - a notification must never break a committed move
+            logger.warning("live: publishing a change of game %s failed", game_id, exc_info=True)
+            _wake_local(game_id)
 
 
 def notify_on_commit(game_id: int) -> None:
     """``notify`` once the current transaction commits (at once outside a transaction)."""
-    transaction.on_commit(lambda: notify(game_id))
+    tracing.on_commit("live.notify", lambda: notify(game_id))
 
 
 def player_notify(player_id: int) -> None:
@@ -160,7 +170,7 @@ def players_notify(player_ids: list[int]) -> None:
 
 def player_notify_on_commit(player_id: int) -> None:
     """``player_notify`` once the current transaction commits (at once outside one)."""
-    transaction.on_commit(lambda: player_notify(player_id))
+    tracing.on_commit("live.player_notify", lambda: player_notify(player_id))
 
 
 # ------------------------------------------------------------------------------ Redis hub

@@ -29,6 +29,7 @@ from accounts import scopes
 from accounts.api.authentication import KeyAuthentication, authorization_key
 from accounts.api.scopes import scopes_held
 from accounts.scopes import scopes_grant
+from core import metrics
 from core.problems import PROBLEM_CONTENT_TYPE, problem_body
 from games import errors
 from games.api.live import SSE_RETRY, sse_messages, sse_of, stream_seconds_max, wait_bound
@@ -119,10 +120,10 @@ class Refused(Exception):
     """The fast path answered the request with a refusal already."""
 
 
-async def _lease(player_id: int, scope: Scope, send: Send) -> Lease:
+async def _lease(player_id: int, scope: Scope, send: Send, transport: str) -> Lease:
     """One of the player's live connections, or ``Refused`` once the 429 is sent."""
     try:
-        return await connection_acquire(player_id)
+        return await connection_acquire(player_id, transport)
     except errors.TooManyLiveConnections as exc:
         body = json_text(
             problem_body(
@@ -195,7 +196,7 @@ class LiveHttp:
             or after
         )
         player_id = await player_by_token(headers)
-        lease = await _lease(player_id, scope, send)
+        lease = await _lease(player_id, scope, send, metrics.STREAM)
         try:
             frames = follow(game_id, player_id, cursor, seconds, direct=(send, sse_messages))
             try:
@@ -258,7 +259,7 @@ class LiveHttp:
         viewer = now.viewer(player_id)
         if after < feed.position(viewer).move:
             raise Handoff()  # there is news already: Django answers at once
-        lease = await _lease(player_id, scope, send)
+        lease = await _lease(player_id, scope, send, metrics.LONG_POLL)
         try:
             try:
                 sub = await feed.join(player_id, Cursor(after, MOVES_ONLY))

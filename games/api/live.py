@@ -49,6 +49,7 @@ from rest_framework.views import APIView
 
 from accounts import scopes
 from accounts.models import Player
+from core import metrics
 from core.problems import problem_responses
 from games.api.conditional import IF_NONE_MATCH, NOT_MODIFIED
 from games.api.serializers import GameEventListSerializer
@@ -194,7 +195,7 @@ async def wait_for_news(game_id: int, player: Player, cursor: Cursor, seconds: f
     (``TooManyLiveConnections`` over the cap)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
-    lease = await connection_acquire(player.pk)
+    lease = await connection_acquire(player.pk, metrics.LONG_POLL)
     try:
         sub = await subscribe(game_id, player.pk, cursor)
         try:
@@ -450,7 +451,7 @@ class GameStreamApi(AsyncApiView):
         )
         seconds = stream_seconds(request, v["timeout"])
         # A stream that stays open is one of the player's live connections (429 over the cap).
-        lease = await connection_acquire(player.pk) if seconds > 0 else None
+        lease = await connection_acquire(player.pk, metrics.STREAM) if seconds > 0 else None
         response = StreamingHttpResponse(
             event_stream(game_id, player, cursor, seconds, lease),
             content_type="text/event-stream; charset=utf-8",

@@ -37,6 +37,7 @@ from rest_framework.exceptions import Throttled
 
 from accounts.models import Player
 from core import messages as message_limits
+from core import metrics
 from core.exceptions import problem_exception_handler
 from core.parsers import nul_found
 from core.problems import problem_body
@@ -202,7 +203,7 @@ class GameSocketConsumer(AsyncWebsocketConsumer):
         if self.auth_timer is not None:
             self.auth_timer.cancel()
         try:
-            lease = await connection_acquire(player_id)
+            lease = await connection_acquire(player_id, metrics.SOCKET)
         except errors.TooManyLiveConnections:
             await self.close(CLOSE_TOO_MANY, "too_many_live_connections")
             return

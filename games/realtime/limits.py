@@ -31,6 +31,7 @@ from typing import Any
 
 from django.conf import settings
 
+from core import metrics
 from games import errors
 
 logger = logging.getLogger(__name__)
@@ -90,12 +91,15 @@ class Lease:
         self.id = uuid.uuid4().hex
         self._leases = leases  # the Redis registry of its event loop; None: counted in-process
         self.released = False
+        self.transport = ""  # set by ``connection_acquire``: counted in core.metrics until released
 
     async def release(self) -> None:
         """Stop counting this connection (at once, in every process); idempotent."""
         if self.released:
             return
         self.released = True
+        if self.transport:
+            metrics.follower_closed(self.transport)
         if self._leases is None:
             _local_release(self)
         else:
@@ -205,20 +209,27 @@ def _registry() -> Leases | None:
     return leases
 
 
-async def connection_acquire(player_id: int) -> Lease:
+async def connection_acquire(player_id: int, transport: str = "") -> Lease:
     """A lease for one more live connection of ``player_id``; ``TooManyLiveConnections`` when
-    the player holds ``LIVE_CONNECTIONS_PER_PLAYER_MAX`` already."""
+    the player holds ``LIVE_CONNECTIONS_PER_PLAYER_MAX`` already. ``transport`` (socket,
+    stream, long-poll: ``core.metrics.TRANSPORTS``; none: not counted) counts it among the
+    process's live followers."""
     cap = connections_cap()
+    lease: Lease | None
     if cap <= 0:
-        return Lease(player_id, None)
-    registry = _registry()
-    lease = (
-        _local_acquire(player_id, cap)
-        if registry is None
-        else await registry.acquire(player_id, cap)
-    )
+        lease = Lease(player_id, None)
+    else:
+        registry = _registry()
+        lease = (
+            _local_acquire(player_id, cap)
+            if registry is None
+            else await registry.acquire(player_id, cap)
+        )
     if lease is None:
         raise errors.TooManyLiveConnections(cap, RETRY_AFTER_SECONDS)
+    if transport:
+        lease.transport = transport
+        metrics.follower_opened(transport)
     return lease
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from accounts.models import Player
+from core import metrics, tracing
+from core.errors import ServiceError
 from games import errors
 from games.models import EventSource, IdempotencyRecord
 from games.selectors.events import action_response_build, json_ready
@@ -17,6 +19,7 @@ from games.services.timers import game_timer_work_apply
 IDEMPOTENCY_KEY_MAX_LENGTH = 255
 
 
+@tracing.traced("game.action_apply")
 def game_action_apply(
     *,
     game_id: int,
@@ -37,6 +40,7 @@ def game_action_apply(
     The answer shows the game as it is when it is sent: when the bots' turns that followed the
     move were played in this request (no broker), it is built again after them.
     """
+    tracing.annotate(**{"canasta.game.id": game_id, "canasta.seat": seat, "canasta.source": str(source)})
     if idempotency_key is not None and len(idempotency_key) > IDEMPOTENCY_KEY_MAX_LENGTH:
         raise errors.IdempotencyKeyTooLong(IDEMPOTENCY_KEY_MAX_LENGTH)
     kwargs: dict[str, Any] = {
@@ -49,10 +53,14 @@ def game_action_apply(
         "source": source,
     }
     try:
-        result = move_apply(**kwargs, timer_work=player is not None and seat is None)
-    except TimerWorkDue:
-        game_timer_work_apply(game_id=game_id, player=player)
-        result = move_apply(**kwargs, timer_work=False)
+        try:
+            result = move_apply(**kwargs, timer_work=player is not None and seat is None)
+        except TimerWorkDue:
+            game_timer_work_apply(game_id=game_id, player=player)
+            result = move_apply(**kwargs, timer_work=False)
+    except ServiceError as exc:
+        metrics.move_refused(exc.code)  # the code only: never the action
+        raise
     if player is not None and result.event is not None:
         _answer_after_bots(result, player, idempotency_key)
     return result

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from django.db import transaction
 
-from core import dispatch
+from core import dispatch, tracing
 from games.engine import Action, GameState, action_to_dict, legal_actions
 from games.models import Game, GameStatus, Seat
 
@@ -95,7 +95,7 @@ def bot_turn_register(game: Game, seats: list[Seat]) -> None:
     if not seats[game.to_act].is_bot:
         return
     game_id, version = game.pk, game.version
-    transaction.on_commit(lambda: bot_turn_schedule(game_id, version))
+    tracing.on_commit("bots.turn_schedule", lambda: bot_turn_schedule(game_id, version))
 
 
 _eager_turns = dispatch.InThreadQueue()  # without a broker: this thread's bot turns, in line

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import transaction
 from django.utils import timezone
 
+from core import tracing
 from games import errors, hooks
 from games.engine.history import SEAT_RETURNED
 from games.models import EventSource, Game, GameStatus, Seat, TimeoutOutcome
@@ -116,7 +116,7 @@ def turn_timer_arm(
     game.reminder_at = reminder
     if deadline is not None:
         game_id = game.pk
-        transaction.on_commit(lambda: turn_timer_schedule(game_id))
+        tracing.on_commit("timers.turn_timer_schedule", lambda: turn_timer_schedule(game_id))
 
 
 def reminder_time(

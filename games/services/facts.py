@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
 from django.utils import timezone
 
+from core import tracing
 from games.engine.history import TABLE_FACTS
 from games.models import EventSource, Game, GameEvent
 from games.selectors.seating import seats_of
@@ -42,5 +42,5 @@ def fact_append(
     bot_turn_register(game, seats_of(game))
     if game.turn_deadline is not None and type not in DEADLINE_NEUTRAL_FACTS:
         game_id = game.pk
-        transaction.on_commit(lambda: turn_timer_schedule(game_id))
+        tracing.on_commit("timers.turn_timer_schedule", lambda: turn_timer_schedule(game_id))
     return event

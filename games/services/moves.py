@@ -18,8 +18,10 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import Player
+from core import metrics, tracing
 from games import errors, hooks
 from games.engine import (
+    PRESETS,
     EngineError,
     Event,
     GameState,
@@ -86,6 +88,7 @@ class TimerWorkDue(Exception):  # noqa: N818 - a signal to the caller, not an er
     (``_timer_work_due``): that work commits on its own first."""
 
 
+@tracing.traced("game.move_apply")
 def move_apply(
     *,
     game_id: int,
@@ -225,6 +228,9 @@ def move_apply(
                     )
                     inserting = ""
             bot_turn_register(game, seats)
+            preset = PRESETS.get(game.preset)
+            family = preset.family if preset is not None else "other"
+            transaction.on_commit(lambda: metrics.move_applied(family, str(source)))
     except IntegrityError:
         if inserting == "idempotency record":
             raise errors.IdempotencyKeyReused() from None

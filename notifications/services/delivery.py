@@ -50,7 +50,7 @@ from django.core.mail import EmailMessage
 from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 
-from core import dispatch
+from core import dispatch, metrics, tracing
 from notifications.models import (
     Channel,
     Delivery,
@@ -192,7 +192,9 @@ def delivery_attempt(delivery_id: int) -> Attempt:
     except Exception as exc:  # a bug in a channel must not leave the row claimed for nothing
         logger.exception("delivery %s: the %s channel raised", delivery_id, claim.channel)
         outcome = SendOutcome(ok=False, error=f"internal error: {type(exc).__name__}")
-    return _record_retried(claim, outcome)
+    attempt = _record_retried(claim, outcome)
+    metrics.delivery_recorded(claim.channel, attempt.value)
+    return attempt
 
 
 RECORD_TRIES = 5  # the outcome of an attempt made is written, through a locked table too
@@ -264,7 +266,10 @@ def _reschedule(delivery: Delivery, at: datetime, now: datetime) -> None:
     delivery.next_attempt_at = at
     delivery.save(update_fields=["next_attempt_at"])
     countdown = max(0.0, (at - now).total_seconds())
-    transaction.on_commit(lambda: deliveries_send([delivery.pk], countdown=countdown))
+    tracing.on_commit(
+        "notifications.deliveries_send",
+        lambda: deliveries_send([delivery.pk], countdown=countdown),
+    )
 
 
 def _target(delivery: Delivery) -> Target | None:

@@ -31,6 +31,7 @@ from django.utils.functional import Promise, lazy
 from django.utils.translation import gettext, gettext_noop
 
 from accounts.models import Player
+from core import tracing
 from core.i18n import language_code
 from games.models import Game
 from notifications import errors
@@ -227,7 +228,7 @@ def notify(
     if notification is None:
         return None  # notified before: exactly once per event
     ids = outbox_sql.deliveries_insert(notification.pk, endpoints.found, now)
-    transaction.on_commit(lambda: deliveries_send(ids))
+    tracing.on_commit("notifications.deliveries_send", lambda: deliveries_send(ids))
     return notification
 
 

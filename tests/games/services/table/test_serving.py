@@ -76,8 +76,14 @@ def _serving(argv: list[str]) -> tuple[str, str, str]:
 
 
 def test_compose_serves_the_api_on_wsgi_and_live_on_asgi_behind_nginx() -> None:
-    *before, api = _command("api")
-    assert [step[:3] for step in before] == [["python", "manage.py", "migrate"]]
+    [api] = _command("api")
+    # The migrations are a step of their own, finished before any app service starts.
+    services = _compose()["services"]
+    assert _command("migrate") == [["python", "manage.py", "migrate", "--noinput"]]
+    for name in ("api", "live", "worker", "worker-bulk", "worker-deliveries", "beat"):
+        assert services[name]["depends_on"]["migrate"] == {
+            "condition": "service_completed_successfully"
+        }, name
     assert _serving(api) == ("gunicorn", "canasta_service.wsgi:application", "gthread")
     assert _serving(api) == _serving(_dockerfile_cmd()), "the image serves another way"
     [live_command] = _command("live")
