@@ -40,7 +40,9 @@ def game_action_apply(
     The answer shows the game as it is when it is sent: when the bots' turns that followed the
     move were played in this request (no broker), it is built again after them.
     """
-    tracing.annotate(**{"canasta.game.id": game_id, "canasta.seat": seat, "canasta.source": str(source)})
+    tracing.annotate(
+        **{"canasta.game.id": game_id, "canasta.seat": seat, "canasta.source": str(source)}
+    )
     if idempotency_key is not None and len(idempotency_key) > IDEMPOTENCY_KEY_MAX_LENGTH:
         raise errors.IdempotencyKeyTooLong(IDEMPOTENCY_KEY_MAX_LENGTH)
     kwargs: dict[str, Any] = {

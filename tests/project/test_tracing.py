@@ -82,6 +82,8 @@ def spans() -> Iterator[InMemorySpanExporter]:
         service_tracing.tracing_shutdown()
         if connection.vendor == "sqlite" and raw is not None:
             connection.connection = raw
+        else:
+            connection.close()  # the next test's connection is not traced
         exporter.clear()
 
 
