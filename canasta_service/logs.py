@@ -12,7 +12,8 @@ them. Without a broker a task runs in the sending request's context and has its 
 
 **Formats.** ``LOG_FORMAT=plain`` (the default: ``make run``) or ``json`` (docker-compose): one
 JSON object a line (python-json-logger) with ``time``, ``level``, ``logger``, ``process``,
-``request_id`` and ``message``, plus any ``extra`` the call gave.
+``request_id`` and ``message``, plus any ``extra`` the call gave (but Django's request object,
+whose text holds the query string).
 
 **Sentry.** ``sentry_init`` (settings.py, only when ``SENTRY_DSN`` is set): the Django and
 Celery integrations, no personal data (``send_default_pii=False``), and ``event_scrub`` drops
@@ -34,6 +35,7 @@ from celery import signals
 from django.core.signals import request_finished
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponseBase
+from pythonjsonlogger.core import RESERVED_ATTRS
 
 REQUEST_ID_HEADER = "X-Request-ID"
 REQUEST_ID_PATTERN = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
@@ -118,6 +120,8 @@ def logging_config(log_format: str, level: str) -> dict[str, Any]:
             "()": "pythonjsonlogger.json.JsonFormatter",
             "fmt": JSON_FIELDS,
             "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+            # Django's request object (its repr holds the query string) and socket: not logged.
+            "reserved_attrs": [*RESERVED_ATTRS, "request", "server_time"],
         },
     }
     return {

@@ -29,6 +29,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase
 from django.middleware.locale import LocaleMiddleware as DjangoLocaleMiddleware
 from django.utils import translation
+from django.utils.translation import trans_real
 
 __all__ = [
     "LocaleMiddleware",
@@ -62,6 +63,23 @@ def language_code(tag: str) -> str | None:
         if code.lower() == wanted:
             return str(code)
     return None
+
+
+def language_negotiate(accept_language: str, account_language: str = "") -> str:
+    """The language of an answer made outside Django's middleware (the live server's fast path
+    and its socket), chosen as the middleware chooses: the account's setting, else the best
+    supported match of ``Accept-Language``, else the default."""
+    chosen = language_code(account_language) if account_language else None
+    if chosen:
+        return chosen
+    for tag, _quality in trans_real.parse_accept_lang_header(accept_language[:500]):
+        if tag == "*":
+            break
+        try:
+            return str(translation.get_supported_language_variant(tag))
+        except LookupError:
+            continue
+    return str(settings.LANGUAGE_CODE)
 
 
 def english_active() -> bool:

@@ -6,14 +6,15 @@ global read per call and ``on_commit`` is ``transaction.on_commit``: nothing of 
 imported or run.
 
 What goes into a span is the caller's choice and must never be a card, a request body or a
-secret: names are fixed strings, attributes are ids, seats and kinds.
+secret: names are fixed strings, attributes are ids, seats and kinds. A span that fails records
+the error's code (or the exception's class), not its message.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from typing import Any, ParamSpec, TypeVar
 
@@ -47,12 +48,27 @@ def enabled() -> bool:
 def span(name: str, **attributes: AttributeValue | None) -> AbstractContextManager[Any]:
     """A span named ``name`` around the block (the current span's child), with ``attributes``
     (None values left out); a shared no-op when tracing is off."""
-    tracer = _tracer
-    if tracer is None:
+    if _tracer is None:
         return _NULL
-    return tracer.start_as_current_span(
-        name, attributes={k: v for k, v in attributes.items() if v is not None}
-    )
+    return _span(name, {k: v for k, v in attributes.items() if v is not None})
+
+
+@contextlib.contextmanager
+def _span(name: str, attributes: dict[str, AttributeValue]) -> Iterator[Any]:
+    """A span that records a failure by its kind only (``error.type``: the error code or the
+    exception's class), never by its message, which may quote the request."""
+    with _tracer.start_as_current_span(
+        name, attributes=attributes, record_exception=False, set_status_on_exception=False
+    ) as current:
+        try:
+            yield current
+        except BaseException as exc:
+            from opentelemetry.trace import Status, StatusCode
+
+            kind = str(getattr(exc, "code", "") or type(exc).__qualname__)
+            current.set_attribute("error.type", kind)
+            current.set_status(Status(StatusCode.ERROR, kind))
+            raise
 
 
 def traced(name: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
@@ -63,7 +79,7 @@ def traced(name: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
         def call(*args: P.args, **kwargs: P.kwargs) -> R:
             if _tracer is None:
                 return fn(*args, **kwargs)
-            with _tracer.start_as_current_span(name):
+            with _span(name, {}):
                 return fn(*args, **kwargs)
 
         return call

@@ -25,11 +25,14 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qs
 
+from django.utils import translation
+
 from accounts import scopes
 from accounts.api.authentication import KeyAuthentication, authorization_key
 from accounts.api.scopes import scopes_held
 from accounts.scopes import scopes_grant
 from core import metrics
+from core.i18n import language_negotiate, language_tag
 from core.problems import PROBLEM_CONTENT_TYPE, problem_body
 from games import errors
 from games.api.live import SSE_RETRY, sse_messages, sse_of, stream_seconds_max, wait_bound
@@ -81,8 +84,9 @@ def _int(params: dict[str, str], name: str, default: int, top: int) -> int:
 LIVE_SCOPES = scopes.GAME_PLAY
 
 
-def _token_holder(key: str) -> int:
-    """The player id a token stands for (``Handoff`` when it is not a valid one's)."""
+def _token_holder(key: str) -> tuple[int, str]:
+    """The player id a token stands for and the player's language setting ("" when none;
+    ``Handoff`` when it is not a valid token's)."""
     try:
         user, auth = KeyAuthentication().authenticate_key(key)
     except Exception as exc:  # noqa: BLE001 - Django answers with the right problem
@@ -90,25 +94,37 @@ def _token_holder(key: str) -> int:
     player = getattr(user, "player", None)
     if player is None or not scopes_grant(scopes_held(auth), LIVE_SCOPES):
         raise Handoff()
-    return int(player.pk)
+    return int(player.pk), str(getattr(player, "language", "") or "")
 
 
-async def player_by_token(headers: dict[bytes, bytes]) -> int:
+async def holder_by_token(headers: dict[bytes, bytes]) -> tuple[int, str]:
+    """The player a request's token stands for, and their language setting ("" when none)."""
     key = authorization_key(headers.get(b"authorization", b"").decode("latin-1"))
     if key is None or b"origin" in headers:
         raise Handoff()
     return await db_call(_token_holder, key)
 
 
-async def _start(send: Send, status: int, content_type: bytes, extra: list[Any]) -> None:
+async def answer_language(headers: dict[bytes, bytes]) -> tuple[int, str]:
+    """The player a request's token stands for, and the language of the answer to them (the
+    account's setting, else ``Accept-Language``: ``core.i18n.language_negotiate``)."""
+    player_id, setting = await holder_by_token(headers)
+    accept = headers.get(b"accept-language", b"").decode("latin-1")
+    return player_id, language_negotiate(accept, setting)
+
+
+async def _start(
+    send: Send, status: int, content_type: bytes, extra: list[Any], language: str
+) -> None:
     await send(
         {
             "type": "http.response.start",
             "status": status,
             "headers": [
                 (b"content-type", content_type),
+                (b"content-language", language_tag(language).encode()),
                 (b"cache-control", b"no-cache"),
-                (b"vary", b"Accept, Authorization"),
+                (b"vary", b"Accept, Accept-Language, Authorization"),
                 (b"x-content-type-options", b"nosniff"),
                 *extra,
             ],
@@ -120,16 +136,16 @@ class Refused(Exception):
     """The fast path answered the request with a refusal already."""
 
 
-async def _lease(player_id: int, scope: Scope, send: Send, transport: str) -> Lease:
+async def _lease(player_id: int, scope: Scope, send: Send, transport: str, language: str) -> Lease:
     """One of the player's live connections, or ``Refused`` once the 429 is sent."""
     try:
         return await connection_acquire(player_id, transport)
     except errors.TooManyLiveConnections as exc:
-        body = json_text(
-            problem_body(
+        with translation.override(language):
+            problem = problem_body(
                 code=exc.code, detail=exc.message, instance=scope.get("path"), extra=exc.extra
             )
-        ).encode()
+        body = json_text(problem).encode()
         await _start(
             send,
             exc.status,
@@ -138,6 +154,7 @@ async def _lease(player_id: int, scope: Scope, send: Send, transport: str) -> Le
                 (b"content-length", str(len(body)).encode()),
                 (b"retry-after", str(exc.extra["retry_after"]).encode()),
             ],
+            language,
         )
         await send({"type": "http.response.body", "body": body, "more_body": False})
         raise Refused() from exc
@@ -195,8 +212,8 @@ class LiveHttp:
             or Cursor.parse(params.get("last_event_id"))
             or after
         )
-        player_id = await player_by_token(headers)
-        lease = await _lease(player_id, scope, send, metrics.STREAM)
+        player_id, language = await answer_language(headers)
+        lease = await _lease(player_id, scope, send, metrics.STREAM, language)
         try:
             frames = follow(game_id, player_id, cursor, seconds, direct=(send, sse_messages))
             try:
@@ -208,6 +225,7 @@ class LiveHttp:
                 200,
                 b"text/event-stream; charset=utf-8",
                 [(b"x-accel-buffering", b"no")],
+                language,
             )
             opening = [SSE_RETRY, sse_of(first)]
             await self._pump(receive, send, frames, opening, lambda f: sse_of(f))
@@ -250,7 +268,7 @@ class LiveHttp:
         wait = wait_bound(_int(params, "wait", 0, 30))
         if wait <= 0:
             raise Handoff()
-        player_id = await player_by_token(_headers(scope))
+        player_id, language = await answer_language(_headers(scope))
         feed = feed_get(game_id)
         await feed.ready.wait()
         now = feed.now
@@ -259,7 +277,7 @@ class LiveHttp:
         viewer = now.viewer(player_id)
         if after < feed.position(viewer).move:
             raise Handoff()  # there is news already: Django answers at once
-        lease = await _lease(player_id, scope, send, metrics.LONG_POLL)
+        lease = await _lease(player_id, scope, send, metrics.LONG_POLL, language)
         try:
             try:
                 sub = await feed.join(player_id, Cursor(after, MOVES_ONLY))
@@ -294,5 +312,6 @@ class LiveHttp:
             200,
             b"application/json",
             [(b"content-length", str(len(body)).encode())],
+            language,
         )
         await send({"type": "http.response.body", "body": body, "more_body": False})

@@ -32,19 +32,20 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib import auth
 from django.http.cookie import parse_cookie
-from django.utils import timezone
+from django.utils import timezone, translation
 from rest_framework.exceptions import Throttled
 
 from accounts.models import Player
 from core import messages as message_limits
 from core import metrics
 from core.exceptions import problem_exception_handler
+from core.i18n import language_negotiate
 from core.parsers import nul_found
 from core.problems import problem_body
 from core.throttling import ClientScopedRateThrottle
 from games import errors
 from games.api.answers import action_answer_body
-from games.api.asgi import Handoff, player_by_token
+from games.api.asgi import Handoff, holder_by_token
 from games.api.views import action_request_read
 from games.realtime.feed import ClientGone, End, Followed, Idle, Sync, db_call, follow
 from games.realtime.limits import Lease, TokenBucket, connection_acquire, socket_bucket
@@ -126,10 +127,17 @@ def refused(status: int, body: dict[str, Any]) -> dict[str, Any]:
     return {"status": status, "replayed": False, "body": {"outcome": OUTCOME_PROBLEM, **body}}
 
 
-def action_answer(game_id: int, player: Player, message: dict[str, Any]) -> dict[str, Any]:
+def action_answer(
+    game_id: int, player: Player, message: dict[str, Any], language: str = "en"
+) -> dict[str, Any]:
     """Apply an ``action`` message as ``POST .../actions/`` would: status, body, replayed.
     ``"return": "minimal"`` answers as ``Prefer: return=minimal`` does; ``body.outcome`` says
-    which answer it is."""
+    which answer it is. A refusal is in ``language`` (the socket's: ``core.i18n``)."""
+    with translation.override(language):
+        return _action_answer(game_id, player, message)
+
+
+def _action_answer(game_id: int, player: Player, message: dict[str, Any]) -> dict[str, Any]:
     try:
         throttle = ClientScopedRateThrottle()  # the HTTP endpoint's count, atomic
         request = SimpleNamespace(user=player.user, META={})
@@ -174,17 +182,20 @@ class GameSocketConsumer(AsyncWebsocketConsumer):
         self.acting: set[asyncio.Task[None]] = set()
         self.bucket: TokenBucket | None = socket_bucket()
         self.refusals = 0
+        headers = {k.lower(): v for k, v in self.scope.get("headers", [])}
+        # The language of its problems: the account's (once known), else Accept-Language's.
+        self.accept_language = headers.get(b"accept-language", b"").decode("latin-1")
+        self.language = language_negotiate(self.accept_language)
         await self.accept()
         cursor = _cursor(self.scope.get("query_string", b""))
         if cursor is None:
             await self.close(CLOSE_BAD_REQUEST)
             return
         self.cursor = cursor
-        headers = {k.lower(): v for k, v in self.scope.get("headers", [])}
         player_id: int | None = None
         if b"authorization" in headers:
             with contextlib.suppress(Handoff):
-                player_id = await player_by_token({b"authorization": headers[b"authorization"]})
+                player_id = await self._holder({b"authorization": headers[b"authorization"]})
             if player_id is None:
                 await self.close(CLOSE_UNAUTHENTICATED)
                 return
@@ -293,8 +304,15 @@ class GameSocketConsumer(AsyncWebsocketConsumer):
         except (OSError, RuntimeError) as exc:  # the client left first
             logger.debug("socket %s: the client left before the close: %r", self.game_id, exc)
 
+    async def _holder(self, authorization: dict[bytes, bytes]) -> int:
+        """The player a token stands for; their language setting becomes the socket's."""
+        player_id, setting = await holder_by_token(authorization)
+        self.language = language_negotiate(self.accept_language, setting)
+        return player_id
+
     async def _error(self, code: str, detail: str) -> None:
-        body = problem_body(code=code, detail=detail, instance=None)
+        with translation.override(self.language):
+            body = problem_body(code=code, detail=detail, instance=None)
         await self.send(text_data=json_text({"type": "error", "problem": body}))
 
     async def _over_rate(self) -> bool:
@@ -347,11 +365,12 @@ class GameSocketConsumer(AsyncWebsocketConsumer):
                 await self._error("invalid_request", "`return`: `full` or `minimal`.")
                 return
             if self.acting:  # one at a time: refused, not queued
-                body = problem_body(
-                    code="action_in_flight",
-                    detail="The previous action on this socket has not been answered yet.",
-                    instance=None,
-                )
+                with translation.override(self.language):
+                    body = problem_body(
+                        code="action_in_flight",
+                        detail="The previous action on this socket has not been answered yet.",
+                        instance=None,
+                    )
                 answer = refused(body["status"], body)
                 await self.send(
                     text_data=json_text(
@@ -376,7 +395,7 @@ class GameSocketConsumer(AsyncWebsocketConsumer):
             await self.close(CLOSE_UNAUTHENTICATED)
             return
         try:
-            player_id = await player_by_token({b"authorization": f"Token {token}".encode()})
+            player_id = await self._holder({b"authorization": f"Token {token}".encode()})
         except Handoff:
             await self.close(CLOSE_UNAUTHENTICATED)
             return
@@ -386,7 +405,9 @@ class GameSocketConsumer(AsyncWebsocketConsumer):
         assert self.player_id is not None
         if self.player is None:  # loaded at the first action (most sockets only listen)
             self.player = await db_call(_player, self.player_id)
-        answer = await db_call(action_answer, self.game_id, self.player, message)
+            if self.player.language:  # a session's socket learns the setting here
+                self.language = language_negotiate(self.accept_language, self.player.language)
+        answer = await db_call(action_answer, self.game_id, self.player, message, self.language)
         await self.send(
             text_data=json_text({"type": "action_result", "request_id": request_id, **answer})
         )

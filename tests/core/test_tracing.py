@@ -91,3 +91,26 @@ def test_a_rolled_back_hand_off_never_runs(spans: InMemorySpanExporter) -> None:
         raise RuntimeError
     assert ran == []
     assert not [s for s in spans.get_finished_spans() if s.name == "on_commit x"]
+
+
+def test_a_failure_is_recorded_by_its_code_never_its_message(
+    spans: InMemorySpanExporter,
+) -> None:
+    class Refused(Exception):
+        code = "card_not_in_hand"
+
+    @tracing.traced("move")
+    def move() -> None:
+        raise Refused("you do not hold QH")
+
+    with pytest.raises(Refused), tracing.span("outer"):
+        move()
+    with pytest.raises(KeyError), tracing.span("plain"):
+        raise KeyError("QH")
+    done = {s.name: s for s in spans.get_finished_spans()}
+    assert done["move"].attributes == {"error.type": "card_not_in_hand"}
+    assert done["outer"].attributes == {"error.type": "card_not_in_hand"}
+    assert done["plain"].attributes == {"error.type": "KeyError"}
+    for span in done.values():
+        assert not span.events  # no exception event: its message may quote the request
+        assert "QH" not in repr(span.to_json())

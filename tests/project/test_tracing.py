@@ -38,9 +38,16 @@ from opentelemetry.trace import SpanKind
 from canasta_service import tracing as service_tracing
 from canasta_service.celery import app as celery_app
 from core import tracing
+from games.engine import card_text
 from games.models import Game
 from tests.conftest import process_stop, worker_environment
-from tests.games.api.conftest import PlayerClient, SchemaCheckedClient, choose, create_game
+from tests.games.api.conftest import (
+    PlayerClient,
+    SchemaCheckedClient,
+    choose,
+    create_game,
+    snapshot_of,
+)
 from tests.games.api.test_leak import CARD_TOKENS, cards_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -110,7 +117,11 @@ def _move_handing_to_the_bot(player: PlayerClient, game_id: int) -> None:
     raise AssertionError("the turn never passed to the bot")
 
 
-def _one_move_trace(spans: InMemorySpanExporter) -> list[ReadableSpan]:
+def _one_move_trace(
+    spans: InMemorySpanExporter,
+) -> tuple[PlayerClient, int, list[ReadableSpan]]:
+    """A game of a player against a bot, and the trace of the player's move that handed the
+    turn to the bot."""
     assert celery_app.conf.task_always_eager
     ada = _player("Ada")
     game = create_game(ada, preset="two_player", seat=0, bots=[{"seat": 1, "level": "easy"}])
@@ -125,11 +136,12 @@ def _one_move_trace(spans: InMemorySpanExporter) -> list[ReadableSpan]:
     view = views[-1]  # the move that handed the turn to the bot
     assert view.context is not None
     trace_id = view.context.trace_id
-    return [s for s in finished if s.context is not None and s.context.trace_id == trace_id]
+    trace = [s for s in finished if s.context is not None and s.context.trace_id == trace_id]
+    return ada, game_id, trace
 
 
 def test_a_moves_trace_holds_every_hop(eager: None, spans: InMemorySpanExporter) -> None:
-    trace = _one_move_trace(spans)
+    _, _, trace = _one_move_trace(spans)
     names = Counter(s.name for s in trace)
 
     assert names[ACTIONS_ROUTE] == 1, names
@@ -175,12 +187,11 @@ def _strings(span: ReadableSpan) -> list[tuple[str, str]]:
     return found
 
 
-def test_no_span_names_a_card_a_body_or_a_query_value(
-    eager: None, spans: InMemorySpanExporter
-) -> None:
-    trace = _one_move_trace(spans)
+def _leaks(spans: list[ReadableSpan]) -> list[tuple[str, str, str]]:
+    """The leak scanner over every span's name and attributes: (span, attribute, text) of each
+    text that names a card."""
     leaked: list[tuple[str, str, str]] = []
-    for span in trace:
+    for span in spans:
         for key, text in _strings(span):
             if cards_in(text):
                 leaked.append((span.name, key, text))
@@ -190,7 +201,27 @@ def test_no_span_names_a_card_a_body_or_a_query_value(
                     leaked.append((span.name, key, text))
             elif any(token in CARD_TOKENS for token in re.split(r"[^0-9A-Z]+", text)):
                 leaked.append((span.name, key, text))
-    assert not leaked
+    return leaked
+
+
+def test_no_span_names_a_card_a_body_or_a_query_value(
+    eager: None, spans: InMemorySpanExporter
+) -> None:
+    ada, game_id, trace = _one_move_trace(spans)
+    assert not _leaks(trace)
+
+    # A refused action naming a card of the bot's hand: the refusal's spans name no card either.
+    state = snapshot_of(game_id)
+    mine = {card_text(c) for c in state.hands[0]}
+    foreign = next(card_text(c) for c in state.hands[1] if card_text(c) not in mine)
+    version = Game.objects.get(pk=game_id).version
+    spans.clear()
+    refused = ada.act(game_id, {"type": "discard", "card": foreign}, version)
+    assert 400 <= refused.status_code < 500, refused.content
+    refusal = list(spans.get_finished_spans())
+    assert any(s.name == "game.move_apply" for s in refusal)
+    assert [s for s in refusal if (s.attributes or {}).get("error.type")]
+    assert not _leaks(refusal)
 
     view = next(s for s in trace if s.name == ACTIONS_ROUTE)
     attributes = dict(view.attributes or {})

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
+from canasta_service.asgi import application as asgi_application
 from canasta_service.celery import app as celery_app
 from games.engine import GameState
 from games.models import Game
@@ -183,3 +184,18 @@ def play_until(
         response = actor.act(game_id, choose(mine["state"]["legal_actions"]), mine["version"])
         assert response.status_code == 201, response.content
     raise AssertionError("the game did not reach the stop condition")
+
+
+@pytest.fixture
+def django_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The paths of the requests the live application hands to Django."""
+    live_http = asgi_application.application_mapping["http"].app  # inside the body limit
+    original = live_http.django
+    handed: list[str] = []
+
+    async def spy(scope: Any, receive: Any, send: Any) -> None:
+        handed.append(scope["path"])
+        await original(scope, receive, send)
+
+    monkeypatch.setattr(live_http, "django", spy)
+    yield handed

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -187,21 +187,6 @@ def assert_same_answer(live: Call, django: Call) -> None:
     assert live.status == django.status
     assert live.headers == django.headers
     assert live.body == django.body
-
-
-@pytest.fixture
-def django_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """The paths of the requests the live application hands to Django."""
-    live_http = application.application_mapping["http"].app  # inside the body limit
-    original = live_http.django
-    handed: list[str] = []
-
-    async def spy(scope: Any, receive: Any, send: Any) -> None:
-        handed.append(scope["path"])
-        await original(scope, receive, send)
-
-    monkeypatch.setattr(live_http, "django", spy)
-    yield handed
 
 
 @pytest.fixture
