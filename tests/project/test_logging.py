@@ -245,3 +245,27 @@ def test_sentry_is_off_without_a_dsn() -> None:
 
     assert not django_settings.SENTRY_DSN
     assert not sentry_sdk.get_client().is_active()
+
+
+def test_sentry_starts_with_a_dsn_and_the_scrubber() -> None:
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "canasta_service.test_settings",
+        # Nothing listens there: no event is sent by this check anyway.
+        "SENTRY_DSN": "http://public@127.0.0.1:9/1",
+        "SENTRY_ENVIRONMENT": "test",
+    }
+    check = (
+        "import django; django.setup(); import sentry_sdk; o = sentry_sdk.get_client().options; "
+        "print(sentry_sdk.get_client().is_active(), o['send_default_pii'], "
+        "o['before_send'].__name__, o['environment'], "
+        "sorted(type(i).__name__ for i in o['integrations']"
+        " if type(i).__name__ in ('DjangoIntegration', 'CeleryIntegration')))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", check], env=env, cwd=ROOT, capture_output=True, timeout=60
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.decode().strip() == (
+        "True False event_scrub test ['CeleryIntegration', 'DjangoIntegration']"
+    )

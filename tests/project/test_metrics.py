@@ -318,3 +318,19 @@ def test_the_dashboard_reads_only_series_the_service_exports() -> None:
     assert used <= SERIES, used - SERIES
     assert {"canasta_moves_applied_total", "canasta_celery_queue_length"} <= used
     assert len({p["id"] for p in dashboard["panels"]}) == len(dashboard["panels"])
+
+
+def test_gunicorn_empties_the_directory_and_forgets_dead_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from canasta_service import gunicorn_conf
+
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    (tmp_path / "counter_1.db").write_bytes(b"old run")
+    gunicorn_conf.on_starting(server=None)
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / "gauge_livesum_41.db").write_bytes(b"")
+    (tmp_path / "counter_41.db").write_bytes(b"")
+    gunicorn_conf.child_exit(server=None, worker=SimpleNamespace(pid=41))
+    # A dead worker's counts stay (they were counted); its live gauges go.
+    assert [p.name for p in tmp_path.iterdir()] == ["counter_41.db"]

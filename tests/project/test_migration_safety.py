@@ -86,6 +86,8 @@ def run_check(
     env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(ROOT)])
     if not env.get("DATABASE_URL", "").startswith("postgres"):
         env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'check.sqlite3'}"
+    else:  # the check only writes SQL out: any database of the server that surely exists
+        env["DATABASE_URL"] = env["DATABASE_URL"].rsplit("/", 1)[0] + "/postgres"
     return subprocess.run(
         [sys.executable, "-m", "canasta_service.migration_safety"],
         cwd=ROOT,
