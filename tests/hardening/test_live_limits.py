@@ -531,7 +531,7 @@ def test_one_action_in_flight_per_socket(ada: PlayerClient, bob: PlayerClient) -
     game_id = two_player_game(ada, bob)
     release = threading.Event()
 
-    def slow(game_id: int, player: Any, message: dict[str, Any]) -> dict[str, Any]:
+    def slow(game_id: int, player: Any, message: dict[str, Any], language: str) -> dict[str, Any]:
         assert release.wait(WAIT)
         return {"status": 201, "replayed": False, "body": {"request": message["request_id"]}}
 
