@@ -33,17 +33,11 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.errors import CATALOGUE, ServiceError
 from games.engine import PRESET_DESCRIPTIONS, describe_options
+from games.management import catalogues
+from games.management.catalogues import LANGUAGE_NAMES, LANGUAGES, catalogue_new
 from games.selectors.table import QUICK_CHAT
 
 DOMAIN = "django"
-# The translated languages (locale directory -> Plural-Forms); English is the source.
-LANGUAGES: dict[str, str] = {
-    "es": "nplurals=2; plural=(n != 1);",
-    "pt_BR": "nplurals=2; plural=(n > 1);",
-    "it": "nplurals=2; plural=(n != 1);",
-    "de": "nplurals=2; plural=(n != 1);",
-}
-LANGUAGE_NAMES = {"es": "Spanish", "pt_BR": "Portuguese (Brazil)", "it": "Italian", "de": "German"}
 # The server's packages whose marked strings are msgids (the engine marks none: it imports no
 # framework; its texts are gathered from its tables above).
 PACKAGES = ("core", "accounts", "games", "competition", "notifications", "bots", "canasta_service")
@@ -121,12 +115,8 @@ def server_messages() -> dict[str, list[str]]:
     return found
 
 
-def locale_dir() -> Path:
-    return Path(settings.LOCALE_PATHS[0])
-
-
 def po_path(language: str) -> Path:
-    return locale_dir() / language / "LC_MESSAGES" / f"{DOMAIN}.po"
+    return catalogues.po_path(DOMAIN, language)
 
 
 def catalogue_problems(language: str, messages: dict[str, list[str]]) -> list[str]:
@@ -165,15 +155,7 @@ def catalogue_write(language: str, messages: dict[str, list[str]]) -> int:
     old: dict[str, polib.POEntry] = {}
     if path.exists():
         old = {e.msgid: e for e in polib.pofile(str(path)) if not e.obsolete}
-    po = polib.POFile(wrapwidth=100)
-    po.metadata = {
-        "Project-Id-Version": "canasta-service",
-        "Language": language,
-        "MIME-Version": "1.0",
-        "Content-Type": "text/plain; charset=UTF-8",
-        "Content-Transfer-Encoding": "8bit",
-        "Plural-Forms": LANGUAGES[language],
-    }
+    po = catalogue_new(language, "canasta-service")
     po.header = (
         f"The Canasta service's server texts in {LANGUAGE_NAMES[language]} (domain django).\n"
         "Generated and merged by manage.py servermessages; translate the empty entries."

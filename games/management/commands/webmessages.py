@@ -21,15 +21,10 @@ import polib
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from games.management import catalogues
+from games.management.catalogues import LANGUAGE_NAMES, LANGUAGES, catalogue_new
+
 DOMAIN = "djangojs"
-# The translated languages (locale directory, Plural-Forms); English is the source.
-LANGUAGES: dict[str, str] = {
-    "es": "nplurals=2; plural=(n != 1);",
-    "pt_BR": "nplurals=2; plural=(n > 1);",
-    "it": "nplurals=2; plural=(n != 1);",
-    "de": "nplurals=2; plural=(n != 1);",
-}
-LANGUAGE_NAMES = {"es": "Spanish", "pt_BR": "Portuguese (Brazil)", "it": "Italian", "de": "German"}
 SOURCE_SKIP = {"api-types.ts", "i18n.ts"}
 
 _STRING = r'"((?:[^"\\\n]|\\.)*)"'
@@ -41,10 +36,6 @@ PLACEHOLDER = re.compile(r"%\([a-zA-Z_][a-zA-Z0-9_]*\)s|%s")
 
 def web_source() -> Path:
     return Path(settings.BASE_DIR) / "web" / "src"
-
-
-def locale_dir() -> Path:
-    return Path(settings.LOCALE_PATHS[0])
 
 
 def _literal(text: str) -> str:
@@ -88,20 +79,11 @@ def extract(source: Path | None = None) -> dict[str, Message]:
 
 
 def po_path(language: str) -> Path:
-    return locale_dir() / language / "LC_MESSAGES" / f"{DOMAIN}.po"
+    return catalogues.po_path(DOMAIN, language)
 
 
 def _new_catalogue(language: str) -> polib.POFile:
-    po = polib.POFile(wrapwidth=100)
-    po.metadata = {
-        "Project-Id-Version": "canasta web client",
-        "Language": language,
-        "MIME-Version": "1.0",
-        "Content-Type": "text/plain; charset=UTF-8",
-        "Content-Transfer-Encoding": "8bit",
-        "Plural-Forms": LANGUAGES[language],
-    }
-    return po
+    return catalogue_new(language, "canasta web client")
 
 
 def merge(language: str, messages: dict[str, Message]) -> polib.POFile:
