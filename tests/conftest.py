@@ -323,3 +323,16 @@ def rates(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., None]]:
     cache_empty()
     yield set_rates
     cache_empty()
+
+
+@pytest.fixture
+def tasks_in_process() -> Iterator[None]:
+    """Celery tasks run in-process (as with no broker), whatever the environment configures."""
+    from canasta_service.celery import app as celery_app
+
+    saved = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    try:
+        yield
+    finally:
+        celery_app.conf.task_always_eager = saved

@@ -15,14 +15,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def eager_tasks() -> Iterator[None]:
+def eager_tasks(tasks_in_process: None) -> None:
     """Run tasks in-process whatever the environment says (as with no broker configured)."""
-    saved = celery_app.conf.task_always_eager
-    celery_app.conf.task_always_eager = True
-    try:
-        yield
-    finally:
-        celery_app.conf.task_always_eager = saved
 
 
 @pytest.fixture

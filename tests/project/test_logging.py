@@ -22,7 +22,6 @@ from django.conf import settings as django_settings
 from django.test import Client
 
 from canasta_service import logs
-from canasta_service.celery import app as celery_app
 from games.engine import card_text
 from tests.games.api.conftest import (  # noqa: F401 - fixtures
     PlayerClient,
@@ -81,14 +80,8 @@ def configured(log_format: str, level: str) -> io.StringIO:
 
 
 @pytest.fixture
-def bots_in_process() -> Iterator[None]:
+def bots_in_process(tasks_in_process: None) -> None:
     """Bot turns run in-process (as with no broker), whatever the environment configures."""
-    saved = celery_app.conf.task_always_eager
-    celery_app.conf.task_always_eager = True
-    try:
-        yield
-    finally:
-        celery_app.conf.task_always_eager = saved
 
 
 @pytest.fixture

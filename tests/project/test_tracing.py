@@ -56,14 +56,8 @@ ACTIONS_ROUTE = "POST api/v1/games/<id:game_id>/actions/"
 
 
 @pytest.fixture
-def eager() -> Iterator[None]:
+def eager(tasks_in_process: None) -> None:
     """Tasks run in-process (as with no broker), whatever the environment configures."""
-    saved = celery_app.conf.task_always_eager
-    celery_app.conf.task_always_eager = True
-    try:
-        yield
-    finally:
-        celery_app.conf.task_always_eager = saved
 
 
 @pytest.fixture
