@@ -12,6 +12,7 @@ from asgiref.sync import async_to_sync, sync_to_async
 from django.utils import translation
 
 from accounts.models import Player
+from accounts.services.players import player_language_set
 from core.errors import CATALOGUE
 from tests.games.api.conftest import PlayerClient, move, to_act, two_player_game
 from tests.games.api.test_live_fast_path import events_path, fetch
@@ -52,7 +53,7 @@ def test_the_account_language_wins_on_the_fast_path(
     ada: PlayerClient, bob: PlayerClient, django_calls: list[str]
 ) -> None:
     game_id = two_player_game(ada, bob)
-    Player.objects.filter(pk=bob.player_id).update(language="it")
+    player_language_set(Player.objects.get(pk=bob.player_id), "it")  # remembered keys forget
     call = async_to_sync(fetch)(
         events_path(game_id),
         "after=1&wait=1",
@@ -101,7 +102,7 @@ def test_a_socket_speaks_the_accounts_language(ada: PlayerClient, bob: PlayerCli
     game_id = two_player_game(ada, bob)
     move(to_act([ada, bob], game_id), game_id)
     actor = to_act([ada, bob], game_id)
-    Player.objects.filter(pk=actor.player_id).update(language="de")
+    player_language_set(Player.objects.get(pk=actor.player_id), "de")
     got = _stale_on_socket(actor, game_id, [(b"accept-language", b"es")])
     assert got["result"]["body"]["title"] == title_in("de", "stale_version")
     assert got["error"]["problem"]["title"] == title_in("de", "invalid_request")
