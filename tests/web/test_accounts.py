@@ -141,7 +141,8 @@ def test_sign_up_verify_sign_out_in_passkey_and_reset(
     expect(page.get_by_test_id("create-form")).to_be_visible()
     expect(page.locator("h1.game-title")).to_have_text("Hello, Ada")
     page.get_by_test_id("home-sign-out").click()
-
+    # Signed out before going on (else the sign-out's redraw may land on the reset form).
+    expect(page.locator("#display-name")).to_be_visible()
     # A forgotten password, reset by code.
     page.goto(base + "/#/account/signin")
     page.get_by_test_id("to-reset").click()
