@@ -619,6 +619,10 @@ APNS_ENDPOINT = env_str("APNS_ENDPOINT", default="") or ""
 PUSH_TLS_CA_FILE = env_str("PUSH_TLS_CA_FILE", default="") or ""
 NATIVE_PUSH_ALLOW_HOSTS = env_list("NATIVE_PUSH_ALLOW_HOSTS", default=[])
 NATIVE_PUSH_DEVICES_PER_PLAYER_MAX = 10
+# Tournaments (competition/services/tournament_rounds.py): beat's sweep starts scheduled events,
+# deals due tables (and tables whose task was lost) and closes arenas and robot duplicates.
+# Without a broker, reading a tournament runs the sweep, at most once per this many seconds.
+TOURNAMENT_SWEEP_SECONDS = env_int("TOURNAMENT_SWEEP_SECONDS", default=10, minimum=1, maximum=600)
 CELERY_BEAT_SCHEDULE = {
     "matchmaking-pair": {
         "task": "games.matchmaking_pair",
@@ -639,6 +643,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "games.notifications_sweep",
         "schedule": float(NOTIFICATION_SWEEP_SECONDS),
         "options": {"expires": float(NOTIFICATION_SWEEP_SECONDS)},
+    },
+    "tournaments-sweep": {
+        "task": "competition.tournaments_sweep",
+        "schedule": float(TOURNAMENT_SWEEP_SECONDS),
+        "options": {"expires": float(TOURNAMENT_SWEEP_SECONDS)},
     },
 }
 

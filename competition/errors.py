@@ -74,3 +74,122 @@ class QueueMatched(
 ):
     def __init__(self, game_id: int | None) -> None:
         super().__init__(extra={"game_id": game_id})
+
+
+# ------------------------------------------------------------------ tournaments
+class TournamentNotFound(ServiceError, code="not_found"):
+    default_message = "There is no such tournament."
+
+
+class NotOrganiser(
+    ServiceError,
+    code="not_tournament_organiser",
+    status=403,
+    title="Not the organiser",
+    message="Only the tournament's organiser may do this.",
+    after="queue_matched",
+):
+    pass
+
+
+class TournamentSetupInvalid(
+    ServiceError,
+    code="tournament_setup_invalid",
+    status=422,
+    title="Invalid tournament",
+    message="These settings do not make a tournament.",
+    members=("setting",),
+    after="not_tournament_organiser",
+):
+    def __init__(self, message: str, setting: str) -> None:
+        super().__init__(message, extra={"setting": setting})
+
+
+class TournamentWrongStatus(
+    ServiceError,
+    code="tournament_wrong_status",
+    status=409,
+    title="Not now",
+    message="The tournament is not at a stage where this can be done.",
+    members=("tournament_status",),
+    after="tournament_setup_invalid",
+):
+    def __init__(self, message: str, tournament_status: str) -> None:
+        super().__init__(message, extra={"tournament_status": tournament_status})
+
+
+class EntryNotAllowed(
+    ServiceError,
+    code="entry_not_allowed",
+    status=403,
+    title="Entry not allowed",
+    message="The tournament's entry rules do not admit you.",
+    after="tournament_wrong_status",
+):
+    pass
+
+
+class AlreadyRegistered(
+    ServiceError,
+    code="already_registered",
+    status=409,
+    title="Already registered",
+    message="You (or your partner) already have an entry in this tournament.",
+    after="entry_not_allowed",
+):
+    pass
+
+
+class NotRegistered(
+    ServiceError,
+    code="not_registered",
+    status=404,
+    title="Not registered",
+    message="There is no such active entry in this tournament.",
+    after="already_registered",
+):
+    pass
+
+
+class TournamentFull(
+    ServiceError,
+    code="tournament_full",
+    status=409,
+    title="Tournament full",
+    message="The tournament has all the entries it takes.",
+    after="not_registered",
+):
+    pass
+
+
+class RoundInProgress(
+    ServiceError,
+    code="round_in_progress",
+    status=409,
+    title="Round in progress",
+    message="The current round is not over yet (or its pairings wait to be published).",
+    after="tournament_full",
+):
+    pass
+
+
+class PairingInvalid(
+    ServiceError,
+    code="pairing_invalid",
+    status=422,
+    title="Invalid pairing",
+    message="These pairings cannot be played.",
+    after="round_in_progress",
+):
+    pass
+
+
+class EntrantsTooFew(
+    ServiceError,
+    code="entrants_too_few",
+    status=409,
+    title="Too few entrants",
+    message="The tournament needs more entrants to start.",
+    after="pairing_invalid",
+):
+    pass

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from competition.services import matchmaking
+from competition.services import matchmaking, tournament_rounds
 
 # The pairing run pairs under an advisory lock (a second run at once does nothing); the table
 # task re-checks under the entries' row locks (a duplicate or redelivered message finds the
@@ -26,3 +26,25 @@ def match_table_create(match: str) -> int | None:
     gone or was undone)."""
     game = matchmaking.match_table_create(match)
     return None if game is None else game.pk
+
+
+# Tournaments (competition.services.tournament_rounds): a table's deal is idempotent under the
+# table's row lock; the advance step and the sweep under the tournament's.
+@shared_task(name="competition.tournament_table_deal")
+def tournament_table_deal(table_id: int) -> int | None:
+    """Create, seat and deal a tournament table's game; its id (None: nothing to do)."""
+    game = tournament_rounds.table_deal(table_id)
+    return None if game is None else game.pk
+
+
+@shared_task(name="competition.tournament_advance")
+def tournament_advance(tournament_id: int) -> None:
+    """Move a tournament on after a result, a withdrawal or an entry."""
+    tournament_rounds.tournament_advance(tournament_id)
+
+
+@shared_task(name="competition.tournaments_sweep")
+def tournaments_sweep() -> dict[str, int]:
+    """Beat (TOURNAMENT_SWEEP_SECONDS): start scheduled events, deal due or lost tables,
+    advance running events."""
+    return tournament_rounds.tournaments_sweep()

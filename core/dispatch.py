@@ -70,6 +70,11 @@ TASK_KINDS: dict[str, str] = {
     "games.turn_timers_sweep": INTERACTIVE,
     "games.matchmaking_pair": INTERACTIVE,
     "games.match_table_create": INTERACTIVE,
+    # Tournaments: a round's tables are dealt on the bulk queue (a 1,000-table round must not
+    # hold up moves); the advance step and the sweep are cheap.
+    "competition.tournament_table_deal": BULK,
+    "competition.tournament_advance": INTERACTIVE,
+    "competition.tournaments_sweep": INTERACTIVE,
     "games.record_worker_probe": INTERACTIVE,
     # Cheap (it only sends the deliveries due): with the sweeps, never behind a slow receiver.
     "games.notifications_sweep": INTERACTIVE,

@@ -127,6 +127,13 @@ MEMBERS: dict[str, Member] = {
             "The rules versions this engine plays.",
             ["1"],
         ),
+        Member("setting", "string", "The tournament setting refused.", "rounds"),
+        Member(
+            "tournament_status",
+            "string",
+            "The tournament's status now (draft, open, closed, running, finished, cancelled).",
+            "running",
+        ),
     )
 }
 

@@ -131,3 +131,11 @@ class ReminderFractionWanted:
     or None where they chose none."""
 
     player_id: int
+
+
+@dataclass(frozen=True)
+class RevealHeld:
+    """A query: True while a finished ``game``'s seed and hidden cards must stay hidden (a
+    duplicate tournament's board, dealt the same at tables still playing it); None otherwise."""
+
+    game: Game

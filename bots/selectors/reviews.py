@@ -22,12 +22,10 @@ from accounts.models import Player
 from bots import errors
 from bots.models import GameReview
 from games import errors as game_errors
-from games.models import Game, GameStatus
+from games.models import Game
 from games.selectors.games import game_get_visible
+from games.selectors.reveal import game_revealed
 from games.selectors.seating import seat_index_of
-
-# The games whose every hand anyone who may see the game may see (games.selectors.replay).
-REVEALED = (GameStatus.FINISHED,)
 
 
 def review_game_get(*, game_id: int, player: Player) -> Game:
@@ -41,7 +39,7 @@ def review_seat_check(*, game: Game, player: Player, seat: int) -> None:
     mine = seat_index_of(game, player.pk)
     if not 0 <= seat < len(game.seating):
         raise game_errors.InvalidSeat()
-    if game.status in REVEALED:
+    if game_revealed(game):
         if mine is None and not game.is_public:
             raise game_errors.NotSeated()
         return

@@ -22,6 +22,7 @@ from games.models import Game, GameStatus, Seat
 from games.selectors.horizon import game_record_at, horizon_of, spectator_horizon
 from games.selectors.log import game_options, rules_version_check
 from games.selectors.pause import pause_view
+from games.selectors.reveal import game_revealed
 from games.selectors.seating import seat_index_of, seats_of
 from games.selectors.timers import timer_view
 
@@ -119,7 +120,7 @@ def game_detail_get(
         "your_seat": mine,
         "seats": [seat_view(s) for s in seats],
         "seed_commitment": seed_commitment(game.seed) if started else None,
-        "seed": game.seed if game.status == GameStatus.FINISHED else None,
+        "seed": game.seed if game_revealed(game) else None,
         "winner_team": game.winner_team,
         "state": table,
         "timer": timer or timer_view(game, seats),

@@ -33,6 +33,7 @@ from games.models import Game, GameStatus
 from games.selectors.games import seat_view, viewer_seat_get
 from games.selectors.horizon import spectator_horizon
 from games.selectors.log import entries_of, game_options, game_state_at, rules_version_check
+from games.selectors.reveal import game_revealed
 
 EXPORT_FORMAT = "canasta-game"
 EXPORT_FORMAT_VERSION = 1
@@ -65,7 +66,7 @@ def game_replay_get(*, game: Game, player: Player | None, at: int | None = None)
     at = horizon if at is None else at
     if not 1 <= at <= horizon:
         raise errors.ReplayStepOutOfRange(at, horizon)
-    full = game.status == GameStatus.FINISHED
+    full = game_revealed(game)
     state, entry = game_state_at(game, at)
     return {
         "game": game.pk,
@@ -92,7 +93,7 @@ def game_replay_steps(*, game: Game, player: Player | None) -> dict[str, Any]:
     saw it (everything once the game is finished). Read from the log; nothing is replayed."""
     viewer = viewer_seat_get(game=game, player=player)
     horizon = spectator_horizon(game, viewer)
-    full = game.status == GameStatus.FINISHED
+    full = game_revealed(game)
     steps = []
     for entry in entries_of(game, horizon):
         views = _event_for(entry, entry.effects or [], viewer, full)
@@ -135,7 +136,7 @@ def game_export(*, game: Game, player: Player | None, full: bool = False) -> dic
     """
     _started(game)
     viewer = viewer_seat_get(game=game, player=player)
-    full = full or game.status == GameStatus.FINISHED
+    full = full or game_revealed(game)
     horizon = game.version if full else spectator_horizon(game, viewer)
     state = GameState.from_dict(game.snapshot) if game.snapshot else None
     if horizon < game.version:
@@ -200,7 +201,7 @@ def game_fairness_get(*, game: Game, player: Player | None = None) -> dict[str, 
     deals = published_deals(effects)
     started = game.events.filter(seq=1).values_list("payload", flat=True).first() or {}
     published_commitment = started.get("seed_commitment") or seed_commitment(game.seed)
-    finished = game.status == GameStatus.FINISHED
+    finished = game_revealed(game)
     rounds = [
         {
             "round": d["round"],

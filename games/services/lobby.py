@@ -95,6 +95,7 @@ def game_create(
     timer: TimerOptions | None = None,
     rated: bool = False,
     hints: bool = False,
+    seed: str | None = None,
 ) -> Game:
     """A new table in the lobby.
 
@@ -106,7 +107,8 @@ def game_create(
     row (``timeout_outcome`` is ``abandon`` whatever was asked). A player waiting in a
     quick-play queue creates no table (409 ``queued_for_match``). ``hints`` lets the seat to
     act ask for a suggested move (casual tables only: 422 ``rated_no_hints``); a bot account
-    creates no rated table (422 ``rated_humans_only``).
+    creates no rated table (422 ``rated_humans_only``). ``seed`` deals a chosen shuffle (a
+    duplicate tournament's board, the same at every table); by default a fresh random one.
     """
     try:
         opts = make_options(preset, options or {})
@@ -157,7 +159,7 @@ def game_create(
             status=GameStatus.LOBBY,
             version=0,
             rules_version=rules_version_of(opts.family),
-            seed=secrets.token_hex(32),
+            seed=seed or secrets.token_hex(32),
             is_public=is_public,
             rated=rated,
             hints=hints,
