@@ -431,6 +431,10 @@ SPECTACULAR_SETTINGS = {
         "RatingFormatEnum": "games.hooks.RATING_FORMATS",
         "FormatEnum": ["canasta-game"],  # the export document's format
         "KindEnum": ["player", "bot", "empty"],  # a seat's kind
+        "TournamentFormatEnum": "competition.models.TournamentFormat",
+        "TournamentStatusEnum": "competition.models.TournamentStatus",
+        "TournamentTableStatusEnum": ["proposed", "pending", "playing", "finished", "void"],
+        "TournamentEntryStatusEnum": ["active", "withdrawn", "disqualified", "eliminated"],
     },
 }
 

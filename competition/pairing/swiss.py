@@ -101,9 +101,13 @@ def solve_exact(items: Sequence[int], cost: CostFn) -> list[tuple[int, int]]:
             if c is not None:
                 costs[i, j] = c
 
+    known: dict[tuple[int, ...], tuple[int, int, list[tuple[int, int]]]] = {}
+
     def best(rest: tuple[int, ...]) -> tuple[int, int, list[tuple[int, int]]]:
         if len(rest) < 2:
             return 0, 0, []
+        if rest in known:
+            return known[rest]
         first, others = rest[0], rest[1:]
         found = best(others)  # ``first`` left unpaired
         for k, j in enumerate(others):
@@ -113,6 +117,7 @@ def solve_exact(items: Sequence[int], cost: CostFn) -> list[tuple[int, int]]:
             pairs, total, chosen = best(others[:k] + others[k + 1 :])
             if (pairs + 1, -(total + c)) > (found[0], -found[1]):
                 found = (pairs + 1, total + c, [(first, j), *chosen])
+        known[rest] = found
         return found
 
     return best(tuple(items))[2]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import given, settings
@@ -40,7 +40,7 @@ def test_streak_points_properties(results: list[str]) -> None:
         assert p == base[result] * (2 if on_fire else 1)
 
 
-def matchings(items: Sequence[int]) -> Iterator[list[tuple[int, int]]]:
+def matchings(items: list[int]) -> Iterator[list[tuple[int, int]]]:
     if len(items) < 2:
         yield []
         return

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from competition.pairing.swiss import SwissUnit, swiss_pair, swiss_pair_fours
 
 
-def all_matchings(items: Sequence[int]) -> Iterator[list[tuple[int, int]]]:
+def all_matchings(items: list[int]) -> Iterator[list[tuple[int, int]]]:
     """Every matching (partial ones included) of ``items``."""
     if len(items) < 2:
         yield []
@@ -25,7 +25,7 @@ def all_matchings(items: Sequence[int]) -> Iterator[list[tuple[int, int]]]:
             yield [(first, other), *matching]
 
 
-def perfect_matchings(items: Sequence[int]) -> Iterator[list[tuple[int, int]]]:
+def perfect_matchings(items: list[int]) -> Iterator[list[tuple[int, int]]]:
     return (m for m in all_matchings(items) if 2 * len(m) == len(items))
 
 
