@@ -60,3 +60,26 @@ def step_send(task: str, *args: Any) -> None:
 def step_on_commit(task: str, *args: Any) -> None:
     """Send a hand-off once the current transaction commits."""
     transaction.on_commit(lambda: step_send(task, *args))
+
+
+def steps_on_commit(task: str, each: list[tuple[Any, ...]]) -> None:
+    """Send one hand-off per argument tuple once the current transaction commits. Without a
+    broker they run one after the other before anything they send in turn (a round's tables
+    are all dealt before the games they start can pair anyone again)."""
+    if not each:
+        return
+
+    def send_all() -> None:
+        for args in each:
+            try:
+                dispatch.send(task, *args)
+            except Exception:
+                logger.exception("tournament hand-off %s%r failed", task, args)
+
+    def after_commit() -> None:
+        if dispatch.is_eager():
+            _eager_steps.run(send_all)
+        else:
+            send_all()
+
+    transaction.on_commit(after_commit)

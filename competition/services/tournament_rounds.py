@@ -55,6 +55,7 @@ from competition.services.tournament_log import (
     fact_append,
     step_on_commit,
     step_send,
+    steps_on_commit,
     tournament_lock,
 )
 from competition.services.tournaments import (
@@ -421,10 +422,11 @@ def knockout_winners(t: Tournament, round_no: int) -> tuple[dict[int, int], int]
 
 # ============================================================================== tables
 def _deal_on_commit(rows: Iterable[TournamentTable]) -> None:
+    """Have the tables due now dealt once the transaction commits (the others: the sweep)."""
     now = timezone.now()
-    for row in rows:
-        if row.due_at is None or row.due_at <= now:
-            step_on_commit(TABLE_DEAL_TASK, row.pk)
+    steps_on_commit(
+        TABLE_DEAL_TASK, [(row.pk,) for row in rows if row.due_at is None or row.due_at <= now]
+    )
 
 
 def table_deal(table_id: int, now: datetime | None = None) -> Game | None:

@@ -1672,6 +1672,410 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tournaments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tournaments
+         * @description Tournaments newest first (drafts are their organiser's: `mine=true` lists the events you organise or entered, drafts included).
+         */
+        get: operations["tournaments_list"];
+        put?: never;
+        /**
+         * Create a tournament (organisers)
+         * @description A tournament in draft, ahead of time: the preset and options every table plays; the format: `swiss` (pairs, or individuals at two- or four-player presets with partners rotating), `knockout` (seeded by rating, byes to a power of two, `games_per_match`, `tie_rule`), `arena` (until `ends_at`, a free player is paired again at once; 2 a win, 1 a draw, doubled after two wins in a row), `duplicate` (every table of a round plays the same deals; `robot` for one person with bots, open until `ends_at`); the pace (`live` with a turn timer, `correspondence`); the entry rules. A duplicate's deal set is drawn now and its hash published (`deal_commitment`); the seeds are revealed when it ends.
+         *
+         *     Then open entry, and start it (or let `starts_at` start it).
+         */
+        post: operations["tournaments_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tournaments/{tournament_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A tournament */
+        get: operations["tournaments_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tournaments/{tournament_id}/boards/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A duplicate event's boards
+         * @description Every table's result on each board and what it scored; once the event ends, each board's seed (every game of the board was dealt from it).
+         */
+        get: operations["tournaments_boards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tournaments/{tournament_id}/bots/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enter bots
+         * @description Fill the field with bot entrants of a level (casual events, before the start).
+         */
+        post: operations["tournaments_bots_enter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tournaments/{tournament_id}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel the tournament
+         * @description Games in progress are played out; tables not yet dealt are void. A duplicate's deal set is revealed once no table plays it.
+         */
+        post: operations["tournaments_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tournaments/{tournament_id}/entries/{entry_id}/withdraw/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Withdraw or disqualify an entry (organisers) */
+        post: operations["tournaments_entry_remove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tournaments/{tournament_id}/entry/close/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close entry
+         * @description No more registrations before the start.
+         */
+        post: operations["tournaments_entry_close"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tournaments/{tournament_id}/entry/open/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open entry
+         * @description Players may register (a draft, or an event whose entry was closed before the start).
+         */
+        post: operations["tournaments_entry_open"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tournaments/{tournament_id}/forbidden-pairs/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set forbidden pairings
+         * @description Pairs of entries never paired together (players who blocked one another are kept apart too).
+         */
+        post: operations["tournaments_forbidden_pairs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tournaments/{tournament_id}/invites/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite players
+         * @description An invitation-only event admits the players invited (and the organiser).
+         */
+        post: operations["tournaments_invite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tournaments/{tournament_id}/log/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event log
+         * @description The tournament's facts in order from `after` + 1: what the standings are rebuilt from.
+         */
+        get: operations["tournaments_log"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tournaments/{tournament_id}/next-game/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your next game
+         * @description Your entry and your table in play or about to be dealt (null between rounds). Play the game at `table.game_id` like any other.
+         */
+        get: operations["tournaments_next_game"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tournaments/{tournament_id}/registration/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register
+         * @description Enter the tournament (with `partner`, a friend, in a pairs event). Late entry: a Swiss before its last round, an arena or a robot duplicate while open. Refused by the entry rules (403 `entry_not_allowed`), twice (409 `already_registered`), when full (409 `tournament_full`) or outside entry (409 `tournament_wrong_status`).
+         */
+        post: operations["tournaments_register"];
+        /**
+         * Withdraw
+         * @description Leave the tournament: before the start your entry is gone from the field; during play you are paired no more (a game in progress is played out; a table not yet dealt is void and your opponent scores it).
+         */
+        delete: operations["tournaments_withdraw"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tournaments/{tournament_id}/rounds/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pair the next round (organisers)
+         * @description Swiss, knockout and duplicate pair themselves when a round ends; with `pairing_review` the pairings are proposed first (publish or discard them). Here an organiser pairs the next round now: automatically, or by hand (bulk pairing: `tables` of entry ids, dealt at `due_at`). 409 `round_in_progress` while a round is in play.
+         */
+        post: operations["tournaments_round_pair"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tournaments/{tournament_id}/rounds/discard/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Discard the proposed pairings
+         * @description Pair the round again (by hand, or automatically).
+         */
+        post: operations["tournaments_round_discard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tournaments/{tournament_id}/rounds/publish/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish the proposed pairings
+         * @description The round's proposed tables are dealt.
+         */
+        post: operations["tournaments_round_publish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tournaments/{tournament_id}/standings/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Standings
+         * @description By points, then Buchholz, Sonneborn-Berger, point difference and rating.
+         */
+        get: operations["tournaments_standings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tournaments/{tournament_id}/start/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start the tournament
+         * @description Knockout seeds are set by rating and the first round is paired (or proposed, with `pairing_review`); an arena pairs everyone; a robot duplicate seats every entrant. 409 `entrants_too_few` below two entries (one for a robot duplicate).
+         */
+        post: operations["tournaments_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tournaments/{tournament_id}/tables/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A round's tables
+         * @description The pairings and results of a round (default: the current one).
+         */
+        get: operations["tournaments_tables"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tournaments/{tournament_id}/verify/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify the standings against the log
+         * @description Rebuild the standings from the event log and compare them with the kept ones; for a revealed duplicate, check the deal set against its commitment.
+         */
+        get: operations["tournaments_verify"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2027,6 +2431,39 @@ export interface components {
         };
         /** @enum {unknown} */
         BlankEnum: "";
+        Board: {
+            board: number;
+            /** @description Once revealed: every table's game of this board was dealt from it (check with the game's fairness record or `replay --verify`). */
+            seed: string | null;
+            scored: boolean;
+            tables: components["schemas"]["BoardTable"][];
+        };
+        BoardTable: {
+            id: number;
+            round: number;
+            /** @description Table (knockout: bracket match) number. */
+            number: number;
+            /** @description Game of the match (duplicate: of the round). */
+            leg: number;
+            /** @description Duplicate board number. */
+            board: number | null;
+            status: components["schemas"]["TournamentTableStatusEnum"];
+            game_id: number | null;
+            /** @description Team 0, team 1. */
+            sides: components["schemas"]["SideEntry"][][];
+            scores: number[] | null;
+            winner_side: number | null;
+            /** Format: date-time */
+            due_at: string | null;
+            /** @description Per side and entry: the board's matchpoint percentage or IMPs. */
+            points: (number | null)[][];
+        };
+        Boards: {
+            tournament: number;
+            deal_commitment: string | null;
+            revealed: boolean;
+            boards: components["schemas"]["Board"][];
+        };
         /**
          * @description * `easy` - Easy
          *     * `medium` - Medium
@@ -2046,6 +2483,11 @@ export interface components {
              *
              *     Optional: `"easy"` when left out.
              */
+            level?: components["schemas"]["BotLevelEnum"];
+        };
+        BotsRequest: {
+            count: number;
+            /** @description Optional: `"medium"` when left out. */
             level?: components["schemas"]["BotLevelEnum"];
         };
         /** @enum {string} */
@@ -2571,6 +3013,12 @@ export interface components {
         };
         /** @enum {string} */
         DrawTypeEnum: "draw";
+        /**
+         * @description * `matchpoints` - Matchpoints
+         *     * `imps` - Imps
+         * @enum {string}
+         */
+        DuplicateScoringEnum: "matchpoints" | "imps";
         /** @description What an event caused, by `kind`, as you may see it. A member only the seat concerned may see is absent for everyone else (its description says so); the replay of a finished game shows every one. */
         Effect: components["schemas"]["RoundStartedEffect"] | components["schemas"]["CardDrawnEffect"] | components["schemas"]["RedThreeRevealedEffect"] | components["schemas"]["CardDiscardedEffect"] | components["schemas"]["MeldedEffect"] | components["schemas"]["PileTakenEffect"] | components["schemas"]["PileDeclinedEffect"] | components["schemas"]["PartnerAskedEffect"] | components["schemas"]["PartnerAnsweredEffect"] | components["schemas"]["RoundEndedEffect"] | components["schemas"]["GameEndedEffect"] | components["schemas"]["TalonDrawnEffect"] | components["schemas"]["SpecialHandDeclaredEffect"] | components["schemas"]["MeldsMergedEffect"] | components["schemas"]["StockExhaustedEffect"];
         /** @description Which kinds of notification go out by email. */
@@ -2711,6 +3159,49 @@ export interface components {
         };
         /** @enum {string} */
         EndRoundTypeEnum: "end_round";
+        Entry: {
+            /** @description The entry's id (pairings name entries). */
+            id: number;
+            /** @description Place in the standings. */
+            rank: number | null;
+            /** @description The player's name, or both partners'. */
+            name: string;
+            /** @description Player ids (none: a bot). */
+            players: number[];
+            /** @description A bot entrant's level. */
+            bot_level: string | null;
+            /** @description Rating at entry (a pair's average). */
+            rating: number;
+            /** @description Knockout seed. */
+            seed: number | null;
+            status: components["schemas"]["TournamentEntryStatusEnum"];
+            /**
+             * Format: double
+             * @description Swiss: 1 a win, 0.5 a draw, 1 a bye. Knockout: matches won. Arena: 2 a win, 1 a draw, doubled on a streak. Duplicate: matchpoint percentages (or IMPs) summed over boards.
+             */
+            points: number;
+            /**
+             * Format: double
+             * @description Sum of the opponents' points.
+             */
+            buchholz: number;
+            /**
+             * Format: double
+             * @description Sum of each opponent's points times your score against them.
+             */
+            sonneborn_berger: number;
+            /** @description Canasta points for minus against. */
+            score_diff: number;
+            played: number;
+            byes: number;
+        };
+        EntryRules: {
+            rating_min: number | null;
+            rating_max: number | null;
+            invitation_only: boolean;
+            friends_only: boolean;
+            max_entries: number | null;
+        };
         /**
          * @description * `sandbox` - Sandbox
          *     * `production` - Production
@@ -2880,6 +3371,21 @@ export interface components {
             /** @description The player was a bot account (an outside program playing through the API). Ignored on import. */
             bot_account?: boolean;
         };
+        Fact: {
+            seq: number;
+            /** @description created, entry_opened, entry_closed, registered, withdrawn, disqualified, forbidden_set, started, round_paired, round_published, round_discarded, leg_paired, table_void, game_finished, result, bye, match_decided, board_scored, finished, cancelled, deals_revealed. */
+            type: string;
+            payload: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            created_at: string;
+        };
+        Facts: {
+            tournament: number;
+            version: number;
+            facts: components["schemas"]["Fact"][];
+        };
         /**
          * @description Provably fair dealing. Round n is shuffled by ``random.Random(round_seed).shuffle`` of
          *     the 108-card deck, where ``round_seed = sha256("canasta:{seed}:{n}")`` (hex); its hash was
@@ -2967,6 +3473,10 @@ export interface components {
             game_over?: boolean;
             /** @description A player challenges you to a game (accept or decline it). (default: on) */
             challenge?: boolean;
+        };
+        ForbiddenRequest: {
+            /** @description Pairs of entry ids never to be paired together (replaces the list). */
+            pairs: number[][];
         };
         /**
          * @description * `canasta-game` - canasta-game
@@ -3888,6 +4398,16 @@ export interface components {
          *     | `at_table` | 409 | At a table | You have a seat at a table in the lobby or in play; leave or finish it before you queue. |  |
          *     | `not_queued` | 404 | Not queued | You are not waiting in a quick-play queue. |  |
          *     | `queue_matched` | 409 | Already matched | Your match is made: its table is waiting for you. | `game_id` |
+         *     | `not_tournament_organiser` | 403 | Not the organiser | Only the tournament's organiser may do this. |  |
+         *     | `tournament_setup_invalid` | 422 | Invalid tournament | These settings do not make a tournament. | `setting` |
+         *     | `tournament_wrong_status` | 409 | Not now | The tournament is not at a stage where this can be done. | `tournament_status` |
+         *     | `entry_not_allowed` | 403 | Entry not allowed | The tournament's entry rules do not admit you. |  |
+         *     | `already_registered` | 409 | Already registered | You (or your partner) already have an entry in this tournament. |  |
+         *     | `not_registered` | 404 | Not registered | There is no such active entry in this tournament. |  |
+         *     | `tournament_full` | 409 | Tournament full | The tournament has all the entries it takes. |  |
+         *     | `round_in_progress` | 409 | Round in progress | The current round is not over yet (or its pairings wait to be published). |  |
+         *     | `pairing_invalid` | 422 | Invalid pairing | These pairings cannot be played. |  |
+         *     | `entrants_too_few` | 409 | Too few entrants | The tournament needs more entrants to start. |  |
          *     | `idempotency_key_reused` | 422 | Idempotency key reused | This Idempotency-Key was already used with a different request. |  |
          *     | `table_talk_off` | 403 | Table talk off | This is a 'no table talk' game: quick chat is off. |  |
          *     | `chat_phrase_unknown` | 400 | Chat phrase unknown | Quick chat takes a phrase id from the fixed list (GET .../chat/phrases/). |  |
@@ -4052,6 +4572,10 @@ export interface components {
             unknown?: string[];
             /** @description The rules versions this engine plays. Only for code `rules_version_unsupported`. */
             supported_rules_versions?: string[];
+            /** @description The tournament setting refused. Only for code `tournament_setup_invalid`. */
+            setting?: string;
+            /** @description The tournament's status now (draft, open, closed, running, finished, cancelled). Only for code `tournament_wrong_status`. */
+            tournament_status?: string;
         };
         /** @description A seated player resumed the game; the turn has what it had left. */
         GameResumedEvent: {
@@ -4425,6 +4949,13 @@ export interface components {
          * @enum {integer}
          */
         InitialMeldOver7000Enum: 150 | 160;
+        Invited: {
+            /** @description Players newly invited. */
+            added: number;
+        };
+        InvitesRequest: {
+            players: number[];
+        };
         /**
          * @description * `player` - player
          *     * `bot` - bot
@@ -4589,6 +5120,10 @@ export interface components {
             unknown?: string[];
             /** @description The rules versions this engine plays. Only for code `rules_version_unsupported`. */
             supported_rules_versions?: string[];
+            /** @description The tournament setting refused. Only for code `tournament_setup_invalid`. */
+            setting?: string;
+            /** @description The tournament's status now (draft, open, closed, running, finished, cancelled). Only for code `tournament_wrong_status`. */
+            tournament_status?: string;
             /**
              * @description `problem` (enum property replaced by openapi-typescript)
              * @enum {string}
@@ -4757,6 +5292,12 @@ export interface components {
         MeldsMergedKindEnum: "melds_merged";
         /** @enum {string} */
         MinimalOutcomeEnum: "minimal";
+        Mismatch: {
+            entry: number;
+            field: string;
+            kept: unknown;
+            log: unknown;
+        };
         MyGame: {
             /** @description The game's id. */
             game_id: number;
@@ -4828,6 +5369,16 @@ export interface components {
              * @description The server's time of this response (draw countdowns from it).
              */
             server_time: string;
+        };
+        Named: {
+            id: number;
+            display_name: string;
+        };
+        NextGame: {
+            tournament: number;
+            entry: components["schemas"]["Entry"];
+            /** @description Your table now (null: none). */
+            table: (components["schemas"]["Table"] | components["schemas"]["NullEnum"]) | null;
         };
         /** @enum {string} */
         NotificationKindEnum: "your_turn" | "game_started" | "go_out_asked" | "chat" | "reminder" | "game_over" | "challenge";
@@ -4915,6 +5466,12 @@ export interface components {
             /** @description The greatest value. */
             max: number;
         };
+        /**
+         * @description * `live` - Live
+         *     * `correspondence` - Correspondence
+         * @enum {string}
+         */
+        PaceEnum: "live" | "correspondence";
         PaginatedGameSummaryList: {
             /**
              * @description How many games match, on every page.
@@ -6024,6 +6581,10 @@ export interface components {
         };
         /** @enum {string} */
         RedThreeRevealedKindEnum: "red_three_revealed";
+        RegisterRequest: {
+            /** @description Pairs events: your partner's player id (one of your friends). */
+            partner?: number | null;
+        };
         RelatedPlayer: {
             /** @description The player's id. */
             id: number;
@@ -6211,6 +6772,15 @@ export interface components {
         };
         /** @enum {string} */
         RoundEndedKindEnum: "round_ended";
+        RoundPairRequest: {
+            /** @description Bulk pairing: each table's two sides as entry ids (null: pair automatically). */
+            tables?: number[][][] | null;
+            /**
+             * Format: date-time
+             * @description When the games are dealt (null: at once).
+             */
+            due_at?: string | null;
+        };
         /**
          * @description One team's score components for a round (RULES.md section 8; the variant families
          *     count some of their own, VARIANTS.md).
@@ -6281,6 +6851,9 @@ export interface components {
         };
         /** @enum {string} */
         RoundStartedKindEnum: "round_started";
+        RoundTables: {
+            tables: components["schemas"]["Table"][];
+        };
         /** @description One rule family: its presets, its rules version and the options a table may change. */
         RuleFamily: {
             /** @description The rules version a game of the family created now is played under. */
@@ -6531,6 +7104,10 @@ export interface components {
          * @enum {string}
          */
         SeverityEnum: "ok" | "inaccuracy" | "mistake" | "blunder";
+        SideEntry: {
+            entry: number;
+            name: string;
+        };
         SignIn: {
             /** @description `device-<n>`, `guest-<n>` or `browser-<n>`. */
             id: string;
@@ -6647,6 +7224,14 @@ export interface components {
             /** @description The seat's run of timeouts. */
             consecutive: number;
         };
+        Standings: {
+            tournament: number;
+            version: number;
+            status: components["schemas"]["TournamentStatusEnum"];
+            total: number;
+            offset: number;
+            results: components["schemas"]["Entry"][];
+        };
         /** @description Modern American Canasta: the stock ran out (the round ends). */
         StockExhaustedEffect: {
             /**
@@ -6712,6 +7297,24 @@ export interface components {
          * @enum {string}
          */
         SyncMessageTypeEnum: "sync";
+        Table: {
+            id: number;
+            round: number;
+            /** @description Table (knockout: bracket match) number. */
+            number: number;
+            /** @description Game of the match (duplicate: of the round). */
+            leg: number;
+            /** @description Duplicate board number. */
+            board: number | null;
+            status: components["schemas"]["TournamentTableStatusEnum"];
+            game_id: number | null;
+            /** @description Team 0, team 1. */
+            sides: components["schemas"]["SideEntry"][][];
+            scores: number[] | null;
+            winner_side: number | null;
+            /** Format: date-time */
+            due_at: string | null;
+        };
         /**
          * @description A table happening (not a card move): chat, a concession, rematch news, a settings
          *     change. Kinds and their `data`: `chat` (phrase, text), `conceded` (team, winner_team,
@@ -6894,6 +7497,13 @@ export interface components {
             /** @description Actions you may send now (empty unless you are to act). Melds and pile takes are listed canonically per rank; other valid combinations are accepted too. */
             legal_actions: components["schemas"]["Action"][];
         };
+        Tables: {
+            tournament: number;
+            round: number;
+            total: number;
+            offset: number;
+            results: components["schemas"]["Table"][];
+        };
         /** @description A seat took the discard pile. */
         TakePileEvent: {
             /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
@@ -7028,6 +7638,13 @@ export interface components {
             /** @description Modern American Canasta: the special hand it declared this round, laid face up; null when none; absent in the other families. */
             special_hand?: (components["schemas"]["SpecialHandView"] | components["schemas"]["NullEnum"]) | null;
         };
+        /**
+         * @description * `points` - Points
+         *     * `higher_seed` - Higher Seed
+         *     * `extra_game` - Extra Game
+         * @enum {string}
+         */
+        TieRuleEnum: "points" | "higher_seed" | "extra_game";
         /**
          * @description * `bot` - Bot
          *     * `abandon` - Abandon
@@ -7420,6 +8037,175 @@ export interface components {
             /** @description The token, shown this once: store it now. */
             token: string;
         };
+        Tournament: {
+            id: number;
+            name: string;
+            description: string;
+            organiser: components["schemas"]["Named"];
+            format: components["schemas"]["TournamentFormatEnum"];
+            unit: components["schemas"]["UnitEnum"];
+            preset: string;
+            /** @description Option overrides of the preset. */
+            options: {
+                [key: string]: unknown;
+            };
+            players_per_table: number;
+            rated: boolean;
+            rounds: number | null;
+            boards_per_round: number;
+            duplicate_scoring: components["schemas"]["DuplicateScoringEnum"];
+            robot: boolean;
+            games_per_match: number;
+            tie_rule: components["schemas"]["TieRuleEnum"];
+            pace: components["schemas"]["PaceEnum"];
+            turn_seconds: number | null;
+            round_interval_seconds: number | null;
+            pairing_review: boolean;
+            bot_level: components["schemas"]["BotLevelEnum"];
+            entry_rules: components["schemas"]["EntryRules"];
+            /** Format: date-time */
+            starts_at: string | null;
+            /** Format: date-time */
+            ends_at: string | null;
+            status: components["schemas"]["TournamentStatusEnum"];
+            current_round: number;
+            /** @description The seq of the event log's last fact. */
+            version: number;
+            /** @description Active entries. */
+            entries: number;
+            entries_total: number;
+            /** @description Duplicate: SHA-256 of `canasta-deals:` + the seeds joined by `:`, published when the event is created. */
+            deal_commitment: string | null;
+            /** @description Duplicate: the deal set, once revealed at the end (null until then). */
+            deal_seeds: string[] | null;
+            your_entry: (components["schemas"]["Entry"] | components["schemas"]["NullEnum"]) | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+        };
+        TournamentCreateRequest: {
+            name: string;
+            /** @description Optional: `""` when left out. */
+            description?: string;
+            format: components["schemas"]["TournamentFormatEnum"];
+            /**
+             * @description `pair`: fixed partnerships (four-player presets). `individual` at a four-player preset: Swiss with partners rotating each round, or a robot duplicate.
+             *
+             *     * `individual` - Individual
+             *     * `pair` - Pair
+             *
+             *     Optional: `"individual"` when left out.
+             */
+            unit?: components["schemas"]["UnitEnum"];
+            preset: components["schemas"]["PresetEnum"];
+            /** @description Overrides of the preset's options. */
+            options?: {
+                [key: string]: unknown;
+            };
+            /** @description Optional: `false` when left out. */
+            rated?: boolean;
+            /** @description Swiss and duplicate (not robot). */
+            rounds?: number | null;
+            /** @description Optional: `1` when left out. */
+            boards_per_round?: number;
+            /** @description Optional: `"matchpoints"` when left out. */
+            duplicate_scoring?: components["schemas"]["DuplicateScoringEnum"];
+            /** @description Robot duplicate: each entrant plays the deal set alone with bots. Optional: `false` when left out. */
+            robot?: boolean;
+            /** @description Optional: `1` when left out. */
+            games_per_match?: number;
+            /** @description Optional: `"points"` when left out. */
+            tie_rule?: components["schemas"]["TieRuleEnum"];
+            /** @description Optional: `"live"` when left out. */
+            pace?: components["schemas"]["PaceEnum"];
+            /** @description Per turn: live 10-600 (60 by default), correspondence 3600-604800 (a day). */
+            turn_seconds?: number | null;
+            /** @description Correspondence: a round starts this long after the previous one began. */
+            round_interval_seconds?: number | null;
+            /** @description Pairings wait for the organiser to publish (or discard) them. Optional: `false` when left out. */
+            pairing_review?: boolean;
+            /** @description Optional: `"medium"` when left out. */
+            bot_level?: components["schemas"]["BotLevelEnum"];
+            rating_min?: number | null;
+            rating_max?: number | null;
+            /** @description Optional: `false` when left out. */
+            invitation_only?: boolean;
+            /** @description Optional: `false` when left out. */
+            friends_only?: boolean;
+            max_entries?: number | null;
+            /**
+             * Format: date-time
+             * @description When the event starts by itself (null: when the organiser starts it).
+             */
+            starts_at?: string | null;
+            /**
+             * Format: date-time
+             * @description Arenas and robot duplicates: when play closes.
+             */
+            ends_at?: string | null;
+        };
+        /**
+         * @description * `active` - active
+         *     * `withdrawn` - withdrawn
+         *     * `disqualified` - disqualified
+         *     * `eliminated` - eliminated
+         * @enum {string}
+         */
+        TournamentEntryStatusEnum: "active" | "withdrawn" | "disqualified" | "eliminated";
+        /**
+         * @description * `swiss` - Swiss
+         *     * `knockout` - Knockout
+         *     * `arena` - Arena
+         *     * `duplicate` - Duplicate
+         * @enum {string}
+         */
+        TournamentFormatEnum: "swiss" | "knockout" | "arena" | "duplicate";
+        TournamentList: {
+            total: number;
+            offset: number;
+            results: components["schemas"]["TournamentSummary"][];
+        };
+        /**
+         * @description * `draft` - Draft
+         *     * `open` - Open
+         *     * `closed` - Closed
+         *     * `running` - Running
+         *     * `finished` - Finished
+         *     * `cancelled` - Cancelled
+         * @enum {string}
+         */
+        TournamentStatusEnum: "draft" | "open" | "closed" | "running" | "finished" | "cancelled";
+        TournamentSummary: {
+            id: number;
+            name: string;
+            format: components["schemas"]["TournamentFormatEnum"];
+            unit: components["schemas"]["UnitEnum"];
+            preset: string;
+            rated: boolean;
+            robot: boolean;
+            pace: components["schemas"]["PaceEnum"];
+            status: components["schemas"]["TournamentStatusEnum"];
+            organiser: components["schemas"]["Named"];
+            entries: number;
+            current_round: number;
+            rounds: number | null;
+            /** Format: date-time */
+            starts_at: string | null;
+            /** Format: date-time */
+            ends_at: string | null;
+        };
+        /**
+         * @description * `proposed` - proposed
+         *     * `pending` - pending
+         *     * `playing` - playing
+         *     * `finished` - finished
+         *     * `void` - void
+         * @enum {string}
+         */
+        TournamentTableStatusEnum: "proposed" | "pending" | "playing" | "finished" | "void";
         /** @description A turn ran out of time; the moves the timer played for it follow. */
         TurnTimedOutEvent: {
             /** @description The event's number in the move log: 1, 2, 3 ... (no gaps). */
@@ -7533,11 +8319,28 @@ export interface components {
             proposal: (components["schemas"]["TimerOffProposal"] | components["schemas"]["NullEnum"]) | null;
         };
         /**
+         * @description * `individual` - Individual
+         *     * `pair` - Pair
+         * @enum {string}
+         */
+        UnitEnum: "individual" | "pair";
+        /**
          * @description * `too_few_moves` - too_few_moves
          *     * `repeated_opponents` - repeated_opponents
          * @enum {string}
          */
         UnratedReasonEnum: "too_few_moves" | "repeated_opponents";
+        Verify: {
+            tournament: number;
+            /** @description The kept standings equal the log's fold. */
+            ok: boolean;
+            facts: number;
+            entries: number;
+            gaps: number[];
+            mismatched: components["schemas"]["Mismatch"][];
+            /** @description Duplicate: the revealed deal set hashes to the published commitment (null: not revealed, or not a duplicate). */
+            deals_verified: boolean | null;
+        };
         /** @description Which kinds of notification go out by web_push. */
         WebPushSwitches: {
             /** @description It is your turn. (default: on) */
@@ -7897,6 +8700,10 @@ export interface components {
          * @enum {string}
          */
         WildRatioEnum: "naturals_exceed_wilds" | "wilds_not_exceed_naturals";
+        WithdrawRequest: {
+            /** @description Optional: `false` when left out. */
+            disqualify?: boolean;
+        };
         WorkerProbeAccepted: {
             /** @description The probe's token. */
             token: string;
@@ -17092,6 +17899,2301 @@ export interface operations {
              *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
              */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_list: {
+        parameters: {
+            query?: {
+                format?: "arena" | "duplicate" | "knockout" | "swiss";
+                /** @description At most this many. */
+                limit?: number;
+                mine?: boolean;
+                /** @description Skip this many (0 = from the first). */
+                offset?: number;
+                status?: "cancelled" | "closed" | "draft" | "finished" | "open" | "running";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentList"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TournamentCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tournament"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             *     - `invalid_option` (with `option`): An option is unknown or its value is out of range.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             *     - `bot_account_not_allowed`: Bot accounts play casual tables only: they cannot join a quick-play queue.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of
+             *
+             *     - `tournament_setup_invalid` (with `setting`): These settings do not make a tournament.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tournament id */
+                tournament_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tournament"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_boards: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tournament id */
+                tournament_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Boards"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_bots_enter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tournament id */
+                tournament_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BotsRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tournament"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             *     - `not_tournament_organiser`: Only the tournament's organiser may do this.
+             *     - `entry_not_allowed`: The tournament's entry rules do not admit you.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `tournament_wrong_status` (with `tournament_status`): The tournament is not at a stage where this can be done.
+             *     - `tournament_full`: The tournament has all the entries it takes.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of
+             *
+             *     - `tournament_setup_invalid` (with `setting`): These settings do not make a tournament.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tournament id */
+                tournament_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tournament"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             *     - `not_tournament_organiser`: Only the tournament's organiser may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `tournament_wrong_status` (with `tournament_status`): The tournament is not at a stage where this can be done.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_entry_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                entry_id: number;
+                /** @description Tournament id */
+                tournament_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["WithdrawRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tournament"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             *     - `not_tournament_organiser`: Only the tournament's organiser may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             *     - `not_registered`: There is no such active entry in this tournament.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `tournament_wrong_status` (with `tournament_status`): The tournament is not at a stage where this can be done.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_entry_close: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tournament id */
+                tournament_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tournament"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             *     - `not_tournament_organiser`: Only the tournament's organiser may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `tournament_wrong_status` (with `tournament_status`): The tournament is not at a stage where this can be done.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_entry_open: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tournament id */
+                tournament_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tournament"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             *     - `not_tournament_organiser`: Only the tournament's organiser may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `tournament_wrong_status` (with `tournament_status`): The tournament is not at a stage where this can be done.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_forbidden_pairs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tournament id */
+                tournament_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForbiddenRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tournament"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             *     - `not_tournament_organiser`: Only the tournament's organiser may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `tournament_wrong_status` (with `tournament_status`): The tournament is not at a stage where this can be done.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of
+             *
+             *     - `pairing_invalid`: These pairings cannot be played.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_invite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tournament id */
+                tournament_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitesRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invited"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             *     - `not_tournament_organiser`: Only the tournament's organiser may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             *     - `player_not_found`: There is no such player.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `tournament_wrong_status` (with `tournament_status`): The tournament is not at a stage where this can be done.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_log: {
+        parameters: {
+            query?: {
+                /** @description The last seq you have. */
+                after?: number;
+                /** @description At most. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Tournament id */
+                tournament_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Facts"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_next_game: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tournament id */
+                tournament_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NextGame"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             *     - `not_registered`: There is no such active entry in this tournament.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_register: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tournament id */
+                tournament_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RegisterRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tournament"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             *     - `entry_not_allowed`: The tournament's entry rules do not admit you.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             *     - `player_not_found`: There is no such player.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `tournament_wrong_status` (with `tournament_status`): The tournament is not at a stage where this can be done.
+             *     - `already_registered`: You (or your partner) already have an entry in this tournament.
+             *     - `tournament_full`: The tournament has all the entries it takes.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of
+             *
+             *     - `tournament_setup_invalid` (with `setting`): These settings do not make a tournament.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_withdraw: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tournament id */
+                tournament_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tournament"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             *     - `not_registered`: There is no such active entry in this tournament.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `tournament_wrong_status` (with `tournament_status`): The tournament is not at a stage where this can be done.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_round_pair: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tournament id */
+                tournament_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RoundPairRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoundTables"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             *     - `malformed_body`: The body is not parseable JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             *     - `not_tournament_organiser`: Only the tournament's organiser may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `tournament_wrong_status` (with `tournament_status`): The tournament is not at a stage where this can be done.
+             *     - `round_in_progress`: The current round is not over yet (or its pairings wait to be published).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Request Entity Too Large: `code` is one of
+             *
+             *     - `body_too_large` (with `max_body_bytes`): The request body is larger than the server accepts.
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unprocessable Entity: `code` is one of
+             *
+             *     - `pairing_invalid`: These pairings cannot be played.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_round_discard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tournament id */
+                tournament_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tournament"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             *     - `not_tournament_organiser`: Only the tournament's organiser may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `tournament_wrong_status` (with `tournament_status`): The tournament is not at a stage where this can be done.
+             *     - `round_in_progress`: The current round is not over yet (or its pairings wait to be published).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_round_publish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tournament id */
+                tournament_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tournament"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             *     - `not_tournament_organiser`: Only the tournament's organiser may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `tournament_wrong_status` (with `tournament_status`): The tournament is not at a stage where this can be done.
+             *     - `round_in_progress`: The current round is not over yet (or its pairings wait to be published).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_standings: {
+        parameters: {
+            query?: {
+                /** @description At most. */
+                limit?: number;
+                /** @description Skip this many (0 = from the first). */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Tournament id */
+                tournament_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Standings"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_start: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tournament id */
+                tournament_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tournament"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             *     - `not_tournament_organiser`: Only the tournament's organiser may do this.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Conflict: `code` is one of
+             *
+             *     - `tournament_wrong_status` (with `tournament_status`): The tournament is not at a stage where this can be done.
+             *     - `entrants_too_few`: The tournament needs more entrants to start.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_tables: {
+        parameters: {
+            query?: {
+                /** @description At most. */
+                limit?: number;
+                /** @description Skip this many (0 = from the first). */
+                offset?: number;
+                round?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Tournament id */
+                tournament_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tables"];
+                };
+            };
+            /**
+             * @description Bad Request: `code` is one of
+             *
+             *     - `invalid_request` (with `errors`): The request failed validation.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Service Unavailable: `code` is
+             *
+             *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_verify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tournament id */
+                tournament_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verify"];
+                };
+            };
+            /**
+             * @description Unauthorized: `code` is one of
+             *
+             *     - `not_authenticated`: No credentials: send `Authorization: Bearer <key>` (an access key or a token) or `Authorization: Token <guest key>`.
+             *     - `authentication_failed`: The token is wrong.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Forbidden: `code` is one of
+             *
+             *     - `insufficient_scope` (with `needed`): This token was not given the scope this request needs: `needed` lists the scopes, any one of which would do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Not Found: `code` is one of
+             *
+             *     - `not_found`: No such resource: an unknown URL, or a game that does not exist or is private and you are not at its table.
+             */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -9,6 +9,8 @@
 //   #/games         my games: my turn first, with each deadline
 //   #/notifications notification settings, Web Push, webhooks
 //   #/friends       friends and challenges
+//   #/tournaments   the events list; #/tournaments/new the organiser's form
+//   #/tournament/{id}[/boards]          an event (entry, pairings, standings, organiser); a duplicate's boards
 //   #/account       e-mail, password, passkeys, TOTP, sign-ins, tokens, export, deletion
 //   #/account/signin|signup|verify|reset   the browser sign-in flows (allauth's headless API)
 import "./style.css";
@@ -38,6 +40,7 @@ import { GameScreen } from "./game";
 import { openHelp } from "./help";
 import { LeaderboardScreen } from "./leaderboard";
 import { MyGamesScreen } from "./mygames";
+import { TournamentBoardsScreen, TournamentCreateScreen, TournamentScreen, TournamentsScreen } from "./tournaments";
 import { pageHeader } from "./nav";
 import { choiceText, optionExplanation, optionOffered, optionTitle, presetExplanation, presetFamily, presetTitle, presetValue, targetRange } from "./options";
 import { PlayerScreen } from "./profile";
@@ -495,9 +498,12 @@ function route(): void {
   const notifications = /^\/notifications\/?$/.test(hash);
   const friends = /^\/friends\/?$/.test(hash);
   const account = /^\/account\/?$/.test(hash);
+  const tournaments = /^\/tournaments\/?$/.test(hash);
+  const tournamentNew = /^\/tournaments\/new\/?$/.test(hash);
+  const tournament = hash.match(/^\/tournament\/(\d+)(\/boards)?\/?$/);
   const auth = hash.match(/^\/account\/(signin|signup|verify|reset)(?:\/[^?]*)?(?:\?.*)?$/);
   const format = board?.[1] ?? "partnership";
-  if ((game || replay || play || board || player || mine || notifications || friends || account) && !signedIn()) {
+  if ((game || replay || play || board || player || mine || notifications || friends || account || tournaments || tournamentNew || tournament) && !signedIn()) {
     if (account || friends) location.replace(`#/account/signin`);
     else renderSignUp();
     return;
@@ -538,6 +544,18 @@ function route(): void {
     void s.mount();
   } else if (mine) {
     const s = new MyGamesScreen(root);
+    screen = s;
+    void s.mount();
+  } else if (tournaments) {
+    const s = new TournamentsScreen(root);
+    screen = s;
+    void s.mount();
+  } else if (tournamentNew) {
+    const s = new TournamentCreateScreen(root);
+    screen = s;
+    void s.mount();
+  } else if (tournament) {
+    const s = tournament[2] ? new TournamentBoardsScreen(root, Number(tournament[1])) : new TournamentScreen(root, Number(tournament[1]));
     screen = s;
     void s.mount();
   } else if (notifications) {

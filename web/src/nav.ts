@@ -1,5 +1,5 @@
 // The header of the lobby's pages: the way home, the page's title and the links to quick play,
-// the leaderboard, your ratings, your games, your notifications, your friends and your account
+// the leaderboard, your ratings, your games, the tournaments, your notifications, your friends and your account
 // (the current one marked with aria-current).
 import { api, myPlayerId, signedIn } from "./api";
 import { h } from "./dom";
@@ -22,7 +22,7 @@ export function languageChooser(): HTMLElement {
   return h("span", { class: "language" }, select);
 }
 
-export type Place = "home" | "play" | "leaderboard" | "ratings" | "player" | "games" | "notifications" | "friends" | "account";
+export type Place = "home" | "play" | "leaderboard" | "ratings" | "player" | "games" | "notifications" | "friends" | "tournaments" | "account";
 
 export function pageHeader(title: string, place: Place, ...extra: HTMLElement[]): HTMLElement {
   const link = (href: string, text: string, here: boolean, testid: string) =>
@@ -40,6 +40,7 @@ export function pageHeader(title: string, place: Place, ...extra: HTMLElement[])
       link("#/play", gettext("Play now"), place === "play", "nav-play"),
       link("#/leaderboard/partnership", gettext("Leaderboard"), place === "leaderboard", "nav-leaderboard"),
       link(`#/player/${me ?? "me"}`, gettext("My ratings"), place === "ratings", "nav-ratings"),
+      link("#/tournaments", gettext("Tournaments"), place === "tournaments", "nav-tournaments"),
       link("#/notifications", gettext("Notifications"), place === "notifications", "nav-notifications"),
       link("#/friends", gettext("Friends"), place === "friends", "nav-friends"),
       link("#/account", gettext("Account"), place === "account", "nav-account"),
