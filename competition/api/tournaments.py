@@ -639,6 +639,7 @@ def _organiser_view(
             },
         )
         def post(self, request: Request, tournament_id: int) -> Response:
+            tournament_get(tournament_id, player_of(request))  # a draft: 404 to others
             data = _body(request_serializer, request) if request_serializer else {}
             call(tournament_id=tournament_id, organiser=player_of(request), **data)
             return _tournament_response(tournament_id, request)
@@ -714,6 +715,7 @@ class InvitesApi(APIView):
         },
     )
     def post(self, request: Request, tournament_id: int) -> Response:
+        tournament_get(tournament_id, player_of(request))
         data = _body(InvitesSerializer, request)
         added = tournaments.invites_add(
             tournament_id=tournament_id, organiser=player_of(request), player_ids=data["players"]
@@ -797,6 +799,7 @@ class EntryRemoveApi(APIView):
         },
     )
     def post(self, request: Request, tournament_id: int, entry_id: int) -> Response:
+        tournament_get(tournament_id, player_of(request))
         data = _body(WithdrawSerializer, request)
         tournaments.entry_remove(
             tournament_id=tournament_id,
@@ -830,6 +833,7 @@ class RoundsApi(APIView):
         },
     )
     def post(self, request: Request, tournament_id: int) -> Response:
+        tournament_get(tournament_id, player_of(request))
         data = _body(RoundPairSerializer, request)
         rows = tournament_rounds.round_pair(
             tournament_id=tournament_id,

@@ -188,6 +188,7 @@ def round_discard(*, tournament_id: int, organiser: Player) -> int:
         fact_append(t, "round_discarded", {"round": t.current_round})
         t.current_round -= 1
         t.save(update_fields=["current_round"])
+        # The organiser pairs this round now (``round_pair``): it is not proposed again.
     return count
 
 
@@ -986,7 +987,8 @@ def _knockout_advance(t: Tournament, now: datetime) -> None:
     if _round_open(t):
         return
     if t.current_round == 0:
-        _pair_next(t, now, proposed=t.pairing_review)
+        if _round_due(t, now):
+            _pair_next(t, now, proposed=t.pairing_review)
         return
     winners, _ = knockout_winners(t, t.current_round)
     if len(set(winners.values())) <= 1:
@@ -1040,6 +1042,12 @@ def _knockout_forfeits(t: Tournament) -> None:
 
 
 def _round_due(t: Tournament, now: datetime) -> bool:
+    """Whether the next round may be paired by itself now: its time has come (correspondence
+    intervals), and the organiser did not discard its proposed pairings (they pair it)."""
+    if TournamentFact.objects.filter(
+        tournament=t, type="round_discarded", payload__round=t.current_round + 1
+    ).exists():
+        return False
     if t.round_interval_seconds is None or t.round_started_at is None:
         return True
     return now >= t.round_started_at + timedelta(seconds=t.round_interval_seconds)

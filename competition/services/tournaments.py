@@ -44,8 +44,7 @@ from competition.models import (
     rating_format_of,
 )
 from competition.pairing.duplicate import deal_set_commitment
-from competition.selectors.matchmaking import rating_points
-from competition.selectors.ratings import DEFAULT_MU
+from competition.selectors.ratings import DEFAULT_MU, DEFAULT_SIGMA, rating_shown
 from competition.services.tournament_log import (
     ADVANCE_TASK,
     fact_append,
@@ -309,10 +308,12 @@ def late_entry_open(t: Tournament) -> bool:
 
 
 def player_rating(player: Player, t: Tournament) -> float:
-    """The player's rating on the shown scale in the format of the event's preset."""
+    """The player's shown rating (``mu - 3 sigma`` on the familiar scale: a new player's is
+    1000) in the format of the event's preset: what entry ranges bound and seeds order."""
     fmt = rating_format_of(t.players_per_table, t.preset)
-    mu = Rating.objects.filter(player=player, format=fmt).values_list("mu", flat=True).first()
-    return float(rating_points(DEFAULT_MU if mu is None else mu))
+    row = Rating.objects.filter(player=player, format=fmt).values_list("mu", "sigma").first()
+    mu, sigma = row if row is not None else (DEFAULT_MU, DEFAULT_SIGMA)
+    return float(rating_shown(mu, sigma))
 
 
 def _entry_check(t: Tournament, player: Player) -> None:
@@ -433,7 +434,7 @@ def bots_enter(
                 tournament=t,
                 bot_level=level,
                 name=f"Bot {base + n + 1} ({level})",
-                rating=float(rating_points(DEFAULT_MU)),
+                rating=float(rating_shown(DEFAULT_MU, DEFAULT_SIGMA)),
             )
             fact_append(t, "registered", registered_payload(entry))
             created.append(entry)

@@ -144,7 +144,7 @@ def test_an_organiser_runs_a_swiss_event_with_bots(
     expect(page.get_by_test_id("table")).to_be_visible()
 
     # The list: the event, under its filters.
-    page.get_by_test_id("nav-tournaments").click()
+    page.goto(live_server.url + "/#/tournaments")
     expect(page.get_by_test_id("tournament-row")).to_have_count(1)
     page.select_option("#t-filter-status", "finished")
     expect(page.get_by_test_id("tournaments-empty")).to_be_visible()
@@ -178,6 +178,7 @@ def test_a_duplicate_event_shows_its_boards(
     page.get_by_test_id("t-bots-add").click()
     expect(page.get_by_test_id("standing-row")).to_have_count(4)
     page.get_by_test_id("t-start").click()
+    expect(page.get_by_test_id("organiser-message")).to_contain_text("started")
     # Bots only: every table is played in-process; the event ends and its deals are revealed.
     expect(page.get_by_test_id("t-settings")).to_contain_text("finished", timeout=20_000)
     expect(page.get_by_test_id("verify-result")).to_contain_text("Verified")

@@ -16,6 +16,7 @@ import {
   type BotLevel,
   type Entry,
   type ListFilters,
+  type NextGame,
   type Standings,
   type Tables,
   type Tournament,
@@ -423,7 +424,6 @@ export class TournamentScreen {
 
   /** Read the event, its standings, pairings and your next game (one request at a time). */
   private async refresh(standings?: Standings): Promise<void> {
-    const focusId = document.activeElement instanceof HTMLElement && this.root.contains(document.activeElement) ? document.activeElement.dataset.testid : undefined;
     let t: Tournament;
     try {
       t = await tournamentsApi.get(this.id);
@@ -433,7 +433,17 @@ export class TournamentScreen {
       this.summarySlot.append(h("p", { class: "message error", testid: "load-error" }, problemText(err)));
       return;
     }
+    // Everything is read first, then drawn at once (no half-drawn page between reads).
+    let s: Standings | Error | undefined = standings;
+    if (!s) s = await tournamentsApi.standings(this.id, STANDINGS_PAGE, this.standingsOffset).catch((err: unknown) => new Error(problemText(err)));
+    let tables: Tables | Error | null = null;
+    if (t.current_round > 0) tables = await tournamentsApi.tables(this.id, null).catch((err: unknown) => new Error(problemText(err)));
+    let next: NextGame | null = null;
+    if (t.your_entry && t.status === "running") next = await tournamentsApi.nextGame(this.id).catch(() => null);
     if (this.disposed) return;
+
+    const focusId = document.activeElement instanceof HTMLElement && this.root.contains(document.activeElement) ? document.activeElement.dataset.testid : undefined;
+    const typed = this.typedValues();
     const first = this.t === null;
     const statusChanged = this.t !== null && this.t.status !== t.status;
     this.t = t;
@@ -442,23 +452,42 @@ export class TournamentScreen {
     document.title = `${t.name} · Canasta`;
     this.showSummary(t);
     this.showEntry(t);
-    let s = standings;
-    try {
-      if (!s) s = await tournamentsApi.standings(this.id, STANDINGS_PAGE, this.standingsOffset);
-      if (this.disposed) return;
+    if (s instanceof Error) {
+      clear(this.standingsSlot);
+      this.standingsSlot.append(h("p", { class: "message error" }, s.message));
+    } else {
       this.version = s.version;
       this.entries = s.results;
       this.showStandings(s);
-    } catch (err) {
-      clear(this.standingsSlot);
-      this.standingsSlot.append(h("p", { class: "message error" }, problemText(err)));
     }
-    await this.showTables(t);
-    await this.showNext(t);
-    await this.showOrganiser(t);
-    if (this.disposed) return;
+    this.showTables(tables);
+    this.showNext(next);
+    this.showOrganiser(t);
+    this.restoreValues(typed);
     if (statusChanged && !first) announce(interpolate(gettext("The tournament is now %(status)s."), { status: statusName(t.status) }));
     if (focusId) this.root.querySelector<HTMLElement>(`[data-testid="${focusId}"]`)?.focus();
+  }
+
+  /** What is typed in the page's fields (kept when the page is drawn again). */
+  private typedValues(): Map<string, string> {
+    const values = new Map<string, string>();
+    for (const el of this.root.querySelectorAll<HTMLInputElement | HTMLSelectElement>("input[id], select[id]")) {
+      if (el.id === "language") continue;
+      values.set(el.id, el instanceof HTMLInputElement && el.type === "checkbox" ? String(el.checked) : el.value);
+    }
+    return values;
+  }
+
+  private restoreValues(values: Map<string, string>): void {
+    for (const [id, value] of values) {
+      const el = document.getElementById(id);
+      if (el instanceof HTMLInputElement) {
+        if (el.type === "checkbox") el.checked = value === "true";
+        else el.value = value;
+      } else if (el instanceof HTMLSelectElement && [...el.options].some((o) => o.value === value)) {
+        el.value = value;
+      }
+    }
   }
 
   private showSummary(t: Tournament): void {
@@ -541,38 +570,29 @@ export class TournamentScreen {
     where.after(field("t-partner-friend", gettext("Or pick a friend"), pick));
   }
 
-  private async showNext(t: Tournament): Promise<void> {
+  private showNext(next: NextGame | null): void {
     clear(this.nextSlot);
-    if (!t.your_entry || t.status !== "running") return;
-    try {
-      const next = await tournamentsApi.nextGame(this.id);
-      if (this.disposed) return;
-      const table = next.table as TournamentTable | null;
-      this.nextSlot.append(
-        panel(
-          "t-next",
-          gettext("Your next game"),
-          table && table.game_id !== null
-            ? h("p", { testid: "next-game" }, `${pairingText(table)} · ${tableStatusName(table.status)} `, h("a", { class: "button primary", href: `#/game/${table.game_id}`, testid: "next-game-link" }, interpolate(gettext("Go to table #%(id)s"), { id: table.game_id })))
-            : h("p", { class: "muted", testid: "next-game" }, table ? interpolate(gettext("Your table is about to be dealt: %(pairing)s."), { pairing: pairingText(table) }) : gettext("No game for you right now: wait for the next round.")),
-        ),
-      );
-    } catch {
-      /* not registered after all: nothing to show */
-    }
+    if (!next) return;
+    const table = next.table as TournamentTable | null;
+    this.nextSlot.append(
+      panel(
+        "t-next",
+        gettext("Your next game"),
+        table && table.game_id !== null
+          ? h("p", { testid: "next-game" }, `${pairingText(table)} · ${tableStatusName(table.status)} `, h("a", { class: "button primary", href: `#/game/${table.game_id}`, testid: "next-game-link" }, interpolate(gettext("Go to table #%(id)s"), { id: table.game_id })))
+          : h("p", { class: "muted", testid: "next-game" }, table ? interpolate(gettext("Your table is about to be dealt: %(pairing)s."), { pairing: pairingText(table) }) : gettext("No game for you right now: wait for the next round.")),
+      ),
+    );
   }
 
-  private async showTables(t: Tournament): Promise<void> {
+  private showTables(tables: Tables | Error | null): void {
     clear(this.tablesSlot);
-    if (t.current_round === 0) return;
-    let tables: Tables;
-    try {
-      tables = await tournamentsApi.tables(this.id, null);
-    } catch (err) {
-      this.tablesSlot.append(h("p", { class: "message error" }, problemText(err)));
+    this.proposed = false;
+    if (tables === null) return;
+    if (tables instanceof Error) {
+      this.tablesSlot.append(h("p", { class: "message error" }, tables.message));
       return;
     }
-    if (this.disposed) return;
     this.proposed = tables.results.some((r) => r.status === "proposed");
     this.tablesSlot.append(
       panel(
@@ -682,7 +702,7 @@ export class TournamentScreen {
 
   private proposed = false;
 
-  private async showOrganiser(t: Tournament): Promise<void> {
+  private showOrganiser(t: Tournament): void {
     clear(this.organiserSlot);
     if (t.organiser.id !== myPlayerId()) return;
     const box = messageLine("organiser-message");

@@ -1,0 +1,269 @@
+"""Tournaments over HTTP: an organiser runs a Swiss event that people and bots play through
+the API; refusals change nothing; reviewed and bulk pairings; entry rules; a duplicate's
+games stay hidden until its deal set is revealed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from accounts import scopes
+from accounts.models import Player
+from competition.models import TableStatus, Tournament, TournamentTable
+from competition.services.tournament_rounds import tournaments_sweep
+from tests.accounts.api.test_scopes import token_client
+from tests.accounts.services.test_friends import befriend
+from tests.games.api.conftest import PlayerClient, move, problem
+from tests.games.services.timers.clock import fake_clock
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+QUICK = {"preset": "two_player", "options": {"target_score": 1000}, "bot_level": "easy"}
+
+
+def create(client: PlayerClient, **body: Any) -> dict[str, Any]:
+    response = client.post(
+        "/api/v1/tournaments/", {"name": "Club night", **QUICK, **body}, format="json"
+    )
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def post(client: PlayerClient, path: str, body: dict[str, Any] | None = None) -> Any:
+    return client.post(f"/api/v1/tournaments/{path}", body or {}, format="json")
+
+
+def ok(response: Any, status: int = 200) -> dict[str, Any]:
+    assert response.status_code == status, response.content
+    return response.json()
+
+
+def play_out(t_id: int, humans: list[PlayerClient], limit: int = 5000) -> None:
+    """Each person plays their tournament games (simple legal moves) until the event ends."""
+    for _ in range(limit):
+        if Tournament.objects.get(pk=t_id).status == "finished":
+            return
+        moved = False
+        for client in humans:
+            nxt = ok(client.get(f"/api/v1/tournaments/{t_id}/next-game/"))
+            table = nxt["table"]
+            if table is None or table["game_id"] is None:
+                continue
+            game = client.game(table["game_id"])
+            if game["status"] == "active" and game["state"]["to_act"] == game["your_seat"]:
+                move(client, table["game_id"])
+                moved = True
+        if not moved:
+            tournaments_sweep()
+    raise AssertionError("the event did not end")
+
+
+def test_an_organiser_runs_a_swiss_that_people_and_bots_play_through_the_api(
+    make_player: Callable[..., PlayerClient],
+) -> None:
+    org, bob, cy = make_player("Org"), make_player("Bob"), make_player("Cy")
+    t = create(org, format="swiss", rounds=2, description="Two rounds")
+    assert t["status"] == "draft" and t["version"] == 1
+    # A draft is the organiser's alone.
+    problem(bob.get(f"/api/v1/tournaments/{t['id']}/"), 404, "not_found")
+    ok(post(org, f"{t['id']}/entry/open/"))
+    for player in (bob, cy):
+        body = ok(post(player, f"{t['id']}/registration/"), 201)
+        assert body["your_entry"]["players"] == [player.player_id]
+    ok(post(org, f"{t['id']}/bots/", {"count": 2, "level": "easy"}))
+    started = ok(post(org, f"{t['id']}/start/"))
+    assert started["status"] == "running" and started["current_round"] == 1
+    tables = ok(org.get(f"/api/v1/tournaments/{t['id']}/tables/"))
+    assert tables["total"] == 2
+    assert sorted(e["entry"] for r in tables["results"] for s in r["sides"] for e in s) == sorted(
+        e["id"] for e in ok(org.get(f"/api/v1/tournaments/{t['id']}/standings/"))["results"]
+    )
+    play_out(t["id"], [bob, cy])
+    standings = ok(org.get(f"/api/v1/tournaments/{t['id']}/standings/"))
+    assert standings["status"] == "finished" and standings["total"] == 4
+    assert [r["rank"] for r in standings["results"]] == [1, 2, 3, 4]
+    assert sum(r["points"] for r in standings["results"]) == pytest.approx(4.0)
+    points = [r["points"] for r in standings["results"]]
+    assert points == sorted(points, reverse=True)
+    log = ok(org.get(f"/api/v1/tournaments/{t['id']}/log/?limit=500"))
+    kinds = [f["type"] for f in log["facts"]]
+    assert kinds[0] == "created" and kinds[-1] == "finished"
+    assert kinds.count("registered") == 4 and kinds.count("round_paired") == 2
+    assert kinds.count("game_finished") == 4 and kinds.count("result") == 4
+    verify = ok(bob.get(f"/api/v1/tournaments/{t['id']}/verify/"))
+    assert verify["ok"] is True and verify["mismatched"] == [] and verify["facts"] == len(kinds)
+
+
+def test_refusals_have_codes_and_change_nothing(make_player: Callable[..., PlayerClient]) -> None:
+    org, bob = make_player("Org"), make_player("Bob")
+    bad = org.post("/api/v1/tournaments/", {"name": "X", "format": "swiss", **QUICK}, format="json")
+    assert problem(bad, 422, "tournament_setup_invalid")["setting"] == "rounds"
+    pairs = org.post(
+        "/api/v1/tournaments/",
+        {"name": "X", "format": "swiss", "rounds": 2, "unit": "pair", **QUICK},
+        format="json",
+    )
+    assert problem(pairs, 422, "tournament_setup_invalid")["setting"] == "unit"
+    t = create(org, format="swiss", rounds=2)
+    problem(post(bob, f"{t['id']}/entry/open/"), 404, "not_found")  # a draft: unseen
+    ok(post(org, f"{t['id']}/entry/open/"))
+    problem(post(bob, f"{t['id']}/entry/close/"), 403, "not_tournament_organiser")
+    ok(post(bob, f"{t['id']}/registration/"), 201)
+    before = Tournament.objects.get(pk=t["id"]).version
+    problem(post(bob, f"{t['id']}/registration/"), 409, "already_registered")
+    problem(post(org, f"{t['id']}/start/"), 409, "entrants_too_few")
+    body = problem(post(org, f"{t['id']}/rounds/"), 409, "tournament_wrong_status")
+    assert body["tournament_status"] == "open"
+    assert Tournament.objects.get(pk=t["id"]).version == before
+    # A token without tournament:write organises nothing; with it, it does.
+    player_only = token_client(org, scopes.PLAY)
+    refused = player_only.post(
+        "/api/v1/tournaments/", {"name": "Y", "format": "arena", **QUICK}, format="json"
+    )
+    assert problem(refused, 403, "insufficient_scope")["needed"] == [scopes.TOURNAMENT_WRITE]
+    organiser = token_client(org, scopes.TOURNAMENT_WRITE)
+    made = organiser.post(
+        "/api/v1/tournaments/",
+        {"name": "Y", "format": "knockout", **QUICK},
+        format="json",
+    )
+    assert made.status_code == 201, made.content
+
+
+def test_reviewed_pairings_wait_for_publishing_and_bulk_pairings_for_their_time(
+    make_player: Callable[..., PlayerClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = fake_clock(monkeypatch)
+    org = make_player("Org")
+    t = create(org, format="swiss", rounds=3, pairing_review=True)
+    ok(post(org, f"{t['id']}/entry/open/"))
+    ok(post(org, f"{t['id']}/bots/", {"count": 4, "level": "easy"}))
+    ok(post(org, f"{t['id']}/start/"))
+    proposed = TournamentTable.objects.filter(tournament_id=t["id"], round=1)
+    assert {r.status for r in proposed} == {TableStatus.PROPOSED}
+    assert all(r.game_id is None for r in proposed)
+    problem(post(org, f"{t['id']}/rounds/"), 409, "round_in_progress")
+    ok(post(org, f"{t['id']}/rounds/discard/"))
+    assert not TournamentTable.objects.filter(tournament_id=t["id"]).exists()
+    # Bulk pairing of named entries, dealt at a time given.
+    entries = [e["id"] for e in ok(org.get(f"/api/v1/tournaments/{t['id']}/standings/"))["results"]]
+    due = clock.now + timedelta(minutes=10)
+    made = ok(
+        post(
+            org,
+            f"{t['id']}/rounds/",
+            {
+                "tables": [[[entries[0]], [entries[3]]], [[entries[1]], [entries[2]]]],
+                "due_at": due.isoformat(),
+            },
+        ),
+        201,
+    )
+    assert [t_["status"] for t_ in made["tables"]] == ["pending", "pending"]
+    tournaments_sweep()
+    assert TournamentTable.objects.filter(tournament_id=t["id"], game__isnull=False).count() == 0
+    twice = post(org, f"{t['id']}/rounds/", {"tables": [[[entries[0]], [entries[0]]]]})
+    problem(twice, 409, "round_in_progress")
+    clock.to(due + timedelta(seconds=1))
+    tournaments_sweep()
+    dealt = TournamentTable.objects.filter(tournament_id=t["id"], round=1)
+    assert all(r.game_id is not None for r in dealt)
+    assert {(r.sides[0][0], r.sides[1][0]) for r in dealt} == {
+        (entries[0], entries[3]),
+        (entries[1], entries[2]),
+    }
+    # Round 2 is proposed by itself when round 1 ends, and published by the organiser.
+    tournaments_sweep()
+    assert {r.status for r in TournamentTable.objects.filter(tournament_id=t["id"], round=2)} == {
+        TableStatus.PROPOSED
+    }
+    ok(post(org, f"{t['id']}/rounds/publish/"))
+    assert all(
+        r.game_id is not None
+        for r in TournamentTable.objects.filter(tournament_id=t["id"], round=2)
+    )
+
+
+def test_entry_rules_admit_only_those_they_name(make_player: Callable[..., PlayerClient]) -> None:
+    org, bob, cy = make_player("Org"), make_player("Bob"), make_player("Cy")
+    invited = create(
+        org,
+        format="arena",
+        ends_at=(timezone.now() + timedelta(hours=1)).isoformat(),
+        invitation_only=True,
+    )
+    ok(post(org, f"{invited['id']}/entry/open/"))
+    problem(post(bob, f"{invited['id']}/registration/"), 403, "entry_not_allowed")
+    assert ok(post(org, f"{invited['id']}/invites/", {"players": [bob.player_id]}))["added"] == 1
+    ok(post(bob, f"{invited['id']}/registration/"), 201)
+    friends = create(org, format="swiss", rounds=1, friends_only=True)
+    ok(post(org, f"{friends['id']}/entry/open/"))
+    problem(post(cy, f"{friends['id']}/registration/"), 403, "entry_not_allowed")
+    befriend(Player.objects.get(pk=org.player_id), Player.objects.get(pk=cy.player_id))
+    ok(post(cy, f"{friends['id']}/registration/"), 201)
+    rated = create(org, format="swiss", rounds=1, rating_min=1200)
+    ok(post(org, f"{rated['id']}/entry/open/"))
+    problem(post(cy, f"{rated['id']}/registration/"), 403, "entry_not_allowed")
+    full = create(org, format="knockout", max_entries=2)
+    ok(post(org, f"{full['id']}/entry/open/"))
+    ok(post(bob, f"{full['id']}/registration/"), 201)
+    ok(post(cy, f"{full['id']}/registration/"), 201)
+    problem(post(org, f"{full['id']}/registration/"), 409, "tournament_full")
+    # Pairs: the partner must be a friend.
+    pairs = create(org, format="swiss", rounds=1, unit="pair", preset="classic")
+    ok(post(org, f"{pairs['id']}/entry/open/"))
+    lonely = post(bob, f"{pairs['id']}/registration/", {"partner": cy.player_id})
+    assert problem(lonely, 422, "tournament_setup_invalid")["setting"] == "partner"
+    body = ok(post(org, f"{pairs['id']}/registration/", {"partner": cy.player_id}), 201)
+    assert body["your_entry"]["players"] == [org.player_id, cy.player_id]
+    problem(
+        post(cy, f"{pairs['id']}/registration/", {"partner": org.player_id}),
+        409,
+        "already_registered",
+    )
+
+
+def test_a_duplicate_board_stays_hidden_until_the_deal_set_is_revealed(
+    make_player: Callable[..., PlayerClient],
+) -> None:
+    org, bob, cy = make_player("Org"), make_player("Bob"), make_player("Cy")
+    ends = timezone.now() + timedelta(hours=1)
+    t = create(org, format="duplicate", robot=True, boards_per_round=1, ends_at=ends.isoformat())
+    assert len(t["deal_commitment"]) == 64 and t["deal_seeds"] is None
+    ok(post(org, f"{t['id']}/entry/open/"))
+    ok(post(bob, f"{t['id']}/registration/"), 201)
+    ok(post(org, f"{t['id']}/start/"))
+    ok(post(cy, f"{t['id']}/registration/"), 201)  # late entry while the day is open
+    games = {
+        c.player_id: ok(c.get(f"/api/v1/tournaments/{t['id']}/next-game/"))["table"]["game_id"]
+        for c in (bob, cy)
+    }
+    # Bob gives up his board; Cy still plays the same cards.
+    ok(bob.post(f"/api/v1/games/{games[bob.player_id]}/concede/", {}, format="json"))
+    finished = bob.game(games[bob.player_id])
+    assert finished["status"] == "finished" and finished["seed"] is None
+    replay = ok(bob.get(f"/api/v1/games/{games[bob.player_id]}/replay/"))
+    assert replay["full_information"] is False and replay["hands"] is None
+    fairness = ok(bob.get(f"/api/v1/games/{games[bob.player_id]}/fairness/"))
+    assert fairness["seed"] is None and fairness["revealed"] is False
+    problem(cy.get(f"/api/v1/games/{games[bob.player_id]}/"), 404, "not_found")  # private
+    tournaments_sweep(now=ends + timedelta(seconds=1))  # the day is over; Cy still plays
+    assert ok(org.get(f"/api/v1/tournaments/{t['id']}/"))["deal_seeds"] is None
+    ok(cy.post(f"/api/v1/games/{games[cy.player_id]}/concede/", {}, format="json"))
+    tournaments_sweep(now=ends + timedelta(seconds=2))
+    body = ok(org.get(f"/api/v1/tournaments/{t['id']}/"))
+    assert body["status"] == "finished" and len(body["deal_seeds"]) == 1
+    seed = body["deal_seeds"][0]
+    for player_id, game_id in games.items():
+        client = bob if player_id == bob.player_id else cy
+        assert client.game(game_id)["seed"] == seed
+        fair = ok(client.get(f"/api/v1/games/{game_id}/fairness/"))
+        assert fair["verified"] is True
+    boards = ok(org.get(f"/api/v1/tournaments/{t['id']}/boards/"))
+    assert boards["revealed"] and boards["boards"][0]["seed"] == seed
+    assert len(boards["boards"][0]["tables"]) == 2
+    assert ok(org.get(f"/api/v1/tournaments/{t['id']}/verify/"))["deals_verified"] is True
