@@ -71,8 +71,9 @@ def tournament_verify(tournament: Tournament) -> TournamentReport:
         .values_list("seq", flat=True)
     )
     gaps = [n for n, seq in enumerate(seqs, start=1) if n != seq][:10]
-    if seqs and seqs[-1] != tournament.version:
-        gaps.append(tournament.version)
+    version = Tournament.objects.filter(pk=tournament.pk).values_list("version", flat=True).get()
+    if seqs and seqs[-1] != version:
+        gaps.append(version)
     fold = standings_fold(tournament)
     report = TournamentReport(facts=len(seqs), entries=len(fold), gaps=gaps)
     rows = TournamentEntry.objects.filter(tournament=tournament).values("pk", *FIELDS)

@@ -178,11 +178,12 @@ def test_a_duplicate_event_shows_its_boards(
     page.get_by_test_id("t-bots-add").click()
     expect(page.get_by_test_id("standing-row")).to_have_count(4)
     page.get_by_test_id("t-start").click()
-    expect(page.get_by_test_id("organiser-message")).to_contain_text("started")
+    expect(page.get_by_test_id("organiser-message")).to_contain_text("started", timeout=30_000)
     # Bots only: every table is played in-process; the event ends and its deals are revealed.
     expect(page.get_by_test_id("t-settings")).to_contain_text("finished", timeout=20_000)
     expect(page.get_by_test_id("verify-result")).to_contain_text("Verified")
 
+    shots(page, "tournament-duplicate", full_page=True)
     page.get_by_test_id("to-boards").click()
     expect(page.get_by_test_id("boards-page")).to_be_visible()
     rows = page.get_by_test_id("board-table")

@@ -93,6 +93,8 @@ function action(label: string, testid: string, run: () => Promise<unknown>, box:
   const button = h("button", { type: "button", class: cls, testid }, label) as HTMLButtonElement;
   button.addEventListener("click", async () => {
     button.disabled = true;
+    box.className = "message empty";
+    box.textContent = "";
     try {
       await run();
     } catch (err) {
@@ -368,6 +370,9 @@ export class TournamentScreen {
   private readonly standingsSlot = h("div", { testid: "standings-slot" });
   private readonly verifySlot = h("div", { testid: "verify-slot" });
   private cancelArmed = false;
+  // Kept across redraws, so that what an action answered stays on the page.
+  private readonly entryBox = messageLine("entry-message");
+  private readonly organiserBox = messageLine("organiser-message");
 
   constructor(
     private readonly root: HTMLElement,
@@ -510,7 +515,7 @@ export class TournamentScreen {
 
   private showEntry(t: Tournament): void {
     clear(this.entrySlot);
-    const box = messageLine("entry-message");
+    const box = this.entryBox;
     const mine = t.your_entry;
     const content: (Node | string)[] = [];
     if (mine) {
@@ -705,11 +710,11 @@ export class TournamentScreen {
   private showOrganiser(t: Tournament): void {
     clear(this.organiserSlot);
     if (t.organiser.id !== myPlayerId()) return;
-    const box = messageLine("organiser-message");
+    const box = this.organiserBox;
     const done = async (text: string) => {
+      await this.refresh();
       announce(text);
       say(box, text, "info");
-      await this.refresh();
     };
     const parts: (Node | string)[] = [];
     const pre = beforeStart(t.status);
