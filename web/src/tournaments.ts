@@ -337,7 +337,7 @@ export class TournamentCreateScreen {
         field("t-starts-at", gettext("Starts at"), startsAt, gettext("Empty: when you start it.")),
         fields.endsAt,
       ),
-      field("t-description", gettext("Description"), description),
+      h("div", { class: "option" }, h("label", { class: "stack", for: "t-description" }, h("span", {}, gettext("Description")), description)),
       h(
         "fieldset",
         { class: "scopes" },
@@ -402,7 +402,6 @@ export class TournamentScreen {
     );
     this.summarySlot.append(h("p", { class: "loading" }, gettext("Loading the tournament…")));
     await this.refresh();
-    void this.checkLog();
     this.schedule();
   }
 
@@ -469,6 +468,7 @@ export class TournamentScreen {
     this.showNext(next);
     this.showOrganiser(t);
     this.restoreValues(typed);
+    if (first || t.version !== this.checkedVersion) await this.checkLog();
     if (statusChanged && !first) announce(interpolate(gettext("The tournament is now %(status)s."), { status: statusName(t.status) }));
     if (focusId) this.root.querySelector<HTMLElement>(`[data-testid="${focusId}"]`)?.focus();
   }
@@ -504,7 +504,7 @@ export class TournamentScreen {
         t.description ? h("p", { testid: "t-description-text" }, t.description) : "",
         h("dl", { class: "t-settings", testid: "t-settings" }, ...settingsRows(t, presetTitle).flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])),
         t.format === "duplicate" ? h("p", {}, h("a", { class: "button", href: `#/tournament/${t.id}/boards`, testid: "to-boards" }, gettext("Results per board"))) : "",
-        t.deal_commitment ? h("p", { class: "muted", testid: "deal-commitment" }, gettext("Deal set commitment (SHA-256):"), " ", h("code", { class: "commitment" }, t.deal_commitment)) : "",
+        t.deal_commitment ? h("p", { class: "muted", testid: "deal-commitment" }, gettext("Deal set commitment (SHA-256):"), " ", h("span", { class: "secret" }, h("code", { class: "commitment" }, t.deal_commitment))) : "",
       ),
     );
   }
@@ -690,6 +690,7 @@ export class TournamentScreen {
 
   /** The standings checked against the event log (and a duplicate's deals against their hash). */
   private async checkLog(): Promise<void> {
+    this.checkedVersion = this.t?.version ?? -1;
     clear(this.verifySlot);
     const result = h("p", { testid: "verify-result", role: "status" }, gettext("Checking…"));
     const again = h("button", { type: "button", testid: "verify-again", onclick: () => void this.checkLog() }, gettext("Check again"));
@@ -706,6 +707,7 @@ export class TournamentScreen {
   }
 
   private proposed = false;
+  private checkedVersion = -1;
 
   private showOrganiser(t: Tournament): void {
     clear(this.organiserSlot);
@@ -819,14 +821,14 @@ export class TournamentBoardsScreen {
           { class: "muted", testid: "boards-commitment" },
           boards.revealed ? gettext("The deals are revealed: each board's seed is shown.") : gettext("The deals stay secret until the event ends; their hash is published:"),
           " ",
-          boards.deal_commitment ? h("code", { class: "commitment" }, boards.deal_commitment) : "",
+          boards.deal_commitment ? h("span", { class: "secret" }, h("code", { class: "commitment" }, boards.deal_commitment)) : "",
         ),
         ...(boards.boards.length
           ? boards.boards.map((b) =>
               panel(
                 `board-${b.board}`,
                 interpolate(gettext("Board %(board)s"), { board: b.board }),
-                b.seed ? h("p", { class: "muted", testid: "board-seed" }, gettext("Seed:"), " ", h("code", { class: "commitment" }, b.seed)) : "",
+                b.seed ? h("p", { class: "muted", testid: "board-seed" }, gettext("Seed:"), " ", h("span", { class: "secret" }, h("code", { class: "commitment" }, b.seed))) : "",
                 b.scored ? "" : h("p", { class: "muted" }, gettext("Not scored yet.")),
                 h(
                   "div",
@@ -848,7 +850,7 @@ export class TournamentBoardsScreen {
                           h("th", { scope: "row" }, pairingText(r)),
                           h("td", {}, r.scores ? `${r.scores[0]} – ${r.scores[1]}` : tableStatusName(r.status)),
                           h("td", { testid: "board-points" }, boardPointsText(r, imps)),
-                          h("td", {}, link ? h("a", { class: "button small", href: link.href, testid: "board-game", "aria-label": interpolate(gettext("%(action)s the game of round %(round)s, table %(number)s"), { action: link.text, round: r.round, number: r.number }) }, link.text) : "—"),
+                          h("td", {}, link ? h("a", { class: "button small", href: link.href, testid: "board-game", "aria-label": `${link.text}: ${interpolate(gettext("Round %(round)s, table %(number)s"), { round: r.round, number: r.number })}` }, link.text) : "—"),
                         );
                       }),
                     ),
