@@ -105,8 +105,13 @@ def field(players: int) -> tuple[Any, Any, list[Any]]:
                 tournament=t,
                 seq=version + n,
                 type="registered",
-                payload={"entry": e.pk, "players": [e.player_id], "bot_level": None,
-                         "name": e.name, "rating": e.rating},
+                payload={
+                    "entry": e.pk,
+                    "players": [e.player_id],
+                    "bot_level": None,
+                    "name": e.name,
+                    "rating": e.rating,
+                },
             )
             for n, e in enumerate(entries, start=1)
         ],
@@ -135,7 +140,7 @@ def results_draw(t: Any, round_no: int, rng: random.Random) -> None:
             table.scores = [a, b]
             table.winner_side = None if a == b else (0 if a > b else 1)
             table.save(update_fields=["status", "scores", "winner_side"])
-            tournament_rounds._swiss_result(locked, table)  # noqa: SLF001 - the bench's shortcut
+            tournament_rounds.swiss_result(locked, table)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -147,9 +152,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     if not os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
-        os.environ["DATABASE_URL"] = os.environ.get(
-            "BENCH_PGURL", "postgres://postgres@127.0.0.1:5432"
-        ) + "/bench"
+        os.environ["DATABASE_URL"] = (
+            os.environ.get("BENCH_PGURL", "postgres://postgres@127.0.0.1:5432") + "/bench"
+        )
     broker = f"{REDIS_BASE}/{redis_free_db()}"
     with scratch_database("tournaments") as url:
         setup(url, broker)
@@ -195,7 +200,10 @@ def run(args: argparse.Namespace, rng: random.Random, url: str, broker: str) -> 
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
         tables = TournamentTable.objects.filter(tournament=t, round=round_no).count()
         byes = args.players - 2 * tables
-        print(f"{round_no:>5}  {pair_cpu[-1]:>13.3f}  {cpu:>13.3f}  {wall:>14.3f}  {tables:>6}  {byes:>4}")
+        print(
+            f"{round_no:>5}  {pair_cpu[-1]:>13.3f}  {cpu:>13.3f}  {wall:>14.3f}  "
+            f"{tables:>6}  {byes:>4}"
+        )
         if round_no < args.rounds:
             results_draw(t, round_no, rng)
     print(f"pairing CPU: max {max(pair_cpu):.3f} s, mean {statistics.mean(pair_cpu):.3f} s")
@@ -206,16 +214,36 @@ def run(args: argparse.Namespace, rng: random.Random, url: str, broker: str) -> 
         .order_by("number")
         .values_list("pk", flat=True)[: args.tables]
     )
-    env = {**os.environ, "DATABASE_URL": url, "CELERY_BROKER_URL": broker, "REDIS_URL": broker,
-           "PYTHONUNBUFFERED": "1"}
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "CELERY_BROKER_URL": broker,
+        "REDIS_URL": broker,
+        "PYTHONUNBUFFERED": "1",
+    }
     log_path = ROOT / ".ci" / "logs" / "bench" / "tournaments-worker.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("wb") as log:
         worker = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "canasta_service", "worker", "--pool=solo",
-             "--concurrency=1", "--loglevel=WARNING", f"--hostname=bench-{uuid.uuid4().hex[:6]}@%h",
-             "--without-gossip", "--without-mingle", "--queues=interactive,bulk,deliveries"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "canasta_service",
+                "worker",
+                "--pool=solo",
+                "--concurrency=1",
+                "--loglevel=WARNING",
+                f"--hostname=bench-{uuid.uuid4().hex[:6]}@%h",
+                "--without-gossip",
+                "--without-mingle",
+                "--queues=interactive,bulk,deliveries",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
     try:
         from canasta_service.celery import app as celery_app
@@ -263,7 +291,8 @@ def run(args: argparse.Namespace, rng: random.Random, url: str, broker: str) -> 
         with transaction.atomic():
             locked = tournament_lock(t.pk)
             rows = standings_record(
-                locked, finished,
+                locked,
+                finished,
                 [Record(a, (b,), 1.0, 1.0, 100), Record(b, (a,), 0.0, 0.0, -100)],
             )
         wall_one = time.perf_counter() - wall_one

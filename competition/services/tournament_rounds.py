@@ -222,7 +222,7 @@ def _pair_next(
         return _round_write(
             t,
             number_round,
-            [[[a], [b]] for _, a, b in played],  # type: ignore[list-item]
+            [[[a], [b]] for _, a, b in played],
             [],
             proposed=proposed,
             due_at=due_at,
@@ -556,7 +556,7 @@ def game_result(game: Game, scores: Sequence[int], losing_team: int | None) -> N
         },
     )
     if t.format == TournamentFormat.SWISS:
-        _swiss_result(t, table)
+        swiss_result(t, table)
     elif t.format == TournamentFormat.ARENA:
         _arena_result(t, table)
     elif t.format == TournamentFormat.KNOCKOUT:
@@ -575,7 +575,8 @@ def _side_result(table: TournamentTable, side: int) -> tuple[float, int]:
     return (SWISS_WIN if table.winner_side == side else 0.0), diff
 
 
-def _swiss_result(t: Tournament, table: TournamentTable) -> None:
+def swiss_result(t: Tournament, table: TournamentTable) -> None:
+    """Score a finished Swiss table: each entry's win, draw or loss against the other side."""
     records = []
     for side in (0, 1):
         score, diff = _side_result(table, side)

@@ -23,6 +23,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from accounts import errors as account_errors
 from accounts.models import Player, PlayerRelation, RelationKind
 from accounts.selectors.friends import are_friends
 from competition import errors
@@ -286,7 +287,7 @@ def invites_add(*, tournament_id: int, organiser: Player, player_ids: list[int])
         organiser_check(t, organiser)
         found = list(Player.objects.filter(pk__in=player_ids).values_list("pk", flat=True))
         if len(set(found)) != len(set(player_ids)):
-            raise game_errors.PlayerNotFound()
+            raise account_errors.PlayerNotFound()
         before = TournamentInvite.objects.filter(tournament=t).count()
         TournamentInvite.objects.bulk_create(
             [TournamentInvite(tournament=t, player_id=pid) for pid in found],
@@ -361,7 +362,7 @@ def register(
                 raise _invalid("A pairs event needs a partner (another player).", "partner")
             partner = Player.objects.filter(pk=partner_id).first()
             if partner is None:
-                raise game_errors.PlayerNotFound()
+                raise account_errors.PlayerNotFound()
             if not are_friends(player.pk, partner.pk):
                 raise _invalid("Your partner must be one of your friends.", "partner")
         elif partner_id is not None:

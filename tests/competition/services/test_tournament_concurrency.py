@@ -142,8 +142,9 @@ def test_a_result_racing_a_withdrawal_is_counted_once_and_the_leaver_is_not_pair
     tournament_start(tournament_id=t.pk, organiser=org)
     for table in TournamentTable.objects.filter(tournament=t, round=1):
         table_deal(table.pk)
-    table = TournamentTable.objects.filter(tournament=t, round=1).order_by("number").first()
-    assert table is not None and table.game_id is not None
+    found = TournamentTable.objects.filter(tournament=t, round=1).order_by("number").first()
+    assert found is not None and found.game_id is not None
+    table, game_id = found, found.game_id
     by_id = {p.pk: p for p in players}
     loser = by_id[table.seating[0][1]]
     leaver = by_id[table.seating[1][1]]  # the winner withdraws as the game ends
@@ -151,7 +152,7 @@ def test_a_result_racing_a_withdrawal_is_counted_once_and_the_leaver_is_not_pair
 
     def concede() -> Any:
         barrier.wait(5)
-        return game_concede(game_id=table.game_id, player=loser)
+        return game_concede(game_id=game_id, player=loser)
 
     def leave() -> Any:
         barrier.wait(5)
@@ -167,6 +168,7 @@ def test_a_result_racing_a_withdrawal_is_counted_once_and_the_leaver_is_not_pair
     # The rest of round 1 ends; round 2 leaves the leaver out.
     for other in TournamentTable.objects.filter(tournament=t, round=1).exclude(pk=table.pk):
         seat0 = by_id[other.seating[0][1]]
+        assert other.game_id is not None
         game_concede(game_id=other.game_id, player=seat0)
     tournament_advance(t.pk)
     leaver_entry = t.entries.get(player=leaver)
@@ -294,4 +296,5 @@ def test_a_worker_killed_mid_round_leaves_no_table_out_and_none_dealt_twice(
     assert TournamentFact.objects.filter(tournament=t, type="round_paired").count() == 1
     for table in tables:  # no turn timer left running on another test's worker
         player = Player.objects.get(pk=table.seating[0][1])
+        assert table.game_id is not None
         game_concede(game_id=table.game_id, player=player)
