@@ -23,7 +23,8 @@ may have been lost meanwhile); waiters also re-read now and then on their own (t
 Players have a channel too (``canasta:player:<id>``, ``player_notify`` / ``player_listening``),
 for what concerns a player rather than a game: their quick-play queue status
 (``competition.services.matchmaking``). Same transports, same hub, the same "a wake-up only means
-read again".
+read again". So have the events of the apps above (``canasta:event:<id>``, ``event_notify`` /
+``event_listening``): a tournament whose log moved on (its standings, its pairings).
 """
 
 from __future__ import annotations
@@ -45,12 +46,14 @@ logger = logging.getLogger(__name__)
 
 CHANNEL_PREFIX = "canasta:game:"
 PLAYER_CHANNEL_PREFIX = "canasta:player:"
+EVENT_CHANNEL_PREFIX = "canasta:event:"
 
 # ------------------------------------------------------------------------------ local waiters
 _Waiters = dict[int, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]]
 _lock = threading.Lock()
 _waiters: _Waiters = defaultdict(set)  # by game id
 _player_waiters: _Waiters = defaultdict(set)  # by player id
+_event_waiters: _Waiters = defaultdict(set)  # by event (tournament) id
 
 
 def waiter_count(game_id: int | None = None) -> int:
@@ -65,10 +68,13 @@ def _wake_all_local() -> None:
     with _lock:
         games = list(_waiters)
         players = list(_player_waiters)
+        events = list(_event_waiters)
     for game_id in games:
         _wake_local(game_id)
     for player_id in players:
         _wake_in(_player_waiters, player_id)
+    for event_id in events:
+        _wake_in(_event_waiters, event_id)
 
 
 def _wake_local(game_id: int) -> None:
@@ -173,6 +179,23 @@ def player_notify_on_commit(player_id: int) -> None:
     tracing.on_commit("live.player_notify", lambda: player_notify(player_id))
 
 
+def event_notify(event_id: int) -> None:
+    """Tell every waiter of event ``event_id`` (a tournament) that it changed. Never raises."""
+    if _redis_url() is None:
+        _wake_in(_event_waiters, event_id)
+        return
+    try:
+        _redis_publisher().publish(f"{EVENT_CHANNEL_PREFIX}{event_id}", "1")
+    except Exception:  # noqa: BLE001 - a notification must never break a commit
+        logger.warning("live: publishing a change of event %s failed", event_id, exc_info=True)
+        _wake_in(_event_waiters, event_id)
+
+
+def event_notify_on_commit(event_id: int) -> None:
+    """``event_notify`` once the current transaction commits (at once outside one)."""
+    tracing.on_commit("live.event_notify", lambda: event_notify(event_id))
+
+
 # ------------------------------------------------------------------------------ Redis hub
 class _Hub:
     """One Redis pattern subscription of an event loop, dispatching to the local waiters."""
@@ -193,7 +216,9 @@ class _Hub:
             client = aioredis.Redis.from_url(url, socket_connect_timeout=2)
             pubsub = client.pubsub()
             try:
-                await pubsub.psubscribe(f"{CHANNEL_PREFIX}*", f"{PLAYER_CHANNEL_PREFIX}*")
+                await pubsub.psubscribe(
+                    f"{CHANNEL_PREFIX}*", f"{PLAYER_CHANNEL_PREFIX}*", f"{EVENT_CHANNEL_PREFIX}*"
+                )
                 self.failed = False
                 self.ready.set()
                 if subscribed_before:
@@ -207,9 +232,12 @@ class _Hub:
                     channel = message.get("channel", b"")
                     if isinstance(channel, bytes):
                         channel = channel.decode()
+                    name = str(channel)
                     waiters = (
                         _player_waiters
-                        if str(channel).startswith(PLAYER_CHANNEL_PREFIX)
+                        if name.startswith(PLAYER_CHANNEL_PREFIX)
+                        else _event_waiters
+                        if name.startswith(EVENT_CHANNEL_PREFIX)
                         else _waiters
                     )
                     with contextlib.suppress(ValueError):
@@ -280,6 +308,14 @@ async def player_listening(player_id: int) -> AsyncIterator[Listener]:
     """Register as a waiter of player ``player_id`` for the block (woken by
     ``player_notify``). Read the database only inside it."""
     async with _listening_in(_player_waiters, player_id) as listener:
+        yield listener
+
+
+@contextlib.asynccontextmanager
+async def event_listening(event_id: int) -> AsyncIterator[Listener]:
+    """Register as a waiter of event ``event_id`` (a tournament) for the block (woken by
+    ``event_notify``). Read the database only inside it."""
+    async with _listening_in(_event_waiters, event_id) as listener:
         yield listener
 
 

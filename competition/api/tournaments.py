@@ -9,6 +9,7 @@ a broker (no Celery beat) reading a tournament first runs the sweep that beat wo
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from typing import Any
@@ -53,9 +54,12 @@ from competition.selectors.tournaments import (
 from competition.services import tournament_rounds, tournaments
 from core import dispatch
 from core.problems import AUTH, BODY, problem_responses
+from games import live
+from games.api.live import WAIT_MAX_SECONDS, AsyncApiView, db, wait_bound
 from games.api.views import player_of
 from games.engine import PRESETS
 from games.models import BotLevel
+from games.realtime.feed import db_call
 
 Base = serializers.Serializer[Any]
 READ = (scopes.PROFILE_READ, scopes.PLAY, scopes.TOURNAMENT_WRITE)
@@ -433,6 +437,12 @@ class StandingsParamsSerializer(Base):
         max_value=STANDINGS_LIMIT_MAX,
     )
     offset = serializers.IntegerField(required=False, default=0, min_value=0, max_value=OFFSET_MAX)
+    after_version = serializers.IntegerField(
+        required=False, allow_null=True, default=None, min_value=0, max_value=OFFSET_MAX
+    )
+    wait = serializers.IntegerField(
+        required=False, default=0, min_value=0, max_value=WAIT_MAX_SECONDS
+    )
 
 
 class NextGameSerializer(Base):
@@ -868,31 +878,62 @@ RoundDiscardApi = _organiser_view(
 )
 
 
-class StandingsApi(APIView):
+def _standings_read(tournament_id: int, player: Any, limit: int, offset: int) -> dict[str, Any]:
+    sweep_in_process()
+    t = tournament_get(tournament_id, player)
+    return standings_page(t, limit=limit, offset=offset)
+
+
+async def standings_wait(
+    tournament_id: int, player: Any, after: int, seconds: float, limit: int, offset: int
+) -> dict[str, Any]:
+    """The standings once the event's log moves past ``after``, or after ``seconds``; woken by
+    the tournament's live channel (``games.live.event_notify``)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    async with live.event_listening(tournament_id) as listener:
+        while True:
+            body = await db_call(_standings_read, tournament_id, player, limit, offset)
+            remaining = deadline - loop.time()
+            if body["version"] > after or remaining <= 0:
+                return body
+            await listener.wait(remaining)
+
+
+class StandingsApi(AsyncApiView):
     read_scopes = READ
 
     @extend_schema(
         operation_id="tournaments_standings",
         tags=TAGS,
-        summary="Standings",
-        description="By points, then Buchholz, Sonneborn-Berger, point difference and rating.",
+        summary="Standings (live)",
+        description="By points, then Buchholz, Sonneborn-Berger, point difference and rating. "
+        "With `after_version` and `wait`, a long-poll: answered as soon as the event's log "
+        "moves past that version (a result, a pairing, a withdrawal), or after `wait` seconds "
+        "with the standings as they are.",
         parameters=[
             TOURNAMENT_ID,
             _bounded("limit", 1, STANDINGS_LIMIT_MAX, STANDINGS_LIMIT_DEFAULT, "At most."),
             OFFSET,
+            _bounded("after_version", 0, OFFSET_MAX, 0, "The version you have (long-poll)."),
+            _bounded("wait", 0, WAIT_MAX_SECONDS, 0, "Seconds to wait for a change."),
         ],
         responses={
             200: StandingsSerializer,
             **problem_responses("invalid_request", AUTH, "not_found"),
         },
     )
-    def get(self, request: Request, tournament_id: int) -> Response:
-        sweep_in_process()
+    async def get(self, request: Request, tournament_id: int) -> Response:
         v = _params(StandingsParamsSerializer, request)
-        t = tournament_get(tournament_id, player_of(request))
-        return Response(
-            StandingsSerializer(standings_page(t, limit=v["limit"], offset=v["offset"])).data
-        )
+        player = await db(player_of, request)
+        wait = wait_bound(v["wait"])
+        if wait and v["after_version"] is not None:
+            body = await standings_wait(
+                tournament_id, player, v["after_version"], wait, v["limit"], v["offset"]
+            )
+        else:
+            body = await db_call(_standings_read, tournament_id, player, v["limit"], v["offset"])
+        return Response(StandingsSerializer(body).data)
 
 
 class TablesApi(APIView):

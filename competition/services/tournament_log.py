@@ -16,6 +16,7 @@ from django.db import transaction
 from competition import errors
 from competition.models import Tournament, TournamentFact
 from core import dispatch
+from games import live
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +38,12 @@ def tournament_lock(tournament_id: int) -> Tournament:
 
 
 def fact_append(tournament: Tournament, type: str, payload: dict[str, Any]) -> TournamentFact:
-    """Append one fact (the tournament's row is locked by the caller); ``version`` follows."""
+    """Append one fact (the tournament's row is locked by the caller); ``version`` follows.
+    The tournament's live waiters (standings, pairings) are woken once the transaction
+    commits (once per locked row, however many facts)."""
+    if not getattr(tournament, "_waiters_told", False):
+        tournament._waiters_told = True  # type: ignore[attr-defined]
+        live.event_notify_on_commit(tournament.pk)
     tournament.version += 1
     Tournament.objects.filter(pk=tournament.pk).update(version=tournament.version)
     return TournamentFact.objects.create(

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from accounts.models import Player
-from competition.models import Tournament, TournamentEntry, TournamentTable
+from accounts.services.players import player_create
+from competition.models import Tournament, TournamentEntry, TournamentInvite, TournamentTable
 from games.models import Game, GameStatus
 from games.services.table import game_concede
 from tests.web.conftest import axe_violations, describe_violations
@@ -203,4 +204,71 @@ def test_a_duplicate_event_shows_its_boards(
 
     rows.first.get_by_test_id("board-game").click()
     expect(page).to_have_url(re.compile(r"#/replay/\d+"))
+    assert not js_errors, js_errors
+
+
+def test_the_organiser_reviews_pairings_invites_disqualifies_and_cancels(
+    live_server: Any, page: Any, js_errors: list[str]
+) -> None:
+    guest, _token = player_create(display_name="Bea")
+    sign_up(page, live_server.url, "Ada")
+    page.goto(live_server.url + "/#/tournaments/new")
+    page.fill("#t-name", "Reviewed")
+    page.select_option("#t-preset", "two_player")
+    page.fill("#t-target", "1000")
+    page.fill("#t-rounds", "3")
+    page.get_by_test_id("t-pairing-review").check()
+    page.get_by_test_id("t-invitation-only").check()
+    page.get_by_test_id("tournament-create").click()
+    expect(page.get_by_test_id("t-settings")).to_contain_text("invited players")
+    t = Tournament.objects.get(name="Reviewed")
+    assert t.pairing_review and t.invitation_only
+
+    # An invitation-only event: players invited by id (a typo refused before any request).
+    page.fill("#t-invite-ids", "x")
+    page.get_by_test_id("t-invite-send").click()
+    expect(page.get_by_test_id("organiser-message")).to_contain_text("whole numbers")
+    page.fill("#t-invite-ids", str(guest.pk))
+    page.get_by_test_id("t-invite-send").click()
+    expect(page.get_by_test_id("organiser-message")).to_contain_text("1 player invited.")
+    assert TournamentInvite.objects.filter(tournament=t, player=guest).exists()
+
+    page.get_by_test_id("t-entry-open").click()
+    page.fill("#t-bots-count", "4")
+    page.get_by_test_id("t-bots-add").click()
+    expect(page.get_by_test_id("standing-row")).to_have_count(4)
+
+    # Started with pairing review: the round is proposed; discarded, paired again, published.
+    page.get_by_test_id("t-start").click()
+    proposed = page.locator("[data-testid=pairing][data-status=proposed]")
+    expect(proposed).to_have_count(2)
+    assert_accessible(page)
+    page.get_by_test_id("t-round-discard").click()
+    expect(page.get_by_test_id("organiser-message")).to_contain_text("discarded")
+    expect(page.get_by_test_id("pairing")).to_have_count(0)
+    page.get_by_test_id("t-round-pair").click()
+    expect(proposed).to_have_count(2)
+    page.get_by_test_id("t-round-publish").click()
+    expect(page.get_by_test_id("organiser-message")).to_contain_text("published")
+    # The bots play round 1 out in-process; round 2 waits for review.
+    expect(page.get_by_test_id("t-tables-panel")).to_contain_text("Pairings, round 2")
+    expect(proposed).to_have_count(2)
+
+    # An entry disqualified; the event cancelled (asked twice).
+    page.select_option("#t-remove-entry", index=0)
+    removed = int(page.locator("#t-remove-entry").input_value())
+    page.get_by_test_id("t-entry-disqualify").click()
+    expect(page.get_by_test_id("organiser-message")).to_contain_text("disqualified")
+    assert TournamentEntry.objects.get(pk=removed).status == "disqualified"
+    expect(page.get_by_test_id("t-remove-entry").locator("option")).to_have_count(3)
+    page.get_by_test_id("t-cancel").click()
+    expect(page.get_by_test_id("t-cancel-confirm")).to_be_focused()
+    page.get_by_test_id("t-cancel-keep").click()
+    expect(page.get_by_test_id("t-cancel-confirm")).to_have_count(0)
+    page.get_by_test_id("t-cancel").click()
+    page.get_by_test_id("t-cancel-confirm").click()
+    expect(page.get_by_test_id("t-settings")).to_contain_text("cancelled")
+    t.refresh_from_db()
+    assert t.status == "cancelled"
+    assert_accessible(page)
     assert not js_errors, js_errors

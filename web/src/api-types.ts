@@ -2004,8 +2004,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Standings
-         * @description By points, then Buchholz, Sonneborn-Berger, point difference and rating.
+         * Standings (live)
+         * @description By points, then Buchholz, Sonneborn-Berger, point difference and rating. With `after_version` and `wait`, a long-poll: answered as soon as the event's log moves past that version (a result, a pairing, a withdrawal), or after `wait` seconds with the standings as they are.
          */
         get: operations["tournaments_standings"];
         put?: never;
@@ -19848,10 +19848,14 @@ export interface operations {
     tournaments_standings: {
         parameters: {
             query?: {
+                /** @description The version you have (long-poll). */
+                after_version?: number;
                 /** @description At most. */
                 limit?: number;
                 /** @description Skip this many (0 = from the first). */
                 offset?: number;
+                /** @description Seconds to wait for a change. */
+                wait?: number;
             };
             header?: never;
             path: {

@@ -740,6 +740,27 @@ export class TournamentScreen {
         ),
       );
     }
+    if (pre && t.entry_rules.invitation_only) {
+      const ids = h("input", { id: "t-invite-ids", testid: "t-invite-ids", inputmode: "numeric", autocomplete: "off" }) as HTMLInputElement;
+      rows.push(
+        h(
+          "fieldset",
+          { class: "scopes", testid: "t-invite" },
+          h("legend", {}, gettext("Invite players")),
+          field("t-invite-ids", gettext("Player ids"), ids, gettext("Separated by commas or spaces.")),
+          h("div", { class: "row" }, action(gettext("Invite"), "t-invite-send", async () => {
+            const players = ids.value.split(/[\s,]+/).filter(Boolean).map(Number);
+            if (!players.length || players.some((n) => !Number.isInteger(n) || n < 1)) {
+              say(box, gettext("Type player ids: whole numbers."));
+              return;
+            }
+            const answer = await tournamentsApi.invite(this.id, players);
+            ids.value = "";
+            await done(counted(ngettext("%(count)s player invited.", "%(count)s players invited.", answer.added), answer.added));
+          }, box)),
+        ),
+      );
+    }
     if (t.status === "running") {
       const roundButtons: Node[] = [];
       if (this.proposed) {

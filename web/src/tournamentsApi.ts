@@ -95,6 +95,7 @@ export const tournamentsApi = {
   roundPair: (id: number) => call<S["RoundTables"]>("POST", `${base(id)}/rounds/`, {}),
   roundPublish: (id: number) => call<Tournament>("POST", `${base(id)}/rounds/publish/`),
   roundDiscard: (id: number) => call<Tournament>("POST", `${base(id)}/rounds/discard/`),
+  invite: (id: number, players: number[]) => call<S["Invited"]>("POST", `${base(id)}/invites/`, { players }),
   entryRemove: (id: number, entryId: number, disqualify: boolean) =>
     call<Tournament>("POST", `${base(id)}/entries/${entryId}/withdraw/`, { disqualify }),
 };

@@ -4,11 +4,15 @@ games stay hidden until its deal set is revealed."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 import pytest
+from asgiref.sync import async_to_sync, sync_to_async
+from django.test import AsyncClient
 from django.utils import timezone
 
 from accounts import scopes
@@ -18,6 +22,7 @@ from competition.services.tournament_rounds import tournaments_sweep
 from tests.accounts.api.test_scopes import token_client
 from tests.accounts.services.test_friends import befriend
 from tests.games.api.conftest import PlayerClient, move, problem
+from tests.games.api.schema_check import check_response
 from tests.games.services.timers.clock import fake_clock
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -267,3 +272,40 @@ def test_a_duplicate_board_stays_hidden_until_the_deal_set_is_revealed(
     assert boards["revealed"] and boards["boards"][0]["seed"] == seed
     assert len(boards["boards"][0]["tables"]) == 2
     assert ok(org.get(f"/api/v1/tournaments/{t['id']}/verify/"))["deals_verified"] is True
+
+
+def test_a_standings_long_poll_answers_when_the_event_moves_on(
+    make_player: Callable[..., PlayerClient], settings: Any
+) -> None:
+    settings.LIVE_WAIT_MAX_SECONDS = 20
+    settings.TOURNAMENT_SWEEP_SECONDS = 600  # only the entry's wake-up can end the wait early
+    org, bob = make_player("Org"), make_player("Bob")
+    t = create(org, format="swiss", rounds=1)
+    ok(post(org, f"{t['id']}/entry/open/"))
+    version = ok(org.get(f"/api/v1/tournaments/{t['id']}/standings/"))["version"]
+    path = f"/api/v1/tournaments/{t['id']}/standings/"
+
+    async def scenario() -> tuple[Any, float, bool]:
+        client = AsyncClient()
+        started = time.monotonic()
+        poll = asyncio.ensure_future(
+            client.get(
+                path,
+                {"after_version": version, "wait": 20},
+                headers={"Authorization": f"Token {org.token}"},
+            )
+        )
+        await asyncio.sleep(0.5)
+        waiting = not poll.done()
+        joined = await sync_to_async(post)(bob, f"{t['id']}/registration/")
+        assert joined.status_code == 201
+        response = await asyncio.wait_for(poll, 25)
+        return response, time.monotonic() - started, waiting
+
+    response, took, waiting = async_to_sync(scenario)()
+    assert waiting, "the long-poll answered before anything changed"
+    check_response("GET", path, response)
+    body = response.json()
+    assert body["version"] == version + 1 and body["total"] == 1
+    assert body["results"][0]["players"] == [bob.player_id]
+    assert took < 10, "woken by the registration, not by the 20 s time-out"
