@@ -10,7 +10,10 @@ from typing import Any
 from accounts import hooks as account_hooks
 from competition import errors
 from competition.models import QueueEntry, TournamentFormat, TournamentTable
-from competition.selectors.account_export import player_ratings_export
+from competition.selectors.account_export import (
+    player_ratings_export,
+    player_tournaments_export,
+)
 from competition.selectors.rating_changes import game_rating_changes_get
 from competition.services.departures import player_competition_leave
 from competition.services.ratings import ranks_by_score, ranks_with_last, ratings_apply
@@ -58,7 +61,10 @@ def account_deleting(event: account_hooks.AccountDeleting) -> None:
 
 
 def account_export(event: account_hooks.AccountExportWanted) -> dict[str, Any]:
-    return {"ratings": player_ratings_export(player=event.player)}
+    return {
+        "ratings": player_ratings_export(player=event.player),
+        "tournaments": player_tournaments_export(player=event.player),
+    }
 
 
 def subscribe() -> None:

@@ -1,12 +1,14 @@
-"""A player's ratings and their whole rating history: the ``ratings`` section of the player's
-data export."""
+"""A player's ratings and their whole rating history, and their tournaments: the ``ratings``
+and ``tournaments`` sections of the player's data export."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Q
+
 from accounts.models import Player
-from competition.models import RatingChange
+from competition.models import RatingChange, Tournament, TournamentEntry
 from competition.selectors.ratings import player_ratings_get, rating_shown
 
 
@@ -32,3 +34,37 @@ def player_ratings_export(*, player: Player) -> dict[str, Any]:
         for c in RatingChange.objects.filter(player=player).order_by("created_at", "id")
     ]
     return {"current": player_ratings_get(player=player), "history": history}
+
+
+def player_tournaments_export(*, player: Player) -> list[dict[str, Any]]:
+    """The player's tournament entries (as a player or a partner) and the events organised."""
+    entries = (
+        TournamentEntry.objects.filter(Q(player=player) | Q(partner=player))
+        .select_related("tournament")
+        .order_by("created_at", "id")
+    )
+    out: list[dict[str, Any]] = [
+        {
+            "tournament_id": e.tournament_id,
+            "tournament": e.tournament.name,
+            "role": "entrant",
+            "entry_id": e.pk,
+            "partner": e.partner_id if e.player_id == player.pk else e.player_id,
+            "status": e.status,
+            "points": e.points,
+            "played": e.played,
+            "registered_at": e.created_at,
+        }
+        for e in entries
+    ]
+    out += [
+        {
+            "tournament_id": t.pk,
+            "tournament": t.name,
+            "role": "organiser",
+            "status": t.status,
+            "created_at": t.created_at,
+        }
+        for t in Tournament.objects.filter(organiser=player).order_by("created_at", "id")
+    ]
+    return out

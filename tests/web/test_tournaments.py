@@ -34,7 +34,8 @@ def small_controls(page: Any) -> list[str]:
     return list(
         page.evaluate(
             """() => [...document.querySelectorAll(
-                  '.tournaments button, .tournaments a.button, .tournaments input:not([type=checkbox]), .tournaments select')]
+                  '.tournaments button, .tournaments a.button, '
+                  + '.tournaments input:not([type=checkbox]), .tournaments select')]
                 .filter((el) => el.offsetParent !== null)
                 .filter((el) => el.getBoundingClientRect().height < 43.5)
                 .map((el) => el.dataset.testid || el.id || el.textContent.trim())"""
@@ -238,21 +239,29 @@ def test_the_organiser_reviews_pairings_invites_disqualifies_and_cancels(
     page.get_by_test_id("t-bots-add").click()
     expect(page.get_by_test_id("standing-row")).to_have_count(4)
 
-    # Started with pairing review: the round is proposed; discarded, paired again, published.
+    # Started with pairing review: round 1 is proposed, then discarded. Paired again by hand
+    # it is dealt at once (the bots play it out in-process); round 2 is proposed, published
+    # and played; round 3 waits for review.
     page.get_by_test_id("t-start").click()
+    tables = page.get_by_test_id("t-tables-panel")
     proposed = page.locator("[data-testid=pairing][data-status=proposed]")
+    expect(tables).to_contain_text("Pairings, round 1")
     expect(proposed).to_have_count(2)
     assert_accessible(page)
     page.get_by_test_id("t-round-discard").click()
     expect(page.get_by_test_id("organiser-message")).to_contain_text("discarded")
     expect(page.get_by_test_id("pairing")).to_have_count(0)
     page.get_by_test_id("t-round-pair").click()
+    expect(tables).to_contain_text("Pairings, round 2")
     expect(proposed).to_have_count(2)
     page.get_by_test_id("t-round-publish").click()
     expect(page.get_by_test_id("organiser-message")).to_contain_text("published")
-    # The bots play round 1 out in-process; round 2 waits for review.
-    expect(page.get_by_test_id("t-tables-panel")).to_contain_text("Pairings, round 2")
+    expect(tables).to_contain_text("Pairings, round 3")
     expect(proposed).to_have_count(2)
+    # Two rounds of two games: four points shared out.
+    points = page.get_by_test_id("standing-points")
+    expect(points).to_have_count(4)
+    assert sum(float(x) for x in points.all_inner_texts()) == 4.0
 
     # An entry disqualified; the event cancelled (asked twice).
     page.select_option("#t-remove-entry", index=0)

@@ -384,6 +384,22 @@ export class TournamentScreen {
     window.clearTimeout(this.timer);
   }
 
+  /** The page's requests go one at a time (the poll never runs beside an action): each
+   * signed-in request also records the sign-in's use, and a small database serves one write
+   * at a time. */
+  private serial<T>(run: () => Promise<T>): Promise<T> {
+    const next = this.chain.then(run, run);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  private chain: Promise<unknown> = Promise.resolve();
+
+  /** A button whose action waits for the page's other requests. */
+  private act(label: string, testid: string, run: () => Promise<unknown>, box: HTMLElement, cls = ""): HTMLButtonElement {
+    return action(label, testid, () => this.serial(run), box, cls);
+  }
+
   async mount(): Promise<void> {
     this.root.append(
       pageHeader(gettext("Tournament"), "tournaments"),
@@ -401,7 +417,7 @@ export class TournamentScreen {
       ),
     );
     this.summarySlot.append(h("p", { class: "loading" }, gettext("Loading the tournament…")));
-    await this.refresh();
+    await this.serial(() => this.refresh());
     this.schedule();
   }
 
@@ -409,7 +425,7 @@ export class TournamentScreen {
    * (a fact in the log) reads the rest again. */
   private schedule(): void {
     if (this.disposed) return;
-    this.timer = window.setTimeout(() => void this.poll(), POLL_MS);
+    this.timer = window.setTimeout(() => void this.serial(() => this.poll()), POLL_MS);
   }
 
   private async poll(): Promise<void> {
@@ -527,7 +543,7 @@ export class TournamentScreen {
           h(
             "div",
             { class: "row" },
-            action(gettext("Withdraw"), "t-withdraw", async () => {
+            this.act(gettext("Withdraw"), "t-withdraw", async () => {
               await tournamentsApi.withdraw(this.id);
               announce(gettext("You withdrew from the tournament."));
               await this.refresh();
@@ -544,7 +560,7 @@ export class TournamentScreen {
         h(
           "div",
           { class: "row" },
-          action(gettext("Register"), "t-register", async () => {
+          this.act(gettext("Register"), "t-register", async () => {
             const partnerId = t.unit === "pair" && partner.value ? Number(partner.value) : null;
             await tournamentsApi.register(this.id, partnerId);
             announce(gettext("You are entered."));
@@ -552,7 +568,7 @@ export class TournamentScreen {
           }, box, "primary"),
         ),
       );
-      if (t.unit === "pair") void this.offerFriends(partner, partnerField!);
+      if (t.unit === "pair") void this.serial(() => this.offerFriends(partner, partnerField!));
     } else {
       content.push(h("p", { class: "muted" }, beforeStart(t.status) ? gettext("Entry is not open.") : gettext("You are not entered.")));
     }
@@ -631,8 +647,8 @@ export class TournamentScreen {
 
   private showStandings(s: Standings): void {
     clear(this.standingsSlot);
-    const prev = s.offset > 0 ? h("button", { type: "button", testid: "standings-prev", onclick: () => this.standingsPage(Math.max(0, s.offset - STANDINGS_PAGE)) }, gettext("Higher places")) : "";
-    const next = s.offset + s.results.length < s.total ? h("button", { type: "button", testid: "standings-next", onclick: () => this.standingsPage(s.offset + STANDINGS_PAGE) }, gettext("Lower places")) : "";
+    const prev = s.offset > 0 ? h("button", { type: "button", testid: "standings-prev", onclick: () => void this.serial(() => this.standingsPage(Math.max(0, s.offset - STANDINGS_PAGE))) }, gettext("Higher places")) : "";
+    const next = s.offset + s.results.length < s.total ? h("button", { type: "button", testid: "standings-next", onclick: () => void this.serial(() => this.standingsPage(s.offset + STANDINGS_PAGE)) }, gettext("Lower places")) : "";
     const me = myPlayerId();
     this.standingsSlot.append(
       panel(
@@ -693,7 +709,7 @@ export class TournamentScreen {
     this.checkedVersion = this.t?.version ?? -1;
     clear(this.verifySlot);
     const result = h("p", { testid: "verify-result", role: "status" }, gettext("Checking…"));
-    const again = h("button", { type: "button", testid: "verify-again", onclick: () => void this.checkLog() }, gettext("Check again"));
+    const again = h("button", { type: "button", testid: "verify-again", onclick: () => void this.serial(() => this.checkLog()) }, gettext("Check again"));
     this.verifySlot.append(panel("t-verify", gettext("Checked against the log"), result, h("div", { class: "row" }, again)));
     try {
       const v = await tournamentsApi.verify(this.id);
@@ -720,9 +736,9 @@ export class TournamentScreen {
     };
     const parts: (Node | string)[] = [];
     const pre = beforeStart(t.status);
-    if (t.status === "draft" || t.status === "closed") parts.push(action(gettext("Open entry"), "t-entry-open", async () => { await tournamentsApi.entryOpen(this.id); await done(gettext("Entry is open.")); }, box));
-    if (t.status === "open") parts.push(action(gettext("Close entry"), "t-entry-close", async () => { await tournamentsApi.entryClose(this.id); await done(gettext("Entry is closed.")); }, box));
-    if (pre) parts.push(action(gettext("Start the tournament"), "t-start", async () => { await tournamentsApi.start(this.id); await done(gettext("The tournament has started.")); }, box, "primary"));
+    if (t.status === "draft" || t.status === "closed") parts.push(this.act(gettext("Open entry"), "t-entry-open", async () => { await tournamentsApi.entryOpen(this.id); await done(gettext("Entry is open.")); }, box));
+    if (t.status === "open") parts.push(this.act(gettext("Close entry"), "t-entry-close", async () => { await tournamentsApi.entryClose(this.id); await done(gettext("Entry is closed.")); }, box));
+    if (pre) parts.push(this.act(gettext("Start the tournament"), "t-start", async () => { await tournamentsApi.start(this.id); await done(gettext("The tournament has started.")); }, box, "primary"));
     const rows: (Node | string)[] = [h("div", { class: "row" }, ...parts)];
     if (pre && !t.rated) {
       const count = h("input", { type: "number", id: "t-bots-count", testid: "t-bots-count", min: 1, max: 64, value: "2", inputmode: "numeric" }) as HTMLInputElement;
@@ -733,7 +749,7 @@ export class TournamentScreen {
           { class: "scopes", testid: "t-bots" },
           h("legend", {}, gettext("Bot entrants")),
           h("div", { class: "options-grid" }, field("t-bots-count", gettext("How many"), count), field("t-bots-level", gettext("Level"), level)),
-          h("div", { class: "row" }, action(gettext("Add bots"), "t-bots-add", async () => {
+          h("div", { class: "row" }, this.act(gettext("Add bots"), "t-bots-add", async () => {
             await tournamentsApi.botsEnter(this.id, Number(count.value), level.value as BotLevel);
             await done(counted(ngettext("%(count)s bot entered.", "%(count)s bots entered.", Number(count.value)), Number(count.value)));
           }, box)),
@@ -748,7 +764,7 @@ export class TournamentScreen {
           { class: "scopes", testid: "t-invite" },
           h("legend", {}, gettext("Invite players")),
           field("t-invite-ids", gettext("Player ids"), ids, gettext("Separated by commas or spaces.")),
-          h("div", { class: "row" }, action(gettext("Invite"), "t-invite-send", async () => {
+          h("div", { class: "row" }, this.act(gettext("Invite"), "t-invite-send", async () => {
             const players = ids.value.split(/[\s,]+/).filter(Boolean).map(Number);
             if (!players.length || players.some((n) => !Number.isInteger(n) || n < 1)) {
               say(box, gettext("Type player ids: whole numbers."));
@@ -765,11 +781,11 @@ export class TournamentScreen {
       const roundButtons: Node[] = [];
       if (this.proposed) {
         roundButtons.push(
-          action(gettext("Publish the pairings"), "t-round-publish", async () => { await tournamentsApi.roundPublish(this.id); await done(gettext("The pairings are published: the games are dealt.")); }, box, "primary"),
-          action(gettext("Discard the pairings"), "t-round-discard", async () => { await tournamentsApi.roundDiscard(this.id); await done(gettext("The proposed pairings are discarded.")); }, box),
+          this.act(gettext("Publish the pairings"), "t-round-publish", async () => { await tournamentsApi.roundPublish(this.id); await done(gettext("The pairings are published: the games are dealt.")); }, box, "primary"),
+          this.act(gettext("Discard the pairings"), "t-round-discard", async () => { await tournamentsApi.roundDiscard(this.id); await done(gettext("The proposed pairings are discarded.")); }, box),
         );
       } else if (t.format !== "arena" && !t.robot) {
-        roundButtons.push(action(gettext("Pair the next round"), "t-round-pair", async () => { await tournamentsApi.roundPair(this.id); await done(gettext("The next round is paired.")); }, box));
+        roundButtons.push(this.act(gettext("Pair the next round"), "t-round-pair", async () => { await tournamentsApi.roundPair(this.id); await done(gettext("The next round is paired.")); }, box));
       }
       if (roundButtons.length) rows.push(h("div", { class: "row", testid: "t-round-controls" }, ...roundButtons));
     }
@@ -785,8 +801,8 @@ export class TournamentScreen {
           h(
             "div",
             { class: "row" },
-            action(gettext("Withdraw the entry"), "t-entry-withdraw", async () => { await tournamentsApi.entryRemove(this.id, Number(pick.value), false); await done(gettext("The entry is withdrawn.")); }, box),
-            action(gettext("Disqualify the entry"), "t-entry-disqualify", async () => { await tournamentsApi.entryRemove(this.id, Number(pick.value), true); await done(gettext("The entry is disqualified.")); }, box, "danger"),
+            this.act(gettext("Withdraw the entry"), "t-entry-withdraw", async () => { await tournamentsApi.entryRemove(this.id, Number(pick.value), false); await done(gettext("The entry is withdrawn.")); }, box),
+            this.act(gettext("Disqualify the entry"), "t-entry-disqualify", async () => { await tournamentsApi.entryRemove(this.id, Number(pick.value), true); await done(gettext("The entry is disqualified.")); }, box, "danger"),
           ),
         ),
       );
@@ -800,7 +816,7 @@ export class TournamentScreen {
         } else {
           cancelRow.append(
             h("span", {}, gettext("Cancel it for everyone? Games in progress are played out.")),
-            action(gettext("Yes, cancel it"), "t-cancel-confirm", async () => { this.cancelArmed = false; await tournamentsApi.cancel(this.id); await done(gettext("The tournament is cancelled.")); }, box, "danger"),
+            this.act(gettext("Yes, cancel it"), "t-cancel-confirm", async () => { this.cancelArmed = false; await tournamentsApi.cancel(this.id); await done(gettext("The tournament is cancelled.")); }, box, "danger"),
             h("button", { type: "button", testid: "t-cancel-keep", onclick: () => { this.cancelArmed = false; arm(); } }, gettext("Keep it")),
           );
         }
