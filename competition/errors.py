@@ -87,7 +87,7 @@ class NotOrganiser(
     status=403,
     title="Not the organiser",
     message="Only the tournament's organiser may do this.",
-    after="queue_matched",
+    after="action_in_flight",
 ):
     pass
 

@@ -108,17 +108,33 @@ OFFSET = _bounded("offset", 0, OFFSET_MAX, 0, "Skip this many (0 = from the firs
 
 
 # ============================================================================== serializers
+class BoundedListField(serializers.ListField):
+    """A list too long is refused before its items are read: one error naming the list, not
+    one per item (a list too short is refused after them, as DRF does)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, list) and self.max_length is not None and len(data) > self.max_length:
+            self.fail("max_length", max_length=self.max_length)
+        return super().to_internal_value(data)
+
+
 class NamedSerializer(Base):
-    id = serializers.IntegerField()
-    display_name = serializers.CharField()
+    id = serializers.IntegerField(help_text="The id.")
+    display_name = serializers.CharField(help_text="The name other players see.")
 
 
 class EntryRulesSerializer(Base):
-    rating_min = serializers.IntegerField(allow_null=True)
-    rating_max = serializers.IntegerField(allow_null=True)
-    invitation_only = serializers.BooleanField()
-    friends_only = serializers.BooleanField()
-    max_entries = serializers.IntegerField(allow_null=True)
+    rating_min = serializers.IntegerField(
+        allow_null=True, help_text="The lowest shown rating admitted (null: none)."
+    )
+    rating_max = serializers.IntegerField(
+        allow_null=True, help_text="The highest shown rating admitted (null: none)."
+    )
+    invitation_only = serializers.BooleanField(help_text="Only invited players may enter.")
+    friends_only = serializers.BooleanField(help_text="Only the organiser's friends may enter.")
+    max_entries = serializers.IntegerField(
+        allow_null=True, help_text="The most entries taken (null: no limit)."
+    )
 
 
 class EntrySerializer(Base):
@@ -131,7 +147,9 @@ class EntrySerializer(Base):
     bot_level = serializers.CharField(allow_null=True, help_text="A bot entrant's level.")
     rating = serializers.IntegerField(help_text="Rating at entry (a pair's average).")
     seed = serializers.IntegerField(allow_null=True, help_text="Knockout seed.")
-    status = serializers.ChoiceField(choices=["active", "withdrawn", "disqualified", "eliminated"])
+    status = serializers.ChoiceField(
+        choices=["active", "withdrawn", "disqualified", "eliminated"], help_text="Its status."
+    )
     points = serializers.FloatField(
         help_text="Swiss: 1 a win, 0.5 a draw, 1 a bye. Knockout: matches won. Arena: 2 a "
         "win, 1 a draw, doubled on a streak. Duplicate: matchpoint percentages (or IMPs) "
@@ -142,40 +160,76 @@ class EntrySerializer(Base):
         help_text="Sum of each opponent's points times your score against them."
     )
     score_diff = serializers.IntegerField(help_text="Canasta points for minus against.")
-    played = serializers.IntegerField()
-    byes = serializers.IntegerField()
+    played = serializers.IntegerField(help_text="Games (knockout: matches) played.")
+    byes = serializers.IntegerField(help_text="Byes (and forfeit wins) received.")
 
 
 class TournamentSerializer(Base):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    description = serializers.CharField(allow_blank=True)
-    organiser = NamedSerializer()
-    format = serializers.ChoiceField(choices=TournamentFormat.choices)
-    unit = serializers.ChoiceField(choices=TournamentUnit.choices)
-    preset = serializers.CharField()
+    id = serializers.IntegerField(help_text="The id.")
+    name = serializers.CharField(help_text="The name.")
+    description = serializers.CharField(
+        allow_blank=True, help_text="The organiser's description of the event."
+    )
+    organiser = NamedSerializer(help_text="Who runs the event.")
+    format = serializers.ChoiceField(
+        choices=TournamentFormat.choices, help_text="swiss, knockout, arena or duplicate."
+    )
+    unit = serializers.ChoiceField(
+        choices=TournamentUnit.choices, help_text="`individual` or `pair` (fixed partnerships)."
+    )
+    preset = serializers.CharField(help_text="The preset every table plays.")
     options = serializers.DictField(help_text="Option overrides of the preset.")
-    players_per_table = serializers.IntegerField()
-    rated = serializers.BooleanField()
-    rounds = serializers.IntegerField(allow_null=True)
-    boards_per_round = serializers.IntegerField()
-    duplicate_scoring = serializers.ChoiceField(choices=DuplicateScoring.choices)
-    robot = serializers.BooleanField()
-    games_per_match = serializers.IntegerField()
-    tie_rule = serializers.ChoiceField(choices=TieRule.choices)
-    pace = serializers.ChoiceField(choices=TournamentPace.choices)
-    turn_seconds = serializers.IntegerField(allow_null=True)
-    round_interval_seconds = serializers.IntegerField(allow_null=True)
-    pairing_review = serializers.BooleanField()
-    bot_level = serializers.ChoiceField(choices=BotLevel.choices)
-    entry_rules = EntryRulesSerializer()
-    starts_at = serializers.DateTimeField(allow_null=True)
-    ends_at = serializers.DateTimeField(allow_null=True)
-    status = serializers.ChoiceField(choices=TournamentStatus.choices)
-    current_round = serializers.IntegerField()
+    players_per_table = serializers.IntegerField(help_text="Seats at each table (from the preset).")
+    rated = serializers.BooleanField(help_text="A rated event: each game changes ratings.")
+    rounds = serializers.IntegerField(
+        allow_null=True, help_text="Rounds to play (Swiss and duplicate; null for the others)."
+    )
+    boards_per_round = serializers.IntegerField(
+        help_text="Duplicate: deals played at every table of a round, one after another."
+    )
+    duplicate_scoring = serializers.ChoiceField(
+        choices=DuplicateScoring.choices,
+        help_text="Duplicate: `matchpoints` (percent) or `imps` against the datum.",
+    )
+    robot = serializers.BooleanField(
+        help_text="Robot duplicate: each entrant plays alone with bots."
+    )
+    games_per_match = serializers.IntegerField(help_text="Knockout: games in a match.")
+    tie_rule = serializers.ChoiceField(
+        choices=TieRule.choices, help_text="Knockout: how a level match is decided."
+    )
+    pace = serializers.ChoiceField(
+        choices=TournamentPace.choices,
+        help_text="`live` (a turn timer) or `correspondence` (days per turn).",
+    )
+    turn_seconds = serializers.IntegerField(allow_null=True, help_text="Seconds per turn.")
+    round_interval_seconds = serializers.IntegerField(
+        allow_null=True,
+        help_text="Correspondence: seconds between the starts of rounds (null: at once).",
+    )
+    pairing_review = serializers.BooleanField(
+        help_text="Pairings wait for the organiser to publish them."
+    )
+    bot_level = serializers.ChoiceField(
+        choices=BotLevel.choices,
+        help_text="The level of the bots that fill seats (robot duplicate, bot entrants).",
+    )
+    entry_rules = EntryRulesSerializer(help_text="Who may enter.")
+    starts_at = serializers.DateTimeField(
+        allow_null=True, help_text="When it starts by itself (null: when the organiser starts it)."
+    )
+    ends_at = serializers.DateTimeField(
+        allow_null=True, help_text="Arenas and robot duplicates: when play closes."
+    )
+    status = serializers.ChoiceField(choices=TournamentStatus.choices, help_text="Its status.")
+    current_round = serializers.IntegerField(
+        help_text="The round being played (0 before the first)."
+    )
     version = serializers.IntegerField(help_text="The seq of the event log's last fact.")
     entries = serializers.IntegerField(help_text="Active entries.")
-    entries_total = serializers.IntegerField()
+    entries_total = serializers.IntegerField(
+        help_text="Entries ever made, withdrawn ones included."
+    )
     deal_commitment = serializers.CharField(
         allow_null=True,
         help_text="Duplicate: SHA-256 of `canasta-deals:` + the seeds joined by `:`, "
@@ -187,52 +241,87 @@ class TournamentSerializer(Base):
         max_length=1080,
         help_text="Duplicate: the deal set, once revealed at the end (null until then).",
     )
-    your_entry = EntrySerializer(allow_null=True)
-    created_at = serializers.DateTimeField()
-    started_at = serializers.DateTimeField(allow_null=True)
-    finished_at = serializers.DateTimeField(allow_null=True)
+    your_entry = EntrySerializer(allow_null=True, help_text="Your entry (null: you have none).")
+    created_at = serializers.DateTimeField(help_text="When it was created.")
+    started_at = serializers.DateTimeField(allow_null=True, help_text="When it started.")
+    finished_at = serializers.DateTimeField(allow_null=True, help_text="When it ended.")
 
 
 class TournamentSummarySerializer(Base):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    format = serializers.ChoiceField(choices=TournamentFormat.choices)
-    unit = serializers.ChoiceField(choices=TournamentUnit.choices)
-    preset = serializers.CharField()
-    rated = serializers.BooleanField()
-    robot = serializers.BooleanField()
-    pace = serializers.ChoiceField(choices=TournamentPace.choices)
-    status = serializers.ChoiceField(choices=TournamentStatus.choices)
-    organiser = NamedSerializer()
-    entries = serializers.IntegerField()
-    current_round = serializers.IntegerField()
-    rounds = serializers.IntegerField(allow_null=True)
-    starts_at = serializers.DateTimeField(allow_null=True)
-    ends_at = serializers.DateTimeField(allow_null=True)
+    id = serializers.IntegerField(help_text="The id.")
+    name = serializers.CharField(help_text="The name.")
+    format = serializers.ChoiceField(
+        choices=TournamentFormat.choices, help_text="swiss, knockout, arena or duplicate."
+    )
+    unit = serializers.ChoiceField(
+        choices=TournamentUnit.choices, help_text="`individual` or `pair` (fixed partnerships)."
+    )
+    preset = serializers.CharField(help_text="The preset every table plays.")
+    rated = serializers.BooleanField(help_text="A rated event: each game changes ratings.")
+    robot = serializers.BooleanField(
+        help_text="Robot duplicate: each entrant plays alone with bots."
+    )
+    pace = serializers.ChoiceField(
+        choices=TournamentPace.choices,
+        help_text="`live` (a turn timer) or `correspondence` (days per turn).",
+    )
+    status = serializers.ChoiceField(choices=TournamentStatus.choices, help_text="Its status.")
+    organiser = NamedSerializer(help_text="Who runs the event.")
+    entries = serializers.IntegerField(help_text="Active entries.")
+    current_round = serializers.IntegerField(
+        help_text="The round being played (0 before the first)."
+    )
+    rounds = serializers.IntegerField(
+        allow_null=True, help_text="Rounds to play (Swiss and duplicate; null for the others)."
+    )
+    starts_at = serializers.DateTimeField(
+        allow_null=True, help_text="When it starts by itself (null: when the organiser starts it)."
+    )
+    ends_at = serializers.DateTimeField(
+        allow_null=True, help_text="Arenas and robot duplicates: when play closes."
+    )
 
 
 class TournamentListSerializer(Base):
-    total = serializers.IntegerField()
-    offset = serializers.IntegerField()
-    results = TournamentSummarySerializer(many=True)
+    total = serializers.IntegerField(help_text="How many there are in all.")
+    offset = serializers.IntegerField(help_text="Where this page starts.")
+    results = TournamentSummarySerializer(many=True, help_text="This page's rows.")
 
 
 class TournamentListParamsSerializer(Base):
-    status = serializers.ChoiceField(choices=TournamentStatus.choices, required=False)
-    format = serializers.ChoiceField(choices=TournamentFormat.choices, required=False)
+    status = serializers.ChoiceField(
+        choices=TournamentStatus.choices, required=False, help_text="Its status."
+    )
+    format = serializers.ChoiceField(
+        choices=TournamentFormat.choices,
+        required=False,
+        help_text="swiss, knockout, arena or duplicate.",
+    )
     mine = serializers.BooleanField(required=False, default=False)
     limit = serializers.IntegerField(
         required=False, default=LIST_LIMIT_DEFAULT, min_value=1, max_value=LIST_LIMIT_MAX
     )
-    offset = serializers.IntegerField(required=False, default=0, min_value=0, max_value=OFFSET_MAX)
+    offset = serializers.IntegerField(
+        required=False,
+        default=0,
+        min_value=0,
+        max_value=OFFSET_MAX,
+        help_text="Where this page starts.",
+    )
 
 
 class TournamentCreateSerializer(Base):
-    name = serializers.CharField(max_length=80)
+    name = serializers.CharField(max_length=80, help_text="The name.")
     description = serializers.CharField(
-        max_length=2000, required=False, default="", allow_blank=True
+        max_length=2000,
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="The organiser's description of the event.",
     )
-    format = serializers.ChoiceField(choices=TournamentFormat.choices)
+    format = serializers.ChoiceField(
+        choices=TournamentFormat.choices, help_text="swiss, knockout, arena or duplicate."
+    )
     unit = serializers.ChoiceField(
         choices=TournamentUnit.choices,
         required=False,
@@ -240,11 +329,15 @@ class TournamentCreateSerializer(Base):
         help_text="`pair`: fixed partnerships (four-player presets). `individual` at a "
         "four-player preset: Swiss with partners rotating each round, or a robot duplicate.",
     )
-    preset = serializers.ChoiceField(choices=list(PRESETS))
+    preset = serializers.ChoiceField(
+        choices=list(PRESETS), help_text="The preset every table plays."
+    )
     options = serializers.DictField(
         required=False, default=dict, help_text="Overrides of the preset's options."
     )
-    rated = serializers.BooleanField(required=False, default=False)
+    rated = serializers.BooleanField(
+        required=False, default=False, help_text="A rated event: each game changes ratings."
+    )
     rounds = serializers.IntegerField(
         required=False,
         allow_null=True,
@@ -254,10 +347,17 @@ class TournamentCreateSerializer(Base):
         help_text="Swiss and duplicate (not robot).",
     )
     boards_per_round = serializers.IntegerField(
-        required=False, default=1, min_value=1, max_value=tournaments.BOARDS_MAX
+        required=False,
+        default=1,
+        min_value=1,
+        max_value=tournaments.BOARDS_MAX,
+        help_text="Duplicate: deals played at every table of a round, one after another.",
     )
     duplicate_scoring = serializers.ChoiceField(
-        choices=DuplicateScoring.choices, required=False, default=DuplicateScoring.MATCHPOINTS
+        choices=DuplicateScoring.choices,
+        required=False,
+        default=DuplicateScoring.MATCHPOINTS,
+        help_text="Duplicate: `matchpoints` (percent) or `imps` against the datum.",
     )
     robot = serializers.BooleanField(
         required=False,
@@ -265,13 +365,23 @@ class TournamentCreateSerializer(Base):
         help_text="Robot duplicate: each entrant plays the deal set alone with bots.",
     )
     games_per_match = serializers.IntegerField(
-        required=False, default=1, min_value=1, max_value=tournaments.GAMES_PER_MATCH_MAX
+        required=False,
+        default=1,
+        min_value=1,
+        max_value=tournaments.GAMES_PER_MATCH_MAX,
+        help_text="Knockout: games in a match.",
     )
     tie_rule = serializers.ChoiceField(
-        choices=TieRule.choices, required=False, default=TieRule.POINTS
+        choices=TieRule.choices,
+        required=False,
+        default=TieRule.POINTS,
+        help_text="Knockout: how a level match is decided.",
     )
     pace = serializers.ChoiceField(
-        choices=TournamentPace.choices, required=False, default=TournamentPace.LIVE
+        choices=TournamentPace.choices,
+        required=False,
+        default=TournamentPace.LIVE,
+        help_text="`live` (a turn timer) or `correspondence` (days per turn).",
     )
     turn_seconds = serializers.IntegerField(
         required=False,
@@ -295,14 +405,36 @@ class TournamentCreateSerializer(Base):
         help_text="Pairings wait for the organiser to publish (or discard) them.",
     )
     bot_level = serializers.ChoiceField(
-        choices=BotLevel.choices, required=False, default=BotLevel.MEDIUM
+        choices=BotLevel.choices,
+        required=False,
+        default=BotLevel.MEDIUM,
+        help_text="The level of the bots that fill seats (robot duplicate, bot entrants).",
     )
-    rating_min = serializers.IntegerField(required=False, allow_null=True, default=None)
-    rating_max = serializers.IntegerField(required=False, allow_null=True, default=None)
-    invitation_only = serializers.BooleanField(required=False, default=False)
-    friends_only = serializers.BooleanField(required=False, default=False)
+    rating_min = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The lowest shown rating admitted (null: none).",
+    )
+    rating_max = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The highest shown rating admitted (null: none).",
+    )
+    invitation_only = serializers.BooleanField(
+        required=False, default=False, help_text="Only invited players may enter."
+    )
+    friends_only = serializers.BooleanField(
+        required=False, default=False, help_text="Only the organiser's friends may enter."
+    )
     max_entries = serializers.IntegerField(
-        required=False, allow_null=True, default=None, min_value=2, max_value=100000
+        required=False,
+        allow_null=True,
+        default=None,
+        min_value=2,
+        max_value=100000,
+        help_text="The most entries taken (null: no limit).",
     )
     starts_at = serializers.DateTimeField(
         required=False,
@@ -328,14 +460,23 @@ class RegisterSerializer(Base):
 
 
 class BotsSerializer(Base):
-    count = serializers.IntegerField(min_value=1, max_value=tournaments.BOT_ENTRANTS_MAX)
+    count = serializers.IntegerField(
+        min_value=1,
+        max_value=tournaments.BOT_ENTRANTS_MAX,
+        help_text="How many bot entrants to add.",
+    )
     level = serializers.ChoiceField(
-        choices=BotLevel.choices, required=False, default=BotLevel.MEDIUM
+        choices=BotLevel.choices,
+        required=False,
+        default=BotLevel.MEDIUM,
+        help_text="The bots' level.",
     )
 
 
 class InvitesSerializer(Base):
-    players = serializers.ListField(child=serializers.IntegerField(), min_length=1, max_length=500)
+    players = BoundedListField(
+        child=serializers.IntegerField(), min_length=1, max_length=500, help_text="Player ids."
+    )
 
 
 class InvitedSerializer(Base):
@@ -343,19 +484,17 @@ class InvitedSerializer(Base):
 
 
 class ForbiddenSerializer(Base):
-    pairs = serializers.ListField(
-        child=serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2),
+    pairs = BoundedListField(
+        child=BoundedListField(child=serializers.IntegerField(), min_length=2, max_length=2),
         max_length=1000,
         help_text="Pairs of entry ids never to be paired together (replaces the list).",
     )
 
 
 class RoundPairSerializer(Base):
-    tables = serializers.ListField(
-        child=serializers.ListField(
-            child=serializers.ListField(
-                child=serializers.IntegerField(), min_length=1, max_length=2
-            ),
+    tables = BoundedListField(
+        child=BoundedListField(
+            child=BoundedListField(child=serializers.IntegerField(), min_length=1, max_length=2),
             min_length=2,
             max_length=2,
         ),
@@ -378,55 +517,79 @@ class WithdrawSerializer(Base):
 
 
 class SideEntrySerializer(Base):
-    entry = serializers.IntegerField()
-    name = serializers.CharField()
+    entry = serializers.IntegerField(help_text="The entry's id.")
+    name = serializers.CharField(help_text="The name.")
 
 
 class TableSerializer(Base):
-    id = serializers.IntegerField()
-    round = serializers.IntegerField()
+    id = serializers.IntegerField(help_text="The id.")
+    round = serializers.IntegerField(help_text="The round number.")
     number = serializers.IntegerField(help_text="Table (knockout: bracket match) number.")
     leg = serializers.IntegerField(help_text="Game of the match (duplicate: of the round).")
     board = serializers.IntegerField(allow_null=True, help_text="Duplicate board number.")
-    status = serializers.ChoiceField(choices=["proposed", "pending", "playing", "finished", "void"])
-    game_id = serializers.IntegerField(allow_null=True)
+    status = serializers.ChoiceField(
+        choices=["proposed", "pending", "playing", "finished", "void"], help_text="Its status."
+    )
+    game_id = serializers.IntegerField(
+        allow_null=True, help_text="The table's game (null until it is dealt)."
+    )
     sides = serializers.ListField(
         child=SideEntrySerializer(many=True), max_length=2, help_text="Team 0, team 1."
     )
-    scores = serializers.ListField(child=serializers.IntegerField(), allow_null=True, max_length=2)
-    winner_side = serializers.IntegerField(allow_null=True)
-    due_at = serializers.DateTimeField(allow_null=True)
+    scores = serializers.ListField(
+        child=serializers.IntegerField(),
+        allow_null=True,
+        max_length=2,
+        help_text="Each side's final score (null until the game ends).",
+    )
+    winner_side = serializers.IntegerField(
+        allow_null=True, help_text="The winning side (null: a draw or not over)."
+    )
+    due_at = serializers.DateTimeField(
+        allow_null=True, help_text="When the table's game is dealt (null: at once)."
+    )
 
 
 class TablesSerializer(Base):
-    tournament = serializers.IntegerField()
-    round = serializers.IntegerField()
-    total = serializers.IntegerField()
-    offset = serializers.IntegerField()
-    results = TableSerializer(many=True)
+    tournament = serializers.IntegerField(help_text="The tournament's id.")
+    round = serializers.IntegerField(help_text="The round number.")
+    total = serializers.IntegerField(help_text="How many there are in all.")
+    offset = serializers.IntegerField(help_text="Where this page starts.")
+    results = TableSerializer(many=True, help_text="This page's rows.")
 
 
 class TablesParamsSerializer(Base):
     round = serializers.IntegerField(
-        required=False, allow_null=True, default=None, min_value=0, max_value=OFFSET_MAX
+        required=False,
+        allow_null=True,
+        default=None,
+        min_value=0,
+        max_value=OFFSET_MAX,
+        help_text="The round number.",
     )
     limit = serializers.IntegerField(
         required=False, default=TABLES_LIMIT_DEFAULT, min_value=1, max_value=TABLES_LIMIT_MAX
     )
-    offset = serializers.IntegerField(required=False, default=0, min_value=0, max_value=OFFSET_MAX)
+    offset = serializers.IntegerField(
+        required=False,
+        default=0,
+        min_value=0,
+        max_value=OFFSET_MAX,
+        help_text="Where this page starts.",
+    )
 
 
 class RoundTablesSerializer(Base):
-    tables = TableSerializer(many=True)
+    tables = TableSerializer(many=True, help_text="The tables.")
 
 
 class StandingsSerializer(Base):
-    tournament = serializers.IntegerField()
-    version = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=TournamentStatus.choices)
-    total = serializers.IntegerField()
-    offset = serializers.IntegerField()
-    results = EntrySerializer(many=True)
+    tournament = serializers.IntegerField(help_text="The tournament's id.")
+    version = serializers.IntegerField(help_text="The seq of the event log's last fact.")
+    status = serializers.ChoiceField(choices=TournamentStatus.choices, help_text="Its status.")
+    total = serializers.IntegerField(help_text="How many there are in all.")
+    offset = serializers.IntegerField(help_text="Where this page starts.")
+    results = EntrySerializer(many=True, help_text="This page's rows.")
 
 
 class StandingsParamsSerializer(Base):
@@ -436,7 +599,13 @@ class StandingsParamsSerializer(Base):
         min_value=1,
         max_value=STANDINGS_LIMIT_MAX,
     )
-    offset = serializers.IntegerField(required=False, default=0, min_value=0, max_value=OFFSET_MAX)
+    offset = serializers.IntegerField(
+        required=False,
+        default=0,
+        min_value=0,
+        max_value=OFFSET_MAX,
+        help_text="Where this page starts.",
+    )
     after_version = serializers.IntegerField(
         required=False, allow_null=True, default=None, min_value=0, max_value=OFFSET_MAX
     )
@@ -446,27 +615,29 @@ class StandingsParamsSerializer(Base):
 
 
 class NextGameSerializer(Base):
-    tournament = serializers.IntegerField()
-    entry = EntrySerializer()
+    tournament = serializers.IntegerField(help_text="The tournament's id.")
+    entry = EntrySerializer(help_text="The entry's id.")
     table = TableSerializer(allow_null=True, help_text="Your table now (null: none).")
 
 
 class FactSerializer(Base):
-    seq = serializers.IntegerField()
+    seq = serializers.IntegerField(help_text="The fact's number in the log, from 1.")
     type = serializers.CharField(
         help_text="created, entry_opened, entry_closed, registered, withdrawn, disqualified, "
         "forbidden_set, started, round_paired, round_published, round_discarded, leg_paired, "
         "table_void, game_finished, result, bye, match_decided, board_scored, finished, "
         "cancelled, deals_revealed."
     )
-    payload = serializers.DictField()
-    created_at = serializers.DateTimeField()
+    payload = serializers.DictField(
+        help_text="What the fact records (entry, table and player ids, scores; never a card)."
+    )
+    created_at = serializers.DateTimeField(help_text="When it was created.")
 
 
 class FactsSerializer(Base):
-    tournament = serializers.IntegerField()
-    version = serializers.IntegerField()
-    facts = FactSerializer(many=True)
+    tournament = serializers.IntegerField(help_text="The tournament's id.")
+    version = serializers.IntegerField(help_text="The seq of the event log's last fact.")
+    facts = FactSerializer(many=True, help_text="The facts, in order.")
 
 
 class FactsParamsSerializer(Base):
@@ -477,19 +648,25 @@ class FactsParamsSerializer(Base):
 
 
 class MismatchSerializer(Base):
-    entry = serializers.IntegerField()
-    field = serializers.CharField()
-    kept = serializers.JSONField()
-    log = serializers.JSONField()
+    entry = serializers.IntegerField(help_text="The entry's id.")
+    field = serializers.CharField(help_text="The standings field that differs.")
+    kept = serializers.JSONField(help_text="The value the standings rows hold.")
+    log = serializers.JSONField(help_text="The value the event log's fold gives.")
 
 
 class VerifySerializer(Base):
-    tournament = serializers.IntegerField()
+    tournament = serializers.IntegerField(help_text="The tournament's id.")
     ok = serializers.BooleanField(help_text="The kept standings equal the log's fold.")
-    facts = serializers.IntegerField()
-    entries = serializers.IntegerField()
-    gaps = serializers.ListField(child=serializers.IntegerField(), max_length=11)
-    mismatched = MismatchSerializer(many=True)
+    facts = serializers.IntegerField(help_text="The facts, in order.")
+    entries = serializers.IntegerField(help_text="Active entries.")
+    gaps = serializers.ListField(
+        child=serializers.IntegerField(),
+        max_length=11,
+        help_text="Fact numbers missing from the log (empty when whole).",
+    )
+    mismatched = MismatchSerializer(
+        many=True, help_text="Entries whose kept standings differ from the log's (at most 100)."
+    )
     deals_verified = serializers.BooleanField(
         allow_null=True,
         help_text="Duplicate: the revealed deal set hashes to the published commitment "
@@ -506,21 +683,24 @@ class BoardTableSerializer(TableSerializer):
 
 
 class BoardSerializer(Base):
-    board = serializers.IntegerField()
+    board = serializers.IntegerField(help_text="The duplicate board (deal) number, from 1.")
     seed = serializers.CharField(
         allow_null=True,
         help_text="Once revealed: every table's game of this board was dealt from it "
         "(check with the game's fairness record or `replay --verify`).",
     )
-    scored = serializers.BooleanField()
-    tables = BoardTableSerializer(many=True)
+    scored = serializers.BooleanField(help_text="Whether the board has been scored.")
+    tables = BoardTableSerializer(many=True, help_text="The tables.")
 
 
 class BoardsSerializer(Base):
-    tournament = serializers.IntegerField()
-    deal_commitment = serializers.CharField(allow_null=True)
-    revealed = serializers.BooleanField()
-    boards = BoardSerializer(many=True)
+    tournament = serializers.IntegerField(help_text="The tournament's id.")
+    deal_commitment = serializers.CharField(
+        allow_null=True,
+        help_text="Duplicate: the SHA-256 commitment to the deal set, published at creation.",
+    )
+    revealed = serializers.BooleanField(help_text="Whether the deal set has been revealed.")
+    boards = BoardSerializer(many=True, help_text="Every board of the deal set, in order.")
 
 
 # ============================================================================== views

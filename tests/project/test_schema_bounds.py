@@ -251,8 +251,17 @@ def sign_up(name: str) -> PlayerClient:
 def test_a_body_past_a_bound_is_refused_naming_the_field(bound: Bound) -> None:
     ada, bob = sign_up("Ada"), sign_up("Bob")
     game = create_game(ada)
+    tournament = ada.post(
+        "/api/v1/tournaments/",
+        {"name": "Bounds", "format": "swiss", "preset": "two_player", "rounds": 1},
+        format="json",
+    ).json()
     url = "/api/v1" + bound.path.removeprefix("/api/v1").format(
-        game_id=game["id"], join_code=game["join_code"], player_id=bob.player_id
+        game_id=game["id"],
+        join_code=game["join_code"],
+        player_id=bob.player_id,
+        tournament_id=tournament["id"],
+        entry_id=1,
     )
     body = body_at(bound.trail, past(bound, spec()))
     response = getattr(ada, bound.method)(url, json.dumps(body), content_type="application/json")

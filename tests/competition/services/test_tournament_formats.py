@@ -215,7 +215,7 @@ def test_robot_duplicate_deals_the_same_cards_at_every_table_of_a_board() -> Non
     scored = facts_of(t, "board_scored")
     assert sorted(s["board"] for s in scored) == [1, 2]
     for s in scored:  # matchpoint percentages of four results average 50
-        assert sum(r["points"] for r in s["records"]) == pytest.approx(200.0)
+        assert sum(r["points"] for r in s["records"]) == pytest.approx(200.0, abs=0.04)
 
 
 def test_duplicate_of_players_scores_each_board_within_its_direction() -> None:

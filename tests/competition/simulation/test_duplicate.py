@@ -37,5 +37,8 @@ def test_a_robot_duplicate_of_64_deals_every_table_the_same_cards() -> None:
     call_command("replay", *[str(table.game_id) for table in tables[:8]], "--verify")
     scored = facts_of(t, "board_scored")
     assert len(scored) == 1 and len(scored[0]["records"]) == ENTRANTS
-    assert sum(r["points"] for r in scored[0]["records"]) == pytest.approx(50.0 * ENTRANTS)
+    # Matchpoint percentages average 50 (each rounded to hundredths).
+    assert sum(r["points"] for r in scored[0]["records"]) == pytest.approx(
+        50.0 * ENTRANTS, abs=0.01 * ENTRANTS
+    )
     assert_verified(t)
