@@ -6,8 +6,8 @@
    per round the CPU of the pairing itself (``swiss_pair``) and of the whole service call
    (``time.process_time``: this process, not the database server's work) and its wall time.
 2. ``--tables`` tables of a round dealt by ONE Celery worker (solo pool: one process) from
-   the moment their tasks are sent (as the round's commit sends them) until the last game is
-   dealt: wall seconds, tables per second, the worker's CPU seconds.
+   the moment their messages are sent (as the round's commit sends them: 20 tables a message)
+   until the last game is dealt: wall seconds, tables per second, the worker's CPU seconds.
 3. One result in the 10,000-player event: the standings rows it writes (the two entries and
    their opponents) and its time, against rebuilding the whole standings from the log.
 
@@ -98,6 +98,7 @@ def field(players: int) -> tuple[Any, Any, list[Any]]:
         ],
         batch_size=2000,
     )
+    t.refresh_from_db()
     version = t.version
     TournamentFact.objects.bulk_create(
         [
@@ -254,8 +255,8 @@ def run(args: argparse.Namespace, rng: random.Random, url: str, broker: str) -> 
                 raise RuntimeError(f"the worker did not start; see {log_path}")
         cpu_before = cpu_seconds([worker.pid])
         wall = time.perf_counter()
-        for table_id in deal_ids:
-            tournament_log.step_send(tournament_log.TABLE_DEAL_TASK, table_id)
+        for args in tournament_rounds.tables_chunked(deal_ids):  # as the round's commit sends
+            tournament_log.step_send(tournament_log.TABLES_DEAL_TASK, *args)
         dealt = TournamentTable.objects.filter(pk__in=deal_ids, game__isnull=False)
         while (count := dealt.count()) < len(deal_ids):
             if time.perf_counter() - wall > 600:

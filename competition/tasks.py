@@ -37,6 +37,13 @@ def tournament_table_deal(table_id: int) -> int | None:
     return None if game is None else game.pk
 
 
+@shared_task(name="competition.tournament_tables_deal")
+def tournament_tables_deal(table_ids: list[int]) -> int:
+    """Deal several tables of a round, each in its own transaction (one message for many:
+    a round of 1,000 tables is 50 messages); how many were dealt here."""
+    return sum(tournament_rounds.table_deal(table_id) is not None for table_id in table_ids)
+
+
 @shared_task(name="competition.tournament_advance")
 def tournament_advance(tournament_id: int) -> None:
     """Move a tournament on after a result, a withdrawal or an entry."""

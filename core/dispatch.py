@@ -73,6 +73,7 @@ TASK_KINDS: dict[str, str] = {
     # Tournaments: a round's tables are dealt on the bulk queue (a 1,000-table round must not
     # hold up moves); the advance step and the sweep are cheap.
     "competition.tournament_table_deal": BULK,
+    "competition.tournament_tables_deal": BULK,
     "competition.tournament_advance": INTERACTIVE,
     "competition.tournaments_sweep": INTERACTIVE,
     "games.record_worker_probe": INTERACTIVE,

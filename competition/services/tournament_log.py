@@ -22,6 +22,9 @@ logger = logging.getLogger(__name__)
 
 # The Celery tasks of tournaments (competition.tasks), sent by name: tasks sit above services.
 TABLE_DEAL_TASK = "competition.tournament_table_deal"
+TABLES_DEAL_TASK = "competition.tournament_tables_deal"
+# Tables per deal message (a round's tables go out in messages of this many).
+TABLES_PER_MESSAGE = 20
 ADVANCE_TASK = "competition.tournament_advance"
 
 # Without a broker, a hand-off sent while another runs in this thread waits for it to return

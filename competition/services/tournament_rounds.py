@@ -51,7 +51,8 @@ from competition.pairing.knockout import MatchGame, first_round, match_decided
 from competition.pairing.swiss import SwissUnit, swiss_pair, swiss_pair_fours
 from competition.services.tournament_log import (
     ADVANCE_TASK,
-    TABLE_DEAL_TASK,
+    TABLES_DEAL_TASK,
+    TABLES_PER_MESSAGE,
     fact_append,
     step_on_commit,
     step_send,
@@ -67,7 +68,7 @@ from core.errors import ServiceError
 from games import live
 from games.models import Game, GameStatus, TimeoutOutcome
 from games.services.deadlines import TimerOptions
-from games.services.lobby import BotSeatSpec, game_create, game_join, game_start
+from games.services.lobby import BotSeatSpec, game_create, game_start
 
 logger = logging.getLogger(__name__)
 
@@ -209,6 +210,7 @@ def _pair_next(
 ) -> list[TournamentTable]:
     """Pair round ``current_round + 1`` (Swiss, duplicate of pairs or players, knockout)."""
     entries = _active_entries(t)
+    by_id = {e.pk: e for e in entries}
     forbidden = blocked_pairs(t)
     number_round = t.current_round + 1
     sides: list[list[list[int]]] = []
@@ -229,6 +231,7 @@ def _pair_next(
             now=now,
             numbers=[k for k, _, _ in played],
             extra={"matches": count, "bracket_byes": bracket_byes},
+            entries=by_id,
         )
     elif t.unit == TournamentUnit.INDIVIDUAL and t.players_per_table == 4:
         units = [_swiss_unit(e) for e in entries]
@@ -240,7 +243,9 @@ def _pair_next(
         paired = swiss_pair(units, forbidden)
         sides = [[[a], [b]] for a, b in paired.tables]
         byes = list(paired.byes)
-    return _round_write(t, number_round, sides, byes, proposed=proposed, due_at=due_at, now=now)
+    return _round_write(
+        t, number_round, sides, byes, proposed=proposed, due_at=due_at, now=now, entries=by_id
+    )
 
 
 def _swiss_unit(entry: TournamentEntry) -> SwissUnit:
@@ -303,11 +308,13 @@ def _round_write(
     now: datetime | None = None,
     numbers: list[int] | None = None,
     extra: dict[str, Any] | None = None,
+    entries: dict[int, TournamentEntry] | None = None,
 ) -> list[TournamentTable]:
     """Write round ``round_no``'s tables (numbered 1, 2, ... or by ``numbers``) and the
     ``round_paired`` fact (with ``extra``); byes are scored."""
     now = now or timezone.now()
-    entries = {e.pk: e for e in TournamentEntry.objects.filter(tournament=t)}
+    if entries is None:
+        entries = {e.pk: e for e in TournamentEntry.objects.filter(tournament=t)}
     status = TableStatus.PROPOSED if proposed else TableStatus.PENDING
     duplicate = t.format == TournamentFormat.DUPLICATE
     rows = [
@@ -423,11 +430,19 @@ def knockout_winners(t: Tournament, round_no: int) -> tuple[dict[int, int], int]
 
 # ============================================================================== tables
 def _deal_on_commit(rows: Iterable[TournamentTable]) -> None:
-    """Have the tables due now dealt once the transaction commits (the others: the sweep)."""
+    """Have the tables due now dealt once the transaction commits (the others: the sweep), in
+    messages of ``TABLES_PER_MESSAGE`` tables."""
     now = timezone.now()
-    steps_on_commit(
-        TABLE_DEAL_TASK, [(row.pk,) for row in rows if row.due_at is None or row.due_at <= now]
-    )
+    due = [row.pk for row in rows if row.due_at is None or row.due_at <= now]
+    steps_on_commit(TABLES_DEAL_TASK, tables_chunked(due))
+
+
+def tables_chunked(table_ids: list[int]) -> list[tuple[list[int]]]:
+    """The arguments of the deal messages for ``table_ids``."""
+    return [
+        (table_ids[n : n + TABLES_PER_MESSAGE],)
+        for n in range(0, len(table_ids), TABLES_PER_MESSAGE)
+    ]
 
 
 def table_deal(table_id: int, now: datetime | None = None) -> Game | None:
@@ -481,11 +496,8 @@ def table_deal(table_id: int, now: datetime | None = None) -> Game | None:
                     timer=timer,
                     rated=t.rated,
                     seed=seed,
+                    seated={seat: players[pid] for seat, pid in humans[1:]},
                 )
-                for seat, pid in humans[1:]:
-                    game_join(
-                        player=players[pid], game_id=game.pk, join_code=game.join_code, seat=seat
-                    )
                 game = game_start(game_id=game.pk, player=creator)
         except ServiceError as exc:
             logger.warning("table %s: the lobby refused its game (%s)", table.pk, exc.code)
@@ -1138,9 +1150,10 @@ def tournaments_sweep(now: datetime | None = None) -> dict[str, int]:
         Q(due_at__isnull=True, created_at__lt=now - timedelta(seconds=TABLE_RESEND_SECONDS))
         | Q(due_at__lte=now)
     )
-    for table_id in list(stalled.values_list("pk", flat=True)[:5000]):
-        step_send(TABLE_DEAL_TASK, table_id)
-        counts["dealt"] += 1
+    stalled_ids = list(stalled.values_list("pk", flat=True)[:5000])
+    for args in tables_chunked(stalled_ids):
+        step_send(TABLES_DEAL_TASK, *args)
+    counts["dealt"] += len(stalled_ids)
     running = Tournament.objects.filter(status=TournamentStatus.RUNNING).values_list(
         "pk", flat=True
     )

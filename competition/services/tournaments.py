@@ -530,17 +530,20 @@ def blocked_pairs(t: Tournament) -> set[frozenset[int]]:
     """Entry pairs never to be paired: the organiser's, and those where a player blocked
     another (a table would refuse them)."""
     pairs = {frozenset(int(x) for x in pair) for pair in t.forbidden_pairs}
-    entries = TournamentEntry.objects.filter(tournament=t, status=EntryStatus.ACTIVE)
+    rows = TournamentEntry.objects.filter(tournament=t, status=EntryStatus.ACTIVE).values_list(
+        "pk", "player_id", "partner_id"
+    )
     by_player: dict[int, int] = {}
-    for entry in entries:
-        for pid in entry.player_ids:
-            by_player[pid] = entry.pk
+    for entry_id, player_id, partner_id in rows:
+        for pid in (player_id, partner_id):
+            if pid is not None:
+                by_player[pid] = entry_id
     if not by_player:
         return pairs
-    rows = PlayerRelation.objects.filter(
+    blocks = PlayerRelation.objects.filter(
         kind=RelationKind.BLOCK, owner_id__in=by_player, other_id__in=by_player
     ).values_list("owner_id", "other_id")
-    for a, b in rows:
+    for a, b in blocks:
         if by_player[a] != by_player[b]:
             pairs.add(frozenset((by_player[a], by_player[b])))
     return pairs

@@ -96,6 +96,7 @@ def game_create(
     rated: bool = False,
     hints: bool = False,
     seed: str | None = None,
+    seated: dict[int, Player] | None = None,
 ) -> Game:
     """A new table in the lobby.
 
@@ -109,6 +110,9 @@ def game_create(
     act ask for a suggested move (casual tables only: 422 ``rated_no_hints``); a bot account
     creates no rated table (422 ``rated_humans_only``). ``seed`` deals a chosen shuffle (a
     duplicate tournament's board, the same at every table); by default a fresh random one.
+    ``seated`` puts other players in their seats at once (a table made for them by a
+    tournament's pairing, which already kept apart those who blocked one another and took them
+    out of quick play): nobody joins through the lobby.
     """
     try:
         opts = make_options(preset, options or {})
@@ -149,6 +153,14 @@ def game_create(
             if seat in bot_levels:
                 raise errors.SeatTaken(f"Seat {seat} is given to a bot.")
             creator_seat = seat
+    seated = dict(seated or {})
+    for index, person in seated.items():
+        if not 0 <= index < opts.players or index in bot_levels or index == creator_seat:
+            raise errors.SeatTaken(f"Seat {index} cannot be given to another player.")
+        if rated and person.is_bot:
+            raise errors.RatedHumansOnly("A bot account cannot sit at a rated table.")
+    if len({p.pk for p in seated.values()} | {creator.pk}) != len(seated) + 1:
+        raise errors.AlreadySeated()
     timer_fields = (timer or TimerOptions()).fields()  # the turn timer (games.services.deadlines)
     now = timezone.now()
     with transaction.atomic():
@@ -174,9 +186,11 @@ def game_create(
                     game=game,
                     index=i,
                     team=i % teams,
-                    player=creator if i == creator_seat else None,
+                    player=creator if i == creator_seat else seated.get(i),
                     bot_level=bot_levels.get(i),
-                    joined_at=now if (i == creator_seat or i in bot_levels) else None,
+                    joined_at=now
+                    if (i == creator_seat or i in bot_levels or i in seated)
+                    else None,
                 )
                 for i in range(opts.players)
             ]
