@@ -190,7 +190,7 @@ def run(args: argparse.Namespace, rng: random.Random, url: str, broker: str) -> 
         return out
 
     tournament_rounds.swiss_pair = measured  # type: ignore[assignment]
-    print("\nSwiss pairing, 10,000 players (service call: read, pair, write tables and fact)")
+    print(f"\nSwiss pairing, {args.players} players (service call: read, pair, write tables, fact)")
     print("round  pairing CPU s  service CPU s  service wall s  tables  byes")
     for round_no in range(1, args.rounds + 1):
         cpu, wall = time.process_time(), time.perf_counter()
@@ -255,8 +255,8 @@ def run(args: argparse.Namespace, rng: random.Random, url: str, broker: str) -> 
                 raise RuntimeError(f"the worker did not start; see {log_path}")
         cpu_before = cpu_seconds([worker.pid])
         wall = time.perf_counter()
-        for args in tournament_rounds.tables_chunked(deal_ids):  # as the round's commit sends
-            tournament_log.step_send(tournament_log.TABLES_DEAL_TASK, *args)
+        for message in tournament_rounds.tables_chunked(deal_ids):  # as the round commit sends
+            tournament_log.step_send(tournament_log.TABLES_DEAL_TASK, *message)
         dealt = TournamentTable.objects.filter(pk__in=deal_ids, game__isnull=False)
         while (count := dealt.count()) < len(deal_ids):
             if time.perf_counter() - wall > 600:
