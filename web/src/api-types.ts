@@ -2432,14 +2432,19 @@ export interface components {
         /** @enum {unknown} */
         BlankEnum: "";
         Board: {
+            /** @description The duplicate board (deal) number, from 1. */
             board: number;
             /** @description Once revealed: every table's game of this board was dealt from it (check with the game's fairness record or `replay --verify`). */
             seed: string | null;
+            /** @description Whether the board has been scored. */
             scored: boolean;
+            /** @description The tables. */
             tables: components["schemas"]["BoardTable"][];
         };
         BoardTable: {
+            /** @description The id. */
             id: number;
+            /** @description The round number. */
             round: number;
             /** @description Table (knockout: bracket match) number. */
             number: number;
@@ -2447,21 +2452,40 @@ export interface components {
             leg: number;
             /** @description Duplicate board number. */
             board: number | null;
+            /**
+             * @description Its status.
+             *
+             *     * `proposed` - proposed
+             *     * `pending` - pending
+             *     * `playing` - playing
+             *     * `finished` - finished
+             *     * `void` - void
+             */
             status: components["schemas"]["TournamentTableStatusEnum"];
+            /** @description The table's game (null until it is dealt). */
             game_id: number | null;
             /** @description Team 0, team 1. */
             sides: components["schemas"]["SideEntry"][][];
+            /** @description Each side's final score (null until the game ends). */
             scores: number[] | null;
+            /** @description The winning side (null: a draw or not over). */
             winner_side: number | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the table's game is dealt (null: at once).
+             */
             due_at: string | null;
             /** @description Per side and entry: the board's matchpoint percentage or IMPs. */
             points: (number | null)[][];
         };
         Boards: {
+            /** @description The tournament's id. */
             tournament: number;
+            /** @description Duplicate: the SHA-256 commitment to the deal set, published at creation. */
             deal_commitment: string | null;
+            /** @description Whether the deal set has been revealed. */
             revealed: boolean;
+            /** @description Every board of the deal set, in order. */
             boards: components["schemas"]["Board"][];
         };
         /**
@@ -2486,8 +2510,17 @@ export interface components {
             level?: components["schemas"]["BotLevelEnum"];
         };
         BotsRequest: {
+            /** @description How many bot entrants to add. */
             count: number;
-            /** @description Optional: `"medium"` when left out. */
+            /**
+             * @description The bots' level.
+             *
+             *     * `easy` - Easy
+             *     * `medium` - Medium
+             *     * `hard` - Hard
+             *
+             *     Optional: `"medium"` when left out.
+             */
             level?: components["schemas"]["BotLevelEnum"];
         };
         /** @enum {string} */
@@ -3174,6 +3207,14 @@ export interface components {
             rating: number;
             /** @description Knockout seed. */
             seed: number | null;
+            /**
+             * @description Its status.
+             *
+             *     * `active` - active
+             *     * `withdrawn` - withdrawn
+             *     * `disqualified` - disqualified
+             *     * `eliminated` - eliminated
+             */
             status: components["schemas"]["TournamentEntryStatusEnum"];
             /**
              * Format: double
@@ -3192,14 +3233,21 @@ export interface components {
             sonneborn_berger: number;
             /** @description Canasta points for minus against. */
             score_diff: number;
+            /** @description Games (knockout: matches) played. */
             played: number;
+            /** @description Byes (and forfeit wins) received. */
             byes: number;
         };
         EntryRules: {
+            /** @description The lowest shown rating admitted (null: none). */
             rating_min: number | null;
+            /** @description The highest shown rating admitted (null: none). */
             rating_max: number | null;
+            /** @description Only invited players may enter. */
             invitation_only: boolean;
+            /** @description Only the organiser's friends may enter. */
             friends_only: boolean;
+            /** @description The most entries taken (null: no limit). */
             max_entries: number | null;
         };
         /**
@@ -3372,18 +3420,26 @@ export interface components {
             bot_account?: boolean;
         };
         Fact: {
+            /** @description The fact's number in the log, from 1. */
             seq: number;
             /** @description created, entry_opened, entry_closed, registered, withdrawn, disqualified, forbidden_set, started, round_paired, round_published, round_discarded, leg_paired, table_void, game_finished, result, bye, match_decided, board_scored, finished, cancelled, deals_revealed. */
             type: string;
+            /** @description What the fact records (entry, table and player ids, scores; never a card). */
             payload: {
                 [key: string]: unknown;
             };
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created.
+             */
             created_at: string;
         };
         Facts: {
+            /** @description The tournament's id. */
             tournament: number;
+            /** @description The seq of the event log's last fact. */
             version: number;
+            /** @description The facts, in order. */
             facts: components["schemas"]["Fact"][];
         };
         /**
@@ -4398,16 +4454,6 @@ export interface components {
          *     | `at_table` | 409 | At a table | You have a seat at a table in the lobby or in play; leave or finish it before you queue. |  |
          *     | `not_queued` | 404 | Not queued | You are not waiting in a quick-play queue. |  |
          *     | `queue_matched` | 409 | Already matched | Your match is made: its table is waiting for you. | `game_id` |
-         *     | `not_tournament_organiser` | 403 | Not the organiser | Only the tournament's organiser may do this. |  |
-         *     | `tournament_setup_invalid` | 422 | Invalid tournament | These settings do not make a tournament. | `setting` |
-         *     | `tournament_wrong_status` | 409 | Not now | The tournament is not at a stage where this can be done. | `tournament_status` |
-         *     | `entry_not_allowed` | 403 | Entry not allowed | The tournament's entry rules do not admit you. |  |
-         *     | `already_registered` | 409 | Already registered | You (or your partner) already have an entry in this tournament. |  |
-         *     | `not_registered` | 404 | Not registered | There is no such active entry in this tournament. |  |
-         *     | `tournament_full` | 409 | Tournament full | The tournament has all the entries it takes. |  |
-         *     | `round_in_progress` | 409 | Round in progress | The current round is not over yet (or its pairings wait to be published). |  |
-         *     | `pairing_invalid` | 422 | Invalid pairing | These pairings cannot be played. |  |
-         *     | `entrants_too_few` | 409 | Too few entrants | The tournament needs more entrants to start. |  |
          *     | `idempotency_key_reused` | 422 | Idempotency key reused | This Idempotency-Key was already used with a different request. |  |
          *     | `table_talk_off` | 403 | Table talk off | This is a 'no table talk' game: quick chat is off. |  |
          *     | `chat_phrase_unknown` | 400 | Chat phrase unknown | Quick chat takes a phrase id from the fixed list (GET .../chat/phrases/). |  |
@@ -4476,6 +4522,16 @@ export interface components {
          *     | `too_many_live_connections` | 429 | Too many live connections | You have as many live connections open (sockets, event streams, waiting long-polls) as one player may: close one first. | `retry_after` |
          *     | `socket_rate_limited` | 429 | Socket rate limited | Too many messages on this socket: the message was dropped; slow down (a socket that goes on is closed with 4429). |  |
          *     | `action_in_flight` | 429 | Action in flight | This socket's previous action has not been answered yet: send the next one after its action_result. Nothing was changed. |  |
+         *     | `not_tournament_organiser` | 403 | Not the organiser | Only the tournament's organiser may do this. |  |
+         *     | `tournament_setup_invalid` | 422 | Invalid tournament | These settings do not make a tournament. | `setting` |
+         *     | `tournament_wrong_status` | 409 | Not now | The tournament is not at a stage where this can be done. | `tournament_status` |
+         *     | `entry_not_allowed` | 403 | Entry not allowed | The tournament's entry rules do not admit you. |  |
+         *     | `already_registered` | 409 | Already registered | You (or your partner) already have an entry in this tournament. |  |
+         *     | `not_registered` | 404 | Not registered | There is no such active entry in this tournament. |  |
+         *     | `tournament_full` | 409 | Tournament full | The tournament has all the entries it takes. |  |
+         *     | `round_in_progress` | 409 | Round in progress | The current round is not over yet (or its pairings wait to be published). |  |
+         *     | `pairing_invalid` | 422 | Invalid pairing | These pairings cannot be played. |  |
+         *     | `entrants_too_few` | 409 | Too few entrants | The tournament needs more entrants to start. |  |
          *     | `invalid_option` | 400 | Invalid option | An option is unknown or its value is out of range. | `option` |
          *     | `invalid_action` | 400 | Invalid action | The action is malformed (unknown type, missing or unreadable field). |  |
          *     | `game_over` | 422 | Game over | The game has ended; no further actions are accepted. |  |
@@ -4954,6 +5010,7 @@ export interface components {
             added: number;
         };
         InvitesRequest: {
+            /** @description Player ids. */
             players: number[];
         };
         /**
@@ -5293,9 +5350,13 @@ export interface components {
         /** @enum {string} */
         MinimalOutcomeEnum: "minimal";
         Mismatch: {
+            /** @description The entry's id. */
             entry: number;
+            /** @description The standings field that differs. */
             field: string;
+            /** @description The value the standings rows hold. */
             kept: unknown;
+            /** @description The value the event log's fold gives. */
             log: unknown;
         };
         MyGame: {
@@ -5371,11 +5432,15 @@ export interface components {
             server_time: string;
         };
         Named: {
+            /** @description The id. */
             id: number;
+            /** @description The name other players see. */
             display_name: string;
         };
         NextGame: {
+            /** @description The tournament's id. */
             tournament: number;
+            /** @description The entry's id. */
             entry: components["schemas"]["Entry"];
             /** @description Your table now (null: none). */
             table: (components["schemas"]["Table"] | components["schemas"]["NullEnum"]) | null;
@@ -6852,6 +6917,7 @@ export interface components {
         /** @enum {string} */
         RoundStartedKindEnum: "round_started";
         RoundTables: {
+            /** @description The tables. */
             tables: components["schemas"]["Table"][];
         };
         /** @description One rule family: its presets, its rules version and the options a table may change. */
@@ -7105,7 +7171,9 @@ export interface components {
          */
         SeverityEnum: "ok" | "inaccuracy" | "mistake" | "blunder";
         SideEntry: {
+            /** @description The entry's id. */
             entry: number;
+            /** @description The name. */
             name: string;
         };
         SignIn: {
@@ -7225,11 +7293,26 @@ export interface components {
             consecutive: number;
         };
         Standings: {
+            /** @description The tournament's id. */
             tournament: number;
+            /** @description The seq of the event log's last fact. */
             version: number;
+            /**
+             * @description Its status.
+             *
+             *     * `draft` - Draft
+             *     * `open` - Open
+             *     * `closed` - Closed
+             *     * `running` - Running
+             *     * `finished` - Finished
+             *     * `cancelled` - Cancelled
+             */
             status: components["schemas"]["TournamentStatusEnum"];
+            /** @description How many there are in all. */
             total: number;
+            /** @description Where this page starts. */
             offset: number;
+            /** @description This page's rows. */
             results: components["schemas"]["Entry"][];
         };
         /** @description Modern American Canasta: the stock ran out (the round ends). */
@@ -7298,7 +7381,9 @@ export interface components {
          */
         SyncMessageTypeEnum: "sync";
         Table: {
+            /** @description The id. */
             id: number;
+            /** @description The round number. */
             round: number;
             /** @description Table (knockout: bracket match) number. */
             number: number;
@@ -7306,13 +7391,28 @@ export interface components {
             leg: number;
             /** @description Duplicate board number. */
             board: number | null;
+            /**
+             * @description Its status.
+             *
+             *     * `proposed` - proposed
+             *     * `pending` - pending
+             *     * `playing` - playing
+             *     * `finished` - finished
+             *     * `void` - void
+             */
             status: components["schemas"]["TournamentTableStatusEnum"];
+            /** @description The table's game (null until it is dealt). */
             game_id: number | null;
             /** @description Team 0, team 1. */
             sides: components["schemas"]["SideEntry"][][];
+            /** @description Each side's final score (null until the game ends). */
             scores: number[] | null;
+            /** @description The winning side (null: a draw or not over). */
             winner_side: number | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the table's game is dealt (null: at once).
+             */
             due_at: string | null;
         };
         /**
@@ -7498,10 +7598,15 @@ export interface components {
             legal_actions: components["schemas"]["Action"][];
         };
         Tables: {
+            /** @description The tournament's id. */
             tournament: number;
+            /** @description The round number. */
             round: number;
+            /** @description How many there are in all. */
             total: number;
+            /** @description Where this page starts. */
             offset: number;
+            /** @description This page's rows. */
             results: components["schemas"]["Table"][];
         };
         /** @description A seat took the discard pile. */
@@ -8038,58 +8143,150 @@ export interface components {
             token: string;
         };
         Tournament: {
+            /** @description The id. */
             id: number;
+            /** @description The name. */
             name: string;
+            /** @description The organiser's description of the event. */
             description: string;
+            /** @description Who runs the event. */
             organiser: components["schemas"]["Named"];
+            /**
+             * @description swiss, knockout, arena or duplicate.
+             *
+             *     * `swiss` - Swiss
+             *     * `knockout` - Knockout
+             *     * `arena` - Arena
+             *     * `duplicate` - Duplicate
+             */
             format: components["schemas"]["TournamentFormatEnum"];
+            /**
+             * @description `individual` or `pair` (fixed partnerships).
+             *
+             *     * `individual` - Individual
+             *     * `pair` - Pair
+             */
             unit: components["schemas"]["UnitEnum"];
+            /** @description The preset every table plays. */
             preset: string;
             /** @description Option overrides of the preset. */
             options: {
                 [key: string]: unknown;
             };
+            /** @description Seats at each table (from the preset). */
             players_per_table: number;
+            /** @description A rated event: each game changes ratings. */
             rated: boolean;
+            /** @description Rounds to play (Swiss and duplicate; null for the others). */
             rounds: number | null;
+            /** @description Duplicate: deals played at every table of a round, one after another. */
             boards_per_round: number;
+            /**
+             * @description Duplicate: `matchpoints` (percent) or `imps` against the datum.
+             *
+             *     * `matchpoints` - Matchpoints
+             *     * `imps` - Imps
+             */
             duplicate_scoring: components["schemas"]["DuplicateScoringEnum"];
+            /** @description Robot duplicate: each entrant plays alone with bots. */
             robot: boolean;
+            /** @description Knockout: games in a match. */
             games_per_match: number;
+            /**
+             * @description Knockout: how a level match is decided.
+             *
+             *     * `points` - Points
+             *     * `higher_seed` - Higher Seed
+             *     * `extra_game` - Extra Game
+             */
             tie_rule: components["schemas"]["TieRuleEnum"];
+            /**
+             * @description `live` (a turn timer) or `correspondence` (days per turn).
+             *
+             *     * `live` - Live
+             *     * `correspondence` - Correspondence
+             */
             pace: components["schemas"]["PaceEnum"];
+            /** @description Seconds per turn. */
             turn_seconds: number | null;
+            /** @description Correspondence: seconds between the starts of rounds (null: at once). */
             round_interval_seconds: number | null;
+            /** @description Pairings wait for the organiser to publish them. */
             pairing_review: boolean;
+            /**
+             * @description The level of the bots that fill seats (robot duplicate, bot entrants).
+             *
+             *     * `easy` - Easy
+             *     * `medium` - Medium
+             *     * `hard` - Hard
+             */
             bot_level: components["schemas"]["BotLevelEnum"];
+            /** @description Who may enter. */
             entry_rules: components["schemas"]["EntryRules"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it starts by itself (null: when the organiser starts it).
+             */
             starts_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Arenas and robot duplicates: when play closes.
+             */
             ends_at: string | null;
+            /**
+             * @description Its status.
+             *
+             *     * `draft` - Draft
+             *     * `open` - Open
+             *     * `closed` - Closed
+             *     * `running` - Running
+             *     * `finished` - Finished
+             *     * `cancelled` - Cancelled
+             */
             status: components["schemas"]["TournamentStatusEnum"];
+            /** @description The round being played (0 before the first). */
             current_round: number;
             /** @description The seq of the event log's last fact. */
             version: number;
             /** @description Active entries. */
             entries: number;
+            /** @description Entries ever made, withdrawn ones included. */
             entries_total: number;
             /** @description Duplicate: SHA-256 of `canasta-deals:` + the seeds joined by `:`, published when the event is created. */
             deal_commitment: string | null;
             /** @description Duplicate: the deal set, once revealed at the end (null until then). */
             deal_seeds: string[] | null;
+            /** @description Your entry (null: you have none). */
             your_entry: (components["schemas"]["Entry"] | components["schemas"]["NullEnum"]) | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it started.
+             */
             started_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it ended.
+             */
             finished_at: string | null;
         };
         TournamentCreateRequest: {
+            /** @description The name. */
             name: string;
-            /** @description Optional: `""` when left out. */
+            /** @description The organiser's description of the event. Optional: `""` when left out. */
             description?: string;
+            /**
+             * @description swiss, knockout, arena or duplicate.
+             *
+             *     * `swiss` - Swiss
+             *     * `knockout` - Knockout
+             *     * `arena` - Arena
+             *     * `duplicate` - Duplicate
+             */
             format: components["schemas"]["TournamentFormatEnum"];
             /**
              * @description `pair`: fixed partnerships (four-player presets). `individual` at a four-player preset: Swiss with partners rotating each round, or a robot duplicate.
@@ -8100,26 +8297,60 @@ export interface components {
              *     Optional: `"individual"` when left out.
              */
             unit?: components["schemas"]["UnitEnum"];
+            /**
+             * @description The preset every table plays.
+             *
+             *     * `classic` - classic
+             *     * `hoyle` - hoyle
+             *     * `two_player` - two_player
+             *     * `three_player` - three_player
+             *     * `mac` - mac
+             *     * `mac_two_player` - mac_two_player
+             *     * `samba` - samba
+             *     * `bolivia` - bolivia
+             */
             preset: components["schemas"]["PresetEnum"];
             /** @description Overrides of the preset's options. */
             options?: {
                 [key: string]: unknown;
             };
-            /** @description Optional: `false` when left out. */
+            /** @description A rated event: each game changes ratings. Optional: `false` when left out. */
             rated?: boolean;
             /** @description Swiss and duplicate (not robot). */
             rounds?: number | null;
-            /** @description Optional: `1` when left out. */
+            /** @description Duplicate: deals played at every table of a round, one after another. Optional: `1` when left out. */
             boards_per_round?: number;
-            /** @description Optional: `"matchpoints"` when left out. */
+            /**
+             * @description Duplicate: `matchpoints` (percent) or `imps` against the datum.
+             *
+             *     * `matchpoints` - Matchpoints
+             *     * `imps` - Imps
+             *
+             *     Optional: `"matchpoints"` when left out.
+             */
             duplicate_scoring?: components["schemas"]["DuplicateScoringEnum"];
             /** @description Robot duplicate: each entrant plays the deal set alone with bots. Optional: `false` when left out. */
             robot?: boolean;
-            /** @description Optional: `1` when left out. */
+            /** @description Knockout: games in a match. Optional: `1` when left out. */
             games_per_match?: number;
-            /** @description Optional: `"points"` when left out. */
+            /**
+             * @description Knockout: how a level match is decided.
+             *
+             *     * `points` - Points
+             *     * `higher_seed` - Higher Seed
+             *     * `extra_game` - Extra Game
+             *
+             *     Optional: `"points"` when left out.
+             */
             tie_rule?: components["schemas"]["TieRuleEnum"];
-            /** @description Optional: `"live"` when left out. */
+            /**
+             * @description `live` (a turn timer) or `correspondence` (days per turn).
+             *
+             *     * `live` - Live
+             *     * `correspondence` - Correspondence
+             *
+             *     Optional: `"live"` when left out.
+             */
             pace?: components["schemas"]["PaceEnum"];
             /** @description Per turn: live 10-600 (60 by default), correspondence 3600-604800 (a day). */
             turn_seconds?: number | null;
@@ -8127,14 +8358,25 @@ export interface components {
             round_interval_seconds?: number | null;
             /** @description Pairings wait for the organiser to publish (or discard) them. Optional: `false` when left out. */
             pairing_review?: boolean;
-            /** @description Optional: `"medium"` when left out. */
+            /**
+             * @description The level of the bots that fill seats (robot duplicate, bot entrants).
+             *
+             *     * `easy` - Easy
+             *     * `medium` - Medium
+             *     * `hard` - Hard
+             *
+             *     Optional: `"medium"` when left out.
+             */
             bot_level?: components["schemas"]["BotLevelEnum"];
+            /** @description The lowest shown rating admitted (null: none). */
             rating_min?: number | null;
+            /** @description The highest shown rating admitted (null: none). */
             rating_max?: number | null;
-            /** @description Optional: `false` when left out. */
+            /** @description Only invited players may enter. Optional: `false` when left out. */
             invitation_only?: boolean;
-            /** @description Optional: `false` when left out. */
+            /** @description Only the organiser's friends may enter. Optional: `false` when left out. */
             friends_only?: boolean;
+            /** @description The most entries taken (null: no limit). */
             max_entries?: number | null;
             /**
              * Format: date-time
@@ -8164,8 +8406,11 @@ export interface components {
          */
         TournamentFormatEnum: "swiss" | "knockout" | "arena" | "duplicate";
         TournamentList: {
+            /** @description How many there are in all. */
             total: number;
+            /** @description Where this page starts. */
             offset: number;
+            /** @description This page's rows. */
             results: components["schemas"]["TournamentSummary"][];
         };
         /**
@@ -8179,22 +8424,67 @@ export interface components {
          */
         TournamentStatusEnum: "draft" | "open" | "closed" | "running" | "finished" | "cancelled";
         TournamentSummary: {
+            /** @description The id. */
             id: number;
+            /** @description The name. */
             name: string;
+            /**
+             * @description swiss, knockout, arena or duplicate.
+             *
+             *     * `swiss` - Swiss
+             *     * `knockout` - Knockout
+             *     * `arena` - Arena
+             *     * `duplicate` - Duplicate
+             */
             format: components["schemas"]["TournamentFormatEnum"];
+            /**
+             * @description `individual` or `pair` (fixed partnerships).
+             *
+             *     * `individual` - Individual
+             *     * `pair` - Pair
+             */
             unit: components["schemas"]["UnitEnum"];
+            /** @description The preset every table plays. */
             preset: string;
+            /** @description A rated event: each game changes ratings. */
             rated: boolean;
+            /** @description Robot duplicate: each entrant plays alone with bots. */
             robot: boolean;
+            /**
+             * @description `live` (a turn timer) or `correspondence` (days per turn).
+             *
+             *     * `live` - Live
+             *     * `correspondence` - Correspondence
+             */
             pace: components["schemas"]["PaceEnum"];
+            /**
+             * @description Its status.
+             *
+             *     * `draft` - Draft
+             *     * `open` - Open
+             *     * `closed` - Closed
+             *     * `running` - Running
+             *     * `finished` - Finished
+             *     * `cancelled` - Cancelled
+             */
             status: components["schemas"]["TournamentStatusEnum"];
+            /** @description Who runs the event. */
             organiser: components["schemas"]["Named"];
+            /** @description Active entries. */
             entries: number;
+            /** @description The round being played (0 before the first). */
             current_round: number;
+            /** @description Rounds to play (Swiss and duplicate; null for the others). */
             rounds: number | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it starts by itself (null: when the organiser starts it).
+             */
             starts_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Arenas and robot duplicates: when play closes.
+             */
             ends_at: string | null;
         };
         /**
@@ -8331,12 +8621,17 @@ export interface components {
          */
         UnratedReasonEnum: "too_few_moves" | "repeated_opponents";
         Verify: {
+            /** @description The tournament's id. */
             tournament: number;
             /** @description The kept standings equal the log's fold. */
             ok: boolean;
+            /** @description The facts, in order. */
             facts: number;
+            /** @description Active entries. */
             entries: number;
+            /** @description Fact numbers missing from the log (empty when whole). */
             gaps: number[];
+            /** @description Entries whose kept standings differ from the log's (at most 100). */
             mismatched: components["schemas"]["Mismatch"][];
             /** @description Duplicate: the revealed deal set hashes to the published commitment (null: not revealed, or not a duplicate). */
             deals_verified: boolean | null;
