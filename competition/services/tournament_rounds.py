@@ -661,7 +661,12 @@ def _knockout_game(t: Tournament, table: TournamentTable) -> None:
         _deal_on_commit([row])
         return
     winner, loser = (a_id, b_id) if decided == "a" else (b_id, a_id)
-    _match_decide(t, table.round, table.number, winner, loser, games, reason="played")
+    reason = "played"
+    status = dict(TournamentEntry.objects.filter(pk__in=[a_id, b_id]).values_list("pk", "status"))
+    if status.get(winner) != EntryStatus.ACTIVE and status.get(loser) == EntryStatus.ACTIVE:
+        # The winner left during the match (withdrawn, disqualified): the other goes through.
+        winner, loser, reason = loser, winner, "forfeit"
+    _match_decide(t, table.round, table.number, winner, loser, games, reason=reason)
 
 
 def _match_decide(

@@ -18,13 +18,20 @@ from competition.models import (
 from competition.pairing.arena import arena_points
 from competition.pairing.duplicate import deal_set_verify
 from competition.selectors.tournament_standings import tournament_verify
+from competition.services.tournament_rounds import tournament_start
+from competition.services.tournaments import withdraw
 from games import hooks
 from games.models import GameStatus
+from games.services.table import game_concede
 from tests.competition.services.tournament_helpers import (
     assert_paired_once_per_round,
     assert_verified,
     bot_event,
+    event,
     facts_of,
+    organiser,
+    people,
+    register_all,
 )
 from tests.games.api.conftest import eager_bots  # noqa: F401  (autouse: bots play in-process)
 from tests.games.services.timers.clock import FakeClock
@@ -179,8 +186,8 @@ def deals_of(table: TournamentTable) -> dict[int, tuple[object, list[object]]]:
     """Round -> (upcards, every seat's dealt hand) of a table's game, from its move log."""
     assert table.game is not None
     deals = {}
-    for event in table.game.events.order_by("seq"):
-        for effect in event.effects:
+    for logged in table.game.events.order_by("seq"):
+        for effect in logged.effects:
             if effect["kind"] == "round_started":
                 public = effect["public"]
                 hands = [
@@ -230,3 +237,22 @@ def test_duplicate_of_players_scores_each_board_within_its_direction() -> None:
         assert sum(r["points"] for r in s["records"]) == 0
     report = tournament_verify(t)
     assert report.ok and report.deals_verified is True
+
+
+def test_a_knockout_match_won_by_an_entry_that_left_goes_to_the_other() -> None:
+    org = organiser()
+    t = event(org, format="knockout")
+    ada, bob = people(2)
+    register_all(t, [ada, bob])
+    tournament_start(tournament_id=t.pk, organiser=org)
+    table = TournamentTable.objects.get(tournament=t)
+    assert table.game_id is not None
+    withdraw(tournament_id=t.pk, player=ada)  # her game goes on
+    game_concede(game_id=table.game_id, player=bob)  # ... and she wins it
+    t.refresh_from_db()
+    assert t.status == TournamentStatus.FINISHED
+    [decided] = facts_of(t, "match_decided")
+    bob_entry = TournamentEntry.objects.get(tournament=t, player=bob)
+    assert decided["winner"] == bob_entry.pk and decided["reason"] == "forfeit"
+    assert TournamentEntry.objects.get(tournament=t, player=ada).status == EntryStatus.WITHDRAWN
+    assert_verified(t)
