@@ -349,10 +349,17 @@ THROTTLE_RATES: dict[str, str | None] = {
     "token_create": throttle_rate("THROTTLE_TOKEN_CREATE", "20/hour"),
     "session_create": throttle_rate("THROTTLE_SESSION_CREATE", "20/hour"),
     "token_refresh": throttle_rate("THROTTLE_TOKEN_REFRESH", "60/minute"),
+    # Creating a tournament (competition/api/tournaments.py), per organiser.
+    "tournament_create": throttle_rate("THROTTLE_TOURNAMENT_CREATE", "20/hour"),
 }
 # Unfinished tables a player created where bots play every other seat (games/services/quotas.py);
 # a start or import past it is refused (409 bot_tables_limit). 0: no cap.
 BOT_TABLES_ACTIVE_MAX = env_int("BOT_TABLES_ACTIVE_MAX", default=3, minimum=0, maximum=1000)
+# Bot entrants in one organiser's unfinished tournaments together (their tables, where only bots
+# sit, are played on the bulk queue); more is refused (409 tournament_bots_limit). 0: no cap.
+TOURNAMENT_BOTS_ACTIVE_MAX = env_int(
+    "TOURNAMENT_BOTS_ACTIVE_MAX", default=1024, minimum=0, maximum=1_000_000
+)
 # Imports replaying at once in the whole service (a slot in the cache, so Redis shares it);
 # one more is refused with 503 imports_busy and Retry-After. 0: no cap.
 IMPORTS_CONCURRENT_MAX = env_int("IMPORTS_CONCURRENT_MAX", default=2, minimum=0, maximum=100)

@@ -4,6 +4,8 @@ the game's codes for rated tables (``after=``); ``games`` raises ``rated_humans_
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_noop
+
 from core.errors import ServiceError
 
 
@@ -193,3 +195,21 @@ class EntrantsTooFew(
     after="pairing_invalid",
 ):
     pass
+
+
+class TournamentBotsLimit(
+    ServiceError,
+    code="tournament_bots_limit",
+    status=409,
+    title="Too many bot entrants",
+    message="Your unfinished tournaments already have as many bot entrants as allowed.",
+    after="entrants_too_few",
+):
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            gettext_noop(
+                "Your unfinished tournaments may have %(limit)s bot entrants in all; finish, "
+                "cancel or shrink one before entering more bots."
+            ),
+            params={"limit": limit},
+        )

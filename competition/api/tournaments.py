@@ -20,6 +20,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from accounts import scopes
@@ -714,6 +715,10 @@ class TournamentsApi(APIView):
     read_scopes = READ
     write_scopes = ORGANISE
 
+    def get_throttles(self) -> list[BaseThrottle]:
+        self.throttle_scope = "tournament_create" if self.request.method == "POST" else ""
+        return super().get_throttles()
+
     @extend_schema(
         operation_id="tournaments_list",
         tags=TAGS,
@@ -770,7 +775,12 @@ class TournamentsApi(APIView):
         responses={
             201: TournamentSerializer,
             **problem_responses(
-                BODY, AUTH, "tournament_setup_invalid", "invalid_option", "bot_account_not_allowed"
+                BODY,
+                AUTH,
+                "tournament_setup_invalid",
+                "invalid_option",
+                "bot_account_not_allowed",
+                "throttled",
             ),
         },
     )
@@ -871,10 +881,13 @@ CancelApi = _organiser_view(
 BotsApi = _organiser_view(
     "tournaments_bots_enter",
     "Enter bots",
-    "Fill the field with bot entrants of a level (casual events, before the start).",
+    "Fill the field with bot entrants of a level (casual events, before the start). An "
+    "organiser's unfinished events hold a limited number of bot entrants together (409 "
+    "`tournament_bots_limit`).",
     tournaments.bots_enter,
     "entry_not_allowed",
     "tournament_full",
+    "tournament_bots_limit",
     "tournament_setup_invalid",
     request_serializer=BotsSerializer,
 )

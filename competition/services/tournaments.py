@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -419,6 +420,9 @@ def bots_enter(
     if level not in BotLevel.values:
         raise _invalid("Unknown bot level.", "level")
     with transaction.atomic():
+        # The organiser's row first (as account deletion and ratings take a player's row
+        # before a tournament's): bots entered into two events at once are counted in turn.
+        Player.objects.select_for_update().filter(pk=organiser.pk).values_list("pk").get()
         t = tournament_lock(tournament_id)
         organiser_check(t, organiser)
         if t.rated:
@@ -428,6 +432,7 @@ def bots_enter(
         active = TournamentEntry.objects.filter(tournament=t, status=EntryStatus.ACTIVE).count()
         if t.max_entries is not None and active + count > t.max_entries:
             raise errors.TournamentFull()
+        bots_quota_check(organiser, count)
         base = TournamentEntry.objects.filter(tournament=t, player__isnull=True).count()
         created = []
         for n in range(count):
@@ -440,6 +445,22 @@ def bots_enter(
             fact_append(t, "registered", registered_payload(entry))
             created.append(entry)
     return created
+
+
+def bots_quota_check(organiser: Player, count: int) -> None:
+    """Refuse ``count`` more bot entrants past ``TOURNAMENT_BOTS_ACTIVE_MAX`` in the organiser's
+    unfinished events together (withdrawn ones included: their tables may still play). The
+    caller holds the organiser's row lock."""
+    limit = settings.TOURNAMENT_BOTS_ACTIVE_MAX
+    if not limit:
+        return
+    entered = (
+        TournamentEntry.objects.filter(tournament__organiser=organiser, player__isnull=True)
+        .exclude(tournament__status__in=(TournamentStatus.FINISHED, TournamentStatus.CANCELLED))
+        .count()
+    )
+    if entered + count > limit:
+        raise errors.TournamentBotsLimit(limit)
 
 
 # ============================================================================== leaving

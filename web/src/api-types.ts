@@ -1746,7 +1746,7 @@ export interface paths {
         put?: never;
         /**
          * Enter bots
-         * @description Fill the field with bot entrants of a level (casual events, before the start).
+         * @description Fill the field with bot entrants of a level (casual events, before the start). An organiser's unfinished events hold a limited number of bot entrants together (409 `tournament_bots_limit`).
          */
         post: operations["tournaments_bots_enter"];
         delete?: never;
@@ -4532,6 +4532,7 @@ export interface components {
          *     | `round_in_progress` | 409 | Round in progress | The current round is not over yet (or its pairings wait to be published). |  |
          *     | `pairing_invalid` | 422 | Invalid pairing | These pairings cannot be played. |  |
          *     | `entrants_too_few` | 409 | Too few entrants | The tournament needs more entrants to start. |  |
+         *     | `tournament_bots_limit` | 409 | Too many bot entrants | Your unfinished tournaments already have as many bot entrants as allowed. |  |
          *     | `invalid_option` | 400 | Invalid option | An option is unknown or its value is out of range. | `option` |
          *     | `invalid_action` | 400 | Invalid action | The action is malformed (unknown type, missing or unreadable field). |  |
          *     | `game_over` | 422 | Game over | The game has ended; no further actions are accepted. |  |
@@ -18391,6 +18392,21 @@ export interface operations {
                 };
             };
             /**
+             * @description Too Many Requests: `code` is one of
+             *
+             *     - `throttled` (with `retry_after`): A rate limit was hit; wait as the Retry-After header says.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
              * @description Service Unavailable: `code` is
              *
              *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
@@ -18646,6 +18662,7 @@ export interface operations {
              *
              *     - `tournament_wrong_status` (with `tournament_status`): The tournament is not at a stage where this can be done.
              *     - `tournament_full`: The tournament has all the entries it takes.
+             *     - `tournament_bots_limit`: Your unfinished tournaments already have as many bot entrants as allowed.
              */
             409: {
                 headers: {

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from accounts import scopes
 from accounts.models import Player
-from competition.models import TableStatus, Tournament, TournamentTable
+from competition.models import TableStatus, Tournament, TournamentEntry, TournamentTable
 from competition.services.tournament_rounds import tournaments_sweep
 from tests.accounts.api.test_scopes import token_client
 from tests.accounts.services.test_friends import befriend
@@ -137,6 +137,52 @@ def test_refusals_have_codes_and_change_nothing(make_player: Callable[..., Playe
         format="json",
     )
     assert made.status_code == 201, made.content
+
+
+def test_an_organisers_unfinished_events_hold_a_limited_number_of_bots(
+    make_player: Callable[..., PlayerClient], settings: Any
+) -> None:
+    """Bots entered 1,024 a call would otherwise fill the bulk queue with bot-only tables."""
+    settings.TOURNAMENT_BOTS_ACTIVE_MAX = 6
+    org, other = make_player("Org"), make_player("Other")
+    first, second = create(org, format="swiss", rounds=2), create(org, format="knockout")
+    ok(post(org, f"{first['id']}/bots/", {"count": 4, "level": "easy"}))
+    before = Tournament.objects.get(pk=second["id"]).version
+    refused = post(org, f"{second['id']}/bots/", {"count": 3, "level": "easy"})
+    assert problem(refused, 409, "tournament_bots_limit")["detail"].startswith(
+        "Your unfinished tournaments may have 6 bot entrants"
+    )
+    assert Tournament.objects.get(pk=second["id"]).version == before
+    assert not TournamentEntry.objects.filter(tournament_id=second["id"]).exists()
+    ok(post(org, f"{second['id']}/bots/", {"count": 2, "level": "easy"}))  # up to the limit
+    problem(
+        post(org, f"{second['id']}/bots/", {"count": 1, "level": "easy"}),
+        409,
+        "tournament_bots_limit",
+    )
+    # Another organiser's quota is their own; a cancelled event frees its places.
+    theirs = create(other, format="swiss", rounds=2)
+    ok(post(other, f"{theirs['id']}/bots/", {"count": 6, "level": "easy"}))
+    ok(post(org, f"{first['id']}/cancel/"))
+    ok(post(org, f"{second['id']}/bots/", {"count": 4, "level": "easy"}))
+
+
+def test_creating_tournaments_is_rate_limited_per_organiser(
+    make_player: Callable[..., PlayerClient], rates: Callable[..., None]
+) -> None:
+    rates(tournament_create="2/hour")
+    org, other = make_player("Org"), make_player("Other")
+    create(org, format="knockout")
+    create(org, format="knockout")
+    assert org.get("/api/v1/tournaments/?mine=true").status_code == 200  # reads are not counted
+    count = Tournament.objects.count()
+    refused = org.post(
+        "/api/v1/tournaments/", {"name": "Third", "format": "knockout", **QUICK}, format="json"
+    )
+    assert problem(refused, 429, "throttled")["retry_after"] > 0
+    assert int(refused["Retry-After"]) >= 1
+    assert Tournament.objects.count() == count
+    create(other, format="knockout")
 
 
 def test_reviewed_pairings_wait_for_publishing_and_bulk_pairings_for_their_time(

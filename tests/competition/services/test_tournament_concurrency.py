@@ -4,6 +4,7 @@ entry is paired once per round and every table gets exactly one game."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -26,6 +27,7 @@ from competition.models import (
     EntryStatus,
     TableStatus,
     Tournament,
+    TournamentEntry,
     TournamentFact,
     TournamentTable,
 )
@@ -133,6 +135,37 @@ def test_two_pairing_runs_at_once_pair_each_entry_once(
     assert TournamentTable.objects.filter(tournament=t, round=1).count() == 8
     assert len([f for f in facts_of(t, "round_paired") if f["round"] == 1]) == 2  # + discarded
     assert_paired_once_per_round(t)
+
+
+def test_bots_entered_into_two_events_at_once_are_counted_in_turn(
+    monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    """Each call holds its event's row lock while it counts: without the organiser's row lock
+    both would count the other's bots as absent and pass the limit together."""
+    settings.TOURNAMENT_BOTS_ACTIVE_MAX = 6
+    org = organiser()
+    first, second = event(org, format="swiss", rounds=2), event(org, format="swiss", rounds=2)
+    barrier = threading.Barrier(2)
+    check = tournaments.bots_quota_check
+
+    def counted_together(*args: Any, **kwargs: Any) -> None:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            barrier.wait(2)  # both count at once, unless one waits for the other's lock
+        check(*args, **kwargs)
+
+    monkeypatch.setattr(tournaments, "bots_quota_check", counted_together)
+
+    def enter(t: Tournament) -> Callable[[], Any]:
+        return lambda: tournaments.bots_enter(
+            tournament_id=t.pk, organiser=org, count=4, level="easy"
+        )
+
+    runs = [in_thread(enter(first)), in_thread(enter(second))]
+    for thread, _ in runs:
+        thread.join(30)
+    errors_raised = [type(out["error"]).__name__ for _, out in runs if "error" in out]
+    assert errors_raised == ["TournamentBotsLimit"]
+    assert TournamentEntry.objects.filter(tournament__organiser=org).count() == 4
 
 
 def test_a_result_racing_a_withdrawal_is_counted_once_and_the_leaver_is_not_paired(
