@@ -38,6 +38,7 @@ from competition.services.matchmaking import (
     queue_join,
     queue_leave,
 )
+from core import metrics
 from core.problems import AUTH, BODY, problem_responses
 from games import live
 from games.api.live import WAIT_MAX_SECONDS, AsyncApiView, db, wait_bound
@@ -45,6 +46,7 @@ from games.api.views import player_of
 from games.engine import PRESETS
 from games.models import BotLevel
 from games.realtime.feed import db_call
+from games.realtime.limits import connection_acquire
 
 Base = serializers.Serializer[Any]
 
@@ -150,17 +152,22 @@ def _join(player: Player, data: dict[str, Any]) -> QueueStatus:
 async def status_wait(player: Player, seconds: float) -> QueueStatus:
     """The player's status once their table is dealt, or after ``seconds`` (or at once when
     they are in no queue: 404). Woken by their player channel; without a beat, a pairing pass
-    runs every ``MATCHMAKING_PAIR_SECONDS`` meanwhile."""
+    runs every ``MATCHMAKING_PAIR_SECONDS`` meanwhile. The wait holds one of the player's
+    live connections (429 ``too_many_live_connections`` over the cap)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
     tick = float(getattr(settings, "MATCHMAKING_PAIR_SECONDS", 2))
-    async with live.player_listening(player.pk) as listener:
-        while True:
-            queue = await db_call(_status_read, player)
-            remaining = deadline - loop.time()
-            if queue.settled or remaining <= 0:
-                return queue
-            await listener.wait(min(remaining, tick) if pairing_in_process() else remaining)
+    lease = await connection_acquire(player.pk, metrics.LONG_POLL)
+    try:
+        async with live.player_listening(player.pk) as listener:
+            while True:
+                queue = await db_call(_status_read, player)
+                remaining = deadline - loop.time()
+                if queue.settled or remaining <= 0:
+                    return queue
+                await listener.wait(min(remaining, tick) if pairing_in_process() else remaining)
+    finally:
+        await lease.release()
 
 
 # ============================================================================== views
@@ -263,7 +270,7 @@ class QueueApi(AsyncApiView):
         ],
         responses={
             200: QueueStatusSerializer,
-            **problem_responses("invalid_request", AUTH, "not_queued"),
+            **problem_responses("invalid_request", AUTH, "not_queued", "too_many_live_connections"),
         },
         examples=[QUEUE_EXAMPLE],
     )

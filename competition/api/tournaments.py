@@ -53,7 +53,7 @@ from competition.selectors.tournaments import (
     tournaments_page,
 )
 from competition.services import tournament_rounds, tournaments
-from core import dispatch
+from core import dispatch, metrics
 from core.problems import AUTH, BODY, problem_responses
 from games import live
 from games.api.live import WAIT_MAX_SECONDS, AsyncApiView, db, wait_bound
@@ -61,6 +61,7 @@ from games.api.views import player_of
 from games.engine import PRESETS
 from games.models import BotLevel
 from games.realtime.feed import db_call
+from games.realtime.limits import connection_acquire
 
 Base = serializers.Serializer[Any]
 READ = (scopes.PROFILE_READ, scopes.PLAY, scopes.TOURNAMENT_WRITE)
@@ -1081,16 +1082,21 @@ async def standings_wait(
     tournament_id: int, player: Any, after: int, seconds: float, limit: int, offset: int
 ) -> dict[str, Any]:
     """The standings once the event's log moves past ``after``, or after ``seconds``; woken by
-    the tournament's live channel (``games.live.event_notify``)."""
+    the tournament's live channel (``games.live.event_notify``). The wait holds one of the
+    player's live connections (429 ``too_many_live_connections`` over the cap)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
-    async with live.event_listening(tournament_id) as listener:
-        while True:
-            body = await db_call(_standings_read, tournament_id, player, limit, offset)
-            remaining = deadline - loop.time()
-            if body["version"] > after or remaining <= 0:
-                return body
-            await listener.wait(remaining)
+    lease = await connection_acquire(player.pk, metrics.LONG_POLL)
+    try:
+        async with live.event_listening(tournament_id) as listener:
+            while True:
+                body = await db_call(_standings_read, tournament_id, player, limit, offset)
+                remaining = deadline - loop.time()
+                if body["version"] > after or remaining <= 0:
+                    return body
+                await listener.wait(remaining)
+    finally:
+        await lease.release()
 
 
 class StandingsApi(AsyncApiView):
@@ -1113,7 +1119,7 @@ class StandingsApi(AsyncApiView):
         ],
         responses={
             200: StandingsSerializer,
-            **problem_responses("invalid_request", AUTH, "not_found"),
+            **problem_responses("invalid_request", AUTH, "not_found", "too_many_live_connections"),
         },
     )
     async def get(self, request: Request, tournament_id: int) -> Response:

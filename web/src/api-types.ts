@@ -17926,6 +17926,21 @@ export interface operations {
                 };
             };
             /**
+             * @description Too Many Requests: `code` is one of
+             *
+             *     - `too_many_live_connections` (with `retry_after`): You have as many live connections open (sockets, event streams, waiting long-polls) as one player may: close one first.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
              * @description Service Unavailable: `code` is
              *
              *     - `database_unavailable` (with `retry_after`): The database failed the request (its connection was lost, or none was free in time), so it was rolled back. It is safe to send again after Retry-After seconds: a move sent with the same Idempotency-Key is applied at most once.
@@ -20233,6 +20248,21 @@ export interface operations {
              */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GameProblem"];
+                };
+            };
+            /**
+             * @description Too Many Requests: `code` is one of
+             *
+             *     - `too_many_live_connections` (with `retry_after`): You have as many live connections open (sockets, event streams, waiting long-polls) as one player may: close one first.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (a whole number, at least 1). Rate limits (429) count per player, or per client address for requests without a token; the limits are listed in the README. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

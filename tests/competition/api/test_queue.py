@@ -147,3 +147,30 @@ def test_a_long_poll_answers_when_the_table_is_dealt(
     assert body["status"] == "matched" and body["game_id"] is not None
     assert Game.objects.get(pk=body["game_id"]).status == GameStatus.ACTIVE
     assert took < 10, "woken by the match, not by the 20 s time-out"
+
+
+def test_a_waiting_long_poll_holds_one_of_the_players_live_connections(
+    ada: PlayerClient, settings: Any
+) -> None:
+    """At the cap of live connections, one more waiting status read is refused (429 with
+    Retry-After) and the player stays queued; a read that does not wait is not counted."""
+    settings.LIVE_WAIT_MAX_SECONDS = 20
+    settings.LIVE_CONNECTIONS_PER_PLAYER_MAX = 1
+    settings.MATCHMAKING_PAIR_SECONDS = 60
+    assert ada.post(QUEUE, {"preset": "two_player"}, format="json").status_code == 201
+    auth = {"Authorization": f"Token {ada.token}"}
+
+    async def scenario() -> tuple[Any, Any, Any]:
+        client = AsyncClient()
+        held = asyncio.ensure_future(client.get(QUEUE, {"wait": 2}, headers=auth))
+        await asyncio.sleep(0.5)
+        assert not held.done()
+        over = await client.get(QUEUE, {"wait": 2}, headers=auth)
+        at_once = await client.get(QUEUE, headers=auth)
+        return over, at_once, await asyncio.wait_for(held, 10)
+
+    over, at_once, first = async_to_sync(scenario)()
+    body = problem(over, 429, "too_many_live_connections")
+    assert int(over["Retry-After"]) >= 1 and body["retry_after"] >= 1
+    assert at_once.status_code == 200 and at_once.json()["status"] == "waiting"
+    assert first.status_code == 200 and first.json()["status"] == "waiting"

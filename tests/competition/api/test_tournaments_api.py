@@ -355,3 +355,36 @@ def test_a_standings_long_poll_answers_when_the_event_moves_on(
     assert body["version"] == version + 1 and body["total"] == 1
     assert body["results"][0]["players"] == [bob.player_id]
     assert took < 10, "woken by the registration, not by the 20 s time-out"
+
+
+def test_a_waiting_standings_long_poll_holds_one_of_the_players_live_connections(
+    make_player: Callable[..., PlayerClient], settings: Any
+) -> None:
+    """At the cap of live connections, one more waiting long-poll is refused (429 with
+    Retry-After); a read that does not wait is not counted; the place is freed after."""
+    settings.LIVE_WAIT_MAX_SECONDS = 20
+    settings.LIVE_CONNECTIONS_PER_PLAYER_MAX = 1
+    org = make_player("Org")
+    t = create(org, format="swiss", rounds=1)
+    path = f"/api/v1/tournaments/{t['id']}/standings/"
+    version = ok(org.get(path))["version"]
+    auth = {"Authorization": f"Token {org.token}"}
+
+    async def scenario() -> tuple[Any, Any, Any, Any]:
+        client = AsyncClient()
+        held = asyncio.ensure_future(
+            client.get(path, {"after_version": version, "wait": 2}, headers=auth)
+        )
+        await asyncio.sleep(0.5)
+        assert not held.done()
+        over = await client.get(path, {"after_version": version, "wait": 2}, headers=auth)
+        at_once = await client.get(path, headers=auth)
+        first = await asyncio.wait_for(held, 10)
+        again = await client.get(path, {"after_version": version, "wait": 1}, headers=auth)
+        return over, at_once, first, again
+
+    over, at_once, first, again = async_to_sync(scenario)()
+    body = problem(over, 429, "too_many_live_connections")
+    assert int(over["Retry-After"]) >= 1 and body["retry_after"] >= 1
+    assert at_once.status_code == 200 and first.status_code == 200
+    assert again.status_code == 200, again.content
