@@ -542,10 +542,16 @@ class TableSerializer(Base):
         child=serializers.IntegerField(),
         allow_null=True,
         max_length=2,
-        help_text="Each side's final score (null until the game ends).",
+        help_text="Each side's final score (null until the game ends, and while the result "
+        "is hidden: `result_hidden`).",
     )
     winner_side = serializers.IntegerField(
-        allow_null=True, help_text="The winning side (null: a draw or not over)."
+        allow_null=True,
+        help_text="The winning side (null: a draw, not over, or the result hidden).",
+    )
+    result_hidden = serializers.BooleanField(
+        help_text="A duplicate board's result left out until you have played the board, every "
+        "table has, or the deal set is revealed (another table's score tells of the cards)."
     )
     due_at = serializers.DateTimeField(
         allow_null=True, help_text="When the table's game is dealt (null: at once)."
@@ -631,7 +637,9 @@ class FactSerializer(Base):
         "cancelled, deals_revealed."
     )
     payload = serializers.DictField(
-        help_text="What the fact records (entry, table and player ids, scores; never a card)."
+        help_text="What the fact records (entry, table and player ids, scores; never a card). "
+        "A duplicate's `game_finished` of a board you may not see yet has null `scores` and "
+        "`winner_side` and `result_hidden: true`."
     )
     created_at = serializers.DateTimeField(help_text="When it was created.")
 
@@ -1047,6 +1055,7 @@ class RoundsApi(APIView):
         )
         body = tables_page(
             tournament_get(tournament_id),
+            player_of(request),
             round_no=rows[0].round if rows else None,
             limit=TABLES_LIMIT_MAX,
             offset=0,
@@ -1142,7 +1151,9 @@ class TablesApi(APIView):
         operation_id="tournaments_tables",
         tags=TAGS,
         summary="A round's tables",
-        description="The pairings and results of a round (default: the current one).",
+        description="The pairings and results of a round (default: the current one). In a "
+        "duplicate event a board's results are shown once you have played the board (or every "
+        "table has, or the deal set is revealed): `result_hidden` until then.",
         parameters=[
             TOURNAMENT_ID,
             OpenApiParameter("round", OpenApiTypes.INT, OpenApiParameter.QUERY),
@@ -1157,7 +1168,9 @@ class TablesApi(APIView):
     def get(self, request: Request, tournament_id: int) -> Response:
         v = _params(TablesParamsSerializer, request)
         t = tournament_get(tournament_id, player_of(request))
-        body = tables_page(t, round_no=v["round"], limit=v["limit"], offset=v["offset"])
+        body = tables_page(
+            t, player_of(request), round_no=v["round"], limit=v["limit"], offset=v["offset"]
+        )
         return Response(TablesSerializer(body).data)
 
 
@@ -1202,7 +1215,8 @@ class FactsApi(APIView):
     def get(self, request: Request, tournament_id: int) -> Response:
         v = _params(FactsParamsSerializer, request)
         t = tournament_get(tournament_id, player_of(request))
-        return Response(FactsSerializer(facts_page(t, after=v["after"], limit=v["limit"])).data)
+        body = facts_page(t, player_of(request), after=v["after"], limit=v["limit"])
+        return Response(FactsSerializer(body).data)
 
 
 class VerifyApi(APIView):
@@ -1243,10 +1257,12 @@ class BoardsApi(APIView):
         tags=TAGS,
         summary="A duplicate event's boards",
         description="Every table's result on each board and what it scored; once the event "
-        "ends, each board's seed (every game of the board was dealt from it).",
+        "ends, each board's seed (every game of the board was dealt from it). A board's "
+        "results are hidden (`result_hidden`) until you have played it, every table has, or "
+        "the deal set is revealed.",
         parameters=[TOURNAMENT_ID],
         responses={200: BoardsSerializer, **problem_responses(AUTH, "not_found")},
     )
     def get(self, request: Request, tournament_id: int) -> Response:
         t = tournament_get(tournament_id, player_of(request))
-        return Response(BoardsSerializer(boards_doc(t)).data)
+        return Response(BoardsSerializer(boards_doc(t, player_of(request))).data)

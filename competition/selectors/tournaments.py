@@ -63,6 +63,37 @@ def deals_revealed_seeds(t: Tournament) -> list[str] | None:
     return None if payload is None else list(payload["seeds"])
 
 
+def boards_unseen(t: Tournament, player: Player | None) -> set[int]:
+    """The boards of a duplicate event whose results ``player`` may not see yet: until the
+    deal set is revealed, a table's result on a board is shown once every table of the board
+    has played it (the board is scored) or the viewer's own entry has played it. A result
+    tells of the cards (a board that gave one side thousands of points), so someone yet to
+    play the board must not learn it from another table. Empty for other formats."""
+    if t.format != TournamentFormat.DUPLICATE or not t.deal_seeds:
+        return set()
+    if deals_revealed_seeds(t) is not None:
+        return set()
+    unseen = set(range(1, len(t.deal_seeds) + 1))
+    for payload in TournamentFact.objects.filter(tournament=t, type="board_scored").values_list(
+        "payload", flat=True
+    ):
+        unseen.discard(int(payload["board"]))
+    if player is not None and unseen:
+        entries = set(
+            TournamentEntry.objects.filter(tournament=t)
+            .filter(Q(player=player) | Q(partner=player))
+            .values_list("pk", flat=True)
+        )
+        if entries:
+            played = TournamentTable.objects.filter(
+                tournament=t, status=TableStatus.FINISHED, board__in=unseen
+            ).values_list("board", "sides")
+            for board, sides in played.iterator(chunk_size=500):
+                if any(e in entries for side in sides for e in side):
+                    unseen.discard(board)
+    return unseen
+
+
 def tournament_doc(t: Tournament, player: Player | None) -> dict[str, Any]:
     counts = TournamentEntry.objects.filter(tournament=t).aggregate(
         active=Count("pk", filter=Q(status=EntryStatus.ACTIVE)), total=Count("pk")
@@ -216,7 +247,11 @@ def _names(ids: set[int]) -> dict[int, str]:
     return dict(TournamentEntry.objects.filter(pk__in=ids).values_list("pk", "name"))
 
 
-def table_doc(table: TournamentTable, names: dict[int, str]) -> dict[str, Any]:
+def table_doc(
+    table: TournamentTable, names: dict[int, str], unseen: set[int] | frozenset[int] = frozenset()
+) -> dict[str, Any]:
+    """A table; its result left out (null) when its board is one of ``unseen``."""
+    hidden = table.board is not None and table.board in unseen
     return {
         "id": table.pk,
         "round": table.round,
@@ -226,25 +261,30 @@ def table_doc(table: TournamentTable, names: dict[int, str]) -> dict[str, Any]:
         "status": table.status,
         "game_id": table.game_id,
         "sides": [[{"entry": e, "name": names.get(e, "")} for e in side] for side in table.sides],
-        "scores": table.scores,
-        "winner_side": table.winner_side,
+        "scores": None if hidden else table.scores,
+        "winner_side": None if hidden else table.winner_side,
+        "result_hidden": hidden and table.status == TableStatus.FINISHED,
         "due_at": table.due_at,
     }
 
 
-def tables_page(t: Tournament, *, round_no: int | None, limit: int, offset: int) -> dict[str, Any]:
-    """A round's tables (default: the current round), by number and game of the match."""
+def tables_page(
+    t: Tournament, player: Player | None, *, round_no: int | None, limit: int, offset: int
+) -> dict[str, Any]:
+    """A round's tables (default: the current round), by number and game of the match, as
+    ``player`` may see them (``boards_unseen``)."""
     round_no = t.current_round if round_no is None else round_no
     rows = TournamentTable.objects.filter(tournament=t, round=round_no)
     total = rows.count()
     page = list(rows.order_by("number", "leg")[offset : offset + limit])
     names = _names({e for table in page for side in table.sides for e in side})
+    unseen = boards_unseen(t, player)
     return {
         "tournament": t.pk,
         "round": round_no,
         "total": total,
         "offset": offset,
-        "results": [table_doc(table, names) for table in page],
+        "results": [table_doc(table, names, unseen) for table in page],
     }
 
 
@@ -273,22 +313,37 @@ def next_game(t: Tournament, player: Player) -> dict[str, Any]:
     }
 
 
-def facts_page(t: Tournament, *, after: int, limit: int) -> dict[str, Any]:
-    """The log from ``after`` + 1. A duplicate's seeds appear only in ``deals_revealed``."""
+def facts_page(t: Tournament, player: Player | None, *, after: int, limit: int) -> dict[str, Any]:
+    """The log from ``after`` + 1. A duplicate's seeds appear only in ``deals_revealed``; a
+    ``game_finished`` of a board ``player`` may not see yet has its result left out."""
     rows = list(TournamentFact.objects.filter(tournament=t, seq__gt=after).order_by("seq")[:limit])
+    unseen = boards_unseen(t, player)
     return {
         "tournament": t.pk,
         "version": t.version,
         "facts": [
-            {"seq": f.seq, "type": f.type, "payload": f.payload, "created_at": f.created_at}
+            {
+                "seq": f.seq,
+                "type": f.type,
+                "payload": _fact_payload_shown(f, unseen),
+                "created_at": f.created_at,
+            }
             for f in rows
         ],
     }
 
 
-def boards_doc(t: Tournament) -> dict[str, Any]:
+def _fact_payload_shown(fact: TournamentFact, unseen: set[int]) -> dict[str, Any]:
+    payload: dict[str, Any] = fact.payload
+    if fact.type == "game_finished" and payload.get("board") in unseen:
+        return {**payload, "scores": None, "winner_side": None, "result_hidden": True}
+    return payload
+
+
+def boards_doc(t: Tournament, player: Player | None) -> dict[str, Any]:
     """A duplicate event's boards: every table's result on each board and the points it
-    scored, the commitment, and (once revealed) each board's seed."""
+    scored, the commitment, and (once revealed) each board's seed; the results of a board
+    ``player`` may not see yet are left out (``boards_unseen``)."""
     if t.format != TournamentFormat.DUPLICATE:
         raise errors.TournamentNotFound("This tournament is not a duplicate event.")
     seeds = deals_revealed_seeds(t)
@@ -305,10 +360,11 @@ def boards_doc(t: Tournament) -> dict[str, Any]:
         )
     )
     names = _names({e for table in tables for side in table.sides for e in side})
+    unseen = boards_unseen(t, player)
     boards: dict[int, list[dict[str, Any]]] = {}
     for table in tables:
         assert table.board is not None
-        doc = table_doc(table, names)
+        doc = table_doc(table, names, unseen)
         points = scored.get(table.board, {})
         doc["points"] = [[points.get(e) for e in side] for side in table.sides]
         boards.setdefault(table.board, []).append(doc)

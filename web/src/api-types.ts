@@ -1724,7 +1724,7 @@ export interface paths {
         };
         /**
          * A duplicate event's boards
-         * @description Every table's result on each board and what it scored; once the event ends, each board's seed (every game of the board was dealt from it).
+         * @description Every table's result on each board and what it scored; once the event ends, each board's seed (every game of the board was dealt from it). A board's results are hidden (`result_hidden`) until you have played it, every table has, or the deal set is revealed.
          */
         get: operations["tournaments_boards"];
         put?: never;
@@ -2045,7 +2045,7 @@ export interface paths {
         };
         /**
          * A round's tables
-         * @description The pairings and results of a round (default: the current one).
+         * @description The pairings and results of a round (default: the current one). In a duplicate event a board's results are shown once you have played the board (or every table has, or the deal set is revealed): `result_hidden` until then.
          */
         get: operations["tournaments_tables"];
         put?: never;
@@ -2466,10 +2466,12 @@ export interface components {
             game_id: number | null;
             /** @description Team 0, team 1. */
             sides: components["schemas"]["SideEntry"][][];
-            /** @description Each side's final score (null until the game ends). */
+            /** @description Each side's final score (null until the game ends, and while the result is hidden: `result_hidden`). */
             scores: number[] | null;
-            /** @description The winning side (null: a draw or not over). */
+            /** @description The winning side (null: a draw, not over, or the result hidden). */
             winner_side: number | null;
+            /** @description A duplicate board's result left out until you have played the board, every table has, or the deal set is revealed (another table's score tells of the cards). */
+            result_hidden: boolean;
             /**
              * Format: date-time
              * @description When the table's game is dealt (null: at once).
@@ -3424,7 +3426,7 @@ export interface components {
             seq: number;
             /** @description created, entry_opened, entry_closed, registered, withdrawn, disqualified, forbidden_set, started, round_paired, round_published, round_discarded, leg_paired, table_void, game_finished, result, bye, match_decided, board_scored, finished, cancelled, deals_revealed. */
             type: string;
-            /** @description What the fact records (entry, table and player ids, scores; never a card). */
+            /** @description What the fact records (entry, table and player ids, scores; never a card). A duplicate's `game_finished` of a board you may not see yet has null `scores` and `winner_side` and `result_hidden: true`. */
             payload: {
                 [key: string]: unknown;
             };
@@ -7406,10 +7408,12 @@ export interface components {
             game_id: number | null;
             /** @description Team 0, team 1. */
             sides: components["schemas"]["SideEntry"][][];
-            /** @description Each side's final score (null until the game ends). */
+            /** @description Each side's final score (null until the game ends, and while the result is hidden: `result_hidden`). */
             scores: number[] | null;
-            /** @description The winning side (null: a draw or not over). */
+            /** @description The winning side (null: a draw, not over, or the result hidden). */
             winner_side: number | null;
+            /** @description A duplicate board's result left out until you have played the board, every table has, or the deal set is revealed (another table's score tells of the cards). */
+            result_hidden: boolean;
             /**
              * Format: date-time
              * @description When the table's game is dealt (null: at once).

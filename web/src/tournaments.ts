@@ -885,7 +885,7 @@ export class TournamentBoardsScreen {
                           { testid: "board-table" },
                           h("td", {}, interpolate(gettext("Round %(round)s, table %(number)s"), { round: r.round, number: r.number })),
                           h("th", { scope: "row" }, pairingText(r)),
-                          h("td", {}, r.scores ? `${r.scores[0]} – ${r.scores[1]}` : tableStatusName(r.status)),
+                          h("td", {}, r.scores ? `${r.scores[0]} – ${r.scores[1]}` : r.result_hidden ? resultText(r) : tableStatusName(r.status)),
                           h("td", { testid: "board-points" }, boardPointsText(r, imps)),
                           h("td", {}, link ? h("a", { class: "button small", href: link.href, testid: "board-game", "aria-label": `${link.text}: ${interpolate(gettext("Round %(round)s, table %(number)s"), { round: r.round, number: r.number })}` }, link.text) : "—"),
                         );

@@ -149,8 +149,9 @@ export function pairingText(table: Pick<TournamentTable, "sides">): string {
   return interpolate(gettext("%(a)s vs %(b)s"), { a: sideText(table, 0), b: sideText(table, 1) });
 }
 
-/** "1250 – 840, Ada wins", "draw", "" before the end. */
-export function resultText(table: Pick<TournamentTable, "sides" | "scores" | "winner_side" | "status">): string {
+/** "1250 – 840, Ada wins", "draw", "" before the end; a duplicate board's result you may not see yet. */
+export function resultText(table: Pick<TournamentTable, "sides" | "scores" | "winner_side" | "status" | "result_hidden">): string {
+  if (table.result_hidden) return gettext("result hidden until you play this board");
   if (!table.scores) return "";
   const score = `${table.scores[0]} – ${table.scores[1]}`;
   if (table.winner_side === null) return table.status === "finished" ? interpolate(gettext("%(score)s, a draw"), { score }) : score;

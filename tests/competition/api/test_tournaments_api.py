@@ -302,6 +302,28 @@ def test_a_duplicate_board_stays_hidden_until_the_deal_set_is_revealed(
     fairness = ok(bob.get(f"/api/v1/games/{games[bob.player_id]}/fairness/"))
     assert fairness["seed"] is None and fairness["revealed"] is False
     problem(cy.get(f"/api/v1/games/{games[bob.player_id]}/"), 404, "not_found")  # private
+    # Bob's result (a score tells of the cards) is hidden from Cy, who has the board to play,
+    # and from the organiser; Bob, who played it, sees it.
+    base = f"/api/v1/tournaments/{t['id']}"
+
+    def bobs_table(client: PlayerClient) -> dict[str, Any]:
+        rows = ok(client.get(f"{base}/tables/"))["results"]
+        return next(r for r in rows if r["game_id"] == games[bob.player_id])
+
+    def bobs_fact(client: PlayerClient) -> dict[str, Any]:
+        facts = ok(client.get(f"{base}/log/"))["facts"]
+        return next(f["payload"] for f in facts if f["type"] == "game_finished")
+
+    def bobs_board_row(client: PlayerClient) -> dict[str, Any]:
+        rows = ok(client.get(f"{base}/boards/"))["boards"][0]["tables"]
+        return next(r for r in rows if r["game_id"] == games[bob.player_id])
+
+    for viewer in (cy, org):
+        for row in (bobs_table(viewer), bobs_board_row(viewer), bobs_fact(viewer)):
+            assert (row["scores"], row["winner_side"], row["result_hidden"]) == (None, None, True)
+    seen = bobs_table(bob)
+    assert seen["result_hidden"] is False and seen["winner_side"] == 1
+    assert bobs_fact(bob)["scores"] == seen["scores"] == bobs_board_row(bob)["scores"]
     tournaments_sweep(now=ends + timedelta(seconds=1))  # the day is over; Cy still plays
     assert ok(org.get(f"/api/v1/tournaments/{t['id']}/"))["deal_seeds"] is None
     ok(cy.post(f"/api/v1/games/{games[cy.player_id]}/concede/", {}, format="json"))
@@ -316,6 +338,7 @@ def test_a_duplicate_board_stays_hidden_until_the_deal_set_is_revealed(
         assert fair["verified"] is True
     boards = ok(org.get(f"/api/v1/tournaments/{t['id']}/boards/"))
     assert boards["revealed"] and boards["boards"][0]["seed"] == seed
+    assert bobs_table(cy)["scores"] == seen["scores"] and bobs_fact(org)["winner_side"] == 1
     assert len(boards["boards"][0]["tables"]) == 2
     assert ok(org.get(f"/api/v1/tournaments/{t['id']}/verify/"))["deals_verified"] is True
 
