@@ -79,18 +79,16 @@ def boards_unseen(t: Tournament, player: Player | None) -> set[int]:
     ):
         unseen.discard(int(payload["board"]))
     if player is not None and unseen:
-        entries = set(
-            TournamentEntry.objects.filter(tournament=t)
-            .filter(Q(player=player) | Q(partner=player))
-            .values_list("pk", flat=True)
+        # The boards whose game the viewer sat at (a pair's partner sits too): by the seats'
+        # player index, not a scan of every table of the day.
+        unseen -= set(
+            TournamentTable.objects.filter(
+                tournament=t,
+                status=TableStatus.FINISHED,
+                board__in=unseen,
+                game__seats__player=player,
+            ).values_list("board", flat=True)
         )
-        if entries:
-            played = TournamentTable.objects.filter(
-                tournament=t, status=TableStatus.FINISHED, board__in=unseen
-            ).values_list("board", "sides")
-            for board, sides in played.iterator(chunk_size=500):
-                if any(e in entries for side in sides for e in side):
-                    unseen.discard(board)
     return unseen
 
 
