@@ -46,7 +46,7 @@ from games.api.views import player_of
 from games.engine import PRESETS
 from games.models import BotLevel
 from games.realtime.feed import db_call
-from games.realtime.limits import connection_acquire
+from games.realtime.limits import connection_held
 
 Base = serializers.Serializer[Any]
 
@@ -157,17 +157,16 @@ async def status_wait(player: Player, seconds: float) -> QueueStatus:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
     tick = float(getattr(settings, "MATCHMAKING_PAIR_SECONDS", 2))
-    lease = await connection_acquire(player.pk, metrics.LONG_POLL)
-    try:
-        async with live.player_listening(player.pk) as listener:
-            while True:
-                queue = await db_call(_status_read, player)
-                remaining = deadline - loop.time()
-                if queue.settled or remaining <= 0:
-                    return queue
-                await listener.wait(min(remaining, tick) if pairing_in_process() else remaining)
-    finally:
-        await lease.release()
+    async with (
+        connection_held(player.pk, metrics.LONG_POLL),
+        live.player_listening(player.pk) as listener,
+    ):
+        while True:
+            queue = await db_call(_status_read, player)
+            remaining = deadline - loop.time()
+            if queue.settled or remaining <= 0:
+                return queue
+            await listener.wait(min(remaining, tick) if pairing_in_process() else remaining)
 
 
 # ============================================================================== views

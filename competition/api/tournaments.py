@@ -61,7 +61,7 @@ from games.api.views import player_of
 from games.engine import PRESETS
 from games.models import BotLevel
 from games.realtime.feed import db_call
-from games.realtime.limits import connection_acquire
+from games.realtime.limits import connection_held
 
 Base = serializers.Serializer[Any]
 READ = (scopes.PROFILE_READ, scopes.PLAY, scopes.TOURNAMENT_WRITE)
@@ -1095,17 +1095,16 @@ async def standings_wait(
     player's live connections (429 ``too_many_live_connections`` over the cap)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
-    lease = await connection_acquire(player.pk, metrics.LONG_POLL)
-    try:
-        async with live.event_listening(tournament_id) as listener:
-            while True:
-                body = await db_call(_standings_read, tournament_id, player, limit, offset)
-                remaining = deadline - loop.time()
-                if body["version"] > after or remaining <= 0:
-                    return body
-                await listener.wait(remaining)
-    finally:
-        await lease.release()
+    async with (
+        connection_held(player.pk, metrics.LONG_POLL),
+        live.event_listening(tournament_id) as listener,
+    ):
+        while True:
+            body = await db_call(_standings_read, tournament_id, player, limit, offset)
+            remaining = deadline - loop.time()
+            if body["version"] > after or remaining <= 0:
+                return body
+            await listener.wait(remaining)
 
 
 class StandingsApi(AsyncApiView):

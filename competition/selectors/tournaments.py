@@ -73,11 +73,27 @@ def boards_unseen(t: Tournament, player: Player | None) -> set[int]:
         return set()
     if deals_revealed_seeds(t) is not None:
         return set()
-    unseen = set(range(1, len(t.deal_seeds) + 1))
+    scored = TournamentFact.objects.filter(tournament=t, type="board_scored").values_list(
+        "payload__board", flat=True
+    )  # the board numbers alone: the facts' records are as long as the field
+    return _unplayed_by(t, player, {int(b) for b in scored})
+
+
+def _boards_scored(t: Tournament) -> dict[int, dict[int, float]]:
+    """Each scored board's points by entry (its ``board_scored`` fact)."""
+    scored: dict[int, dict[int, float]] = {}
     for payload in TournamentFact.objects.filter(tournament=t, type="board_scored").values_list(
         "payload", flat=True
     ):
-        unseen.discard(int(payload["board"]))
+        scored[int(payload["board"])] = {
+            int(r["entry"]): float(r["points"]) for r in payload["records"]
+        }
+    return scored
+
+
+def _unplayed_by(t: Tournament, player: Player | None, scored: set[int]) -> set[int]:
+    """The boards not yet scored that ``player`` has not played either."""
+    unseen = set(range(1, len(t.deal_seeds) + 1)) - scored
     if player is not None and unseen:
         # The boards whose game the viewer sat at (a pair's partner sits too): by the seats'
         # player index, not a scan of every table of the day.
@@ -345,20 +361,14 @@ def boards_doc(t: Tournament, player: Player | None) -> dict[str, Any]:
     if t.format != TournamentFormat.DUPLICATE:
         raise errors.TournamentNotFound("This tournament is not a duplicate event.")
     seeds = deals_revealed_seeds(t)
-    scored: dict[int, dict[int, float]] = {}
-    for payload in TournamentFact.objects.filter(tournament=t, type="board_scored").values_list(
-        "payload", flat=True
-    ):
-        scored[int(payload["board"])] = {
-            int(r["entry"]): float(r["points"]) for r in payload["records"]
-        }
+    scored = _boards_scored(t)
     tables = list(
         TournamentTable.objects.filter(tournament=t, board__isnull=False).order_by(
             "board", "number"
         )
     )
     names = _names({e for table in tables for side in table.sides for e in side})
-    unseen = boards_unseen(t, player)
+    unseen = set() if seeds is not None else _unplayed_by(t, player, set(scored))
     boards: dict[int, list[dict[str, Any]]] = {}
     for table in tables:
         assert table.board is not None

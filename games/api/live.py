@@ -66,7 +66,7 @@ from games.realtime.feed import (
     news_wait,
     subscribe,
 )
-from games.realtime.limits import Lease, connection_acquire
+from games.realtime.limits import Lease, connection_acquire, connection_held
 from games.selectors.games import game_get_visible
 from games.selectors.live import Cursor, LiveItem
 from games.services.reclaim import seat_reconnect
@@ -195,8 +195,7 @@ async def wait_for_news(game_id: int, player: Player, cursor: Cursor, seconds: f
     (``TooManyLiveConnections`` over the cap)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
-    lease = await connection_acquire(player.pk, metrics.LONG_POLL)
-    try:
+    async with connection_held(player.pk, metrics.LONG_POLL):
         sub = await subscribe(game_id, player.pk, cursor)
         try:
             while not await news_wait(sub, deadline - loop.time()) and sub.rejoin:
@@ -204,8 +203,6 @@ async def wait_for_news(game_id: int, player: Player, cursor: Cursor, seconds: f
                 sub = await subscribe(game_id, player.pk, sub.cursor)
         finally:
             sub.leave()
-    finally:
-        await lease.release()
 
 
 SYNC_TEXT = (

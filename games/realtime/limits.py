@@ -22,11 +22,13 @@ reference: the registry holds leases weakly, so it is neither refreshed nor coun
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import time
 import uuid
 import weakref
+from collections.abc import AsyncIterator
 from typing import Any
 
 from django.conf import settings
@@ -231,6 +233,16 @@ async def connection_acquire(player_id: int, transport: str = "") -> Lease:
         lease.transport = transport
         metrics.follower_opened(transport)
     return lease
+
+
+@contextlib.asynccontextmanager
+async def connection_held(player_id: int, transport: str) -> AsyncIterator[Lease]:
+    """``connection_acquire`` for the block (a long-poll's wait), released when it ends."""
+    lease = await connection_acquire(player_id, transport)
+    try:
+        yield lease
+    finally:
+        await lease.release()
 
 
 # ============================================================================== messages

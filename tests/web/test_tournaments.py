@@ -21,10 +21,7 @@ from games.services.table import game_concede
 from tests.web.conftest import axe_violations, describe_violations
 from tests.web.test_client import expect, fits_the_phone, sign_up
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.django_db(transaction=True),
-]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 # A start plays the bots' tables out inside its request (tasks run eagerly here): on a busy
 # machine, and on PostgreSQL beside the 64-entrant simulations, that takes far longer than
